@@ -1,0 +1,106 @@
+/**
+ * npm run certify: validates the configuration, checks the environment can be reached, builds the
+ * payout plan, runs the Playwright suite and exits 0 (no FAILED), 1 (FAILED, or WARNING under
+ * PIX_STRICT=1) or 2 (configuration or suite error). Playwright's own flags pass through.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { catalogue } from '../tests/_support/checks/catalogue.ts';
+import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
+import { budgetProblem, withdrawalPlan, type PayoutPlan } from '../tests/_support/plan.ts';
+import { preflight, PreflightError } from '../tests/_support/preflight.ts';
+import { launchMock } from '../tests/_support/mock/prism.ts';
+import { loadSpec } from '../tests/_support/spec.ts';
+
+const EXIT = { passed: 0, failed: 1, error: 2 } as const;
+const require = createRequire(import.meta.url);
+const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
+
+function stop(message: string): never {
+  process.stderr.write(`pix-certify: ${message}\n`);
+  process.exit(EXIT.error);
+}
+
+function describePlan(config: Config, plan: PayoutPlan): string {
+  const lines = plan.lines.map((l) => `  ${String(l.requests).padStart(3)}  ${l.group}`);
+  const gate = config.mode === 'mock' ? 'against the embedded mock: nothing can move money' : config.allowPayouts ? 'PIX_ALLOW_PAYOUTS=1' : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
+  return [
+    `Payout plan (${gate}):`,
+    ...lines,
+    `  ${String(plan.requests).padStart(3)}  withdrawal requests in all, at most ${plan.mostAccepted} accepted, ${plan.total.toFixed(2)} BRL at most (PIX_AMOUNT=${config.amountText}) to ${config.payee.keyType} ${config.payee.key.slice(0, 2)}***`,
+    `  budget: PIX_MAX_PAYOUTS=${config.maxPayouts}, PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}`,
+  ].join('\n');
+}
+
+function printDryRun(config: Config, plan: PayoutPlan): void {
+  const checks = catalogue();
+  process.stdout.write(`${describePlan(config, plan)}\n\n${checks.length} checks:\n`);
+  for (const c of checks) process.stdout.write(`  ${c.id.padEnd(42)} ${c.level.padEnd(7)} ${c.clause}${c.needs.length > 0 ? `  [needs ${c.needs.join(', ')}]` : ''}\n`);
+  process.stdout.write('\nDry run: nothing was sent.\n');
+}
+
+function runPlaywright(args: readonly string[], env: Record<string, string>): Promise<number> {
+  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal === null ? EXIT.error : 128 + 2));
+    });
+  });
+}
+
+function certificationExitCode(reportDir: string, startedAt: number): number | undefined {
+  const path = join(reportDir, 'certification.json');
+  if (!existsSync(path) || statSync(path).mtimeMs < startedAt) return undefined;
+  const report = JSON.parse(readFileSync(path, 'utf8')) as { exitCode?: unknown };
+  return typeof report.exitCode === 'number' ? report.exitCode : undefined;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const listOnly = args.includes('--list');
+  const passThrough = args.filter((a) => a !== '--list');
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) stop(error.message);
+    throw error;
+  }
+  const plan = withdrawalPlan(loadSpec(), config.amount);
+  if (listOnly || config.dryRun) {
+    printDryRun(config, plan);
+    return;
+  }
+  if (config.mode === 'live' && config.allowPayouts) {
+    const problem = budgetProblem(plan, config.maxPayouts, config.maxTotal);
+    if (problem !== undefined) stop(`${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`);
+  }
+  if (config.mode === 'live') {
+    try {
+      await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
+    } catch (error) {
+      if (error instanceof PreflightError) stop(`PIX_BASE_URL: ${error.message}`);
+      throw error;
+    }
+  }
+  process.stdout.write(`${describePlan(config, plan)}\n`);
+  const startedAt = Date.now();
+  const mock = config.mode === 'mock' ? await launchMock() : undefined;
+  const playwrightCode = await runPlaywright(passThrough, mock === undefined ? {} : { PIX_MOCK_URL: mock.url }).finally(() => mock?.stop());
+  const code = certificationExitCode(config.reportDir, startedAt);
+  if (code === undefined) {
+    stop(`the run ended (Playwright exit ${playwrightCode}) without writing ${join(config.reportDir, 'certification.json')}; see the output above.`);
+  }
+  process.exit(code);
+}
+
+main().catch((error: unknown) => stop(`suite error: ${error instanceof Error ? error.message : String(error)}`));

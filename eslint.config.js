@@ -1,0 +1,102 @@
+// ESLint finds bugs; Prettier owns formatting, so no stylistic rule is enabled here.
+import js from '@eslint/js';
+import playwright from 'eslint-plugin-playwright';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  globalIgnores([
+    'node_modules/',
+    'reports/',
+    'test-results/',
+    'blob-report/',
+    'playwright-report/',
+    'selftest/fixtures/**',
+  ]),
+
+  js.configs.recommended,
+
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.strictTypeChecked],
+    languageOptions: {
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // Amounts, statuses and counts are numbers and read naturally in messages; everything else must be
+      // turned into a string on purpose.
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allowNumber: true,
+          allowAny: false,
+          allowBoolean: false,
+          allowNullish: false,
+          allowRegExp: false,
+          allowNever: false,
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+        },
+      ],
+      // node:test's describe/it return promises that the runner itself awaits; the self-tests call them
+      // at top level as the Node docs do.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] },
+          ],
+        },
+      ],
+    },
+  },
+
+  {
+    // The Prism preload script runs as CommonJS inside the mock's Node process.
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        exports: 'writable',
+        __dirname: 'readonly',
+        __filename: 'readonly',
+      },
+    },
+  },
+
+  {
+    files: ['tests/**/*.spec.ts'],
+    extends: [playwright.configs['flat/recommended']],
+    rules: {
+      'playwright/no-focused-test': 'error',
+      'playwright/no-conditional-expect': 'error',
+      'playwright/no-conditional-in-test': 'error',
+      'playwright/no-wait-for-timeout': 'error',
+      // A test that cannot run says why through test.skip(condition, reason); the reason is the point.
+      'playwright/no-skipped-test': 'off',
+      // Tests assert through the verify fixture: verify.check and verify.responses record verdicts. The
+      // plugin compares only the called name (the property, for verify.check), and matches names exactly,
+      // so the verify* family is a pattern.
+      'playwright/expect-expect': [
+        'error',
+        {
+          assertFunctionNames: ['verify', 'check', 'responses', 'expectDelivery'],
+          assertFunctionPatterns: ['^verify'],
+        },
+      ],
+    },
+  },
+);

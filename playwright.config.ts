@@ -1,0 +1,27 @@
+import { join } from 'node:path';
+import { defineConfig } from '@playwright/test';
+import { loadConfig } from './tests/_support/config.ts';
+import { runMetadata } from './tests/_support/run-metadata.ts';
+
+const settings = loadConfig();
+
+export default defineConfig({
+  testDir: 'tests',
+  testMatch: '**/*.spec.ts',
+  globalSetup: './tests/_support/global-setup.ts',
+  fullyParallel: true,
+  // Against the mock one worker is fastest (a worker's start-up costs more than its share of the work);
+  // a live environment answers more slowly, so two requests may be in flight.
+  workers: settings.mode === 'mock' ? 1 : 2,
+  // A withdrawal is never sent twice by the suite: no retry, ever.
+  retries: 0,
+  forbidOnly: process.env.CI !== undefined,
+  timeout: settings.webhook.timeoutMs + 2 * settings.requestTimeoutMs + 10_000,
+  outputDir: join(settings.reportDir, 'test-results'),
+  // The certification reporter prints progress, the summary, and writes every report, JUnit included.
+  reporter: [['./reporters/certification.ts']],
+  // Requests carry credentials, so nothing that could record them is kept.
+  use: { trace: 'off', screenshot: 'off', video: 'off' },
+  metadata: { pix: runMetadata(settings) },
+  projects: [{ name: settings.mode }],
+});

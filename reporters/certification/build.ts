@@ -1,0 +1,211 @@
+/**
+ * From what the tests recorded to the certification: one verdict per catalogue check, the
+ * coverage of the document's clauses, the run's verdict and exit code. Pure, so that every rule
+ * is tested without running Playwright. The certification is scrubbed as a whole before it
+ * leaves, and every artifact is rendered from it, so no string reaches a file unscrubbed.
+ */
+import { stripVTControlCharacters } from 'node:util';
+import type { CheckDefinition, Evaluation, Verdict } from '../../tests/_support/checks/types.ts';
+import type { PixRunMetadata } from '../../tests/_support/run-metadata.ts';
+import type {
+  Certification,
+  CheckResult,
+  Coverage,
+  Evidence,
+  IncompleteReason,
+  OverallVerdict,
+  ReportedObservation,
+  SuiteError,
+  TestOutcome,
+} from './model.ts';
+import { scrubJson } from './scrub.ts';
+
+export interface CertificationInput {
+  readonly checks: readonly CheckDefinition[];
+  /** Clause id (`§4.1`, `payloads`) → title, from the spec's `x-doc-clauses`. */
+  readonly clauses: Readonly<Record<string, string>>;
+  readonly metadata: PixRunMetadata;
+  readonly tests: readonly TestOutcome[];
+  /** Errors outside any check: Playwright's global errors, unreadable attachments. */
+  readonly suiteErrors: readonly SuiteError[];
+  readonly startTime: Date;
+  readonly durationMs: number;
+}
+
+export const NOT_RUN_REASON = 'not run in this selection (filtered by --grep, --shard or an earlier error)';
+const EVIDENCE_KEPT = 5;
+/** Enough for any message the suite writes; a longer one is a dump nobody reads in a report. */
+const MESSAGE_LIMIT = 2_000;
+
+/** Worst first. A check PASSED in one test and SKIPPED in another has been judged: it PASSED. */
+const SEVERITY: readonly Verdict[] = ['FAILED', 'WARNING', 'PASSED', 'SKIPPED'];
+const FAILING_STATUSES: ReadonlySet<TestOutcome['status']> = new Set(['failed', 'timedOut', 'interrupted']);
+
+const worst = (verdicts: readonly Verdict[]): Verdict =>
+  SEVERITY.find((verdict) => verdicts.includes(verdict)) ?? 'SKIPPED';
+
+const titleOf = (test: TestOutcome): string => test.titlePath.join(' › ');
+
+/** Playwright's messages carry terminal colours; the artifacts are read elsewhere. */
+function plain(message: string): string {
+  const text = stripVTControlCharacters(message);
+  return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
+}
+
+/**
+ * A skip the person running the suite can remove: the reason names a PIX_* setting or an npm
+ * script to run (tests/_support/target.ts words every missing capability so), or the check was
+ * left out of this selection. Skips that follow from another check's outcome ("no access token:
+ * …, see TOKEN-ISSUED") are reported with that check, not as incompleteness.
+ */
+export function isFixableSkip(reason: string): boolean {
+  return /\bPIX_[A-Z_]+\b|\bnpm run\b/.test(reason) || reason === NOT_RUN_REASON;
+}
+
+/** Clause ids a check's clause string names: `§4.1, §5.4` → §4.1 and §5.4; `§5` names §5 only. */
+export function clauseTokens(clause: string): string[] {
+  return [...clause.matchAll(/§\d+(?:\.\d+)?|\bpayloads\b/g)].map((match) => match[0]);
+}
+
+function evidenceOf(evaluations: readonly Evaluation[]): Evidence[] {
+  const distinct = new Map<string, Evidence>();
+  const notPassed = evaluations
+    .filter((e) => e.verdict !== 'PASSED')
+    .sort((a, b) => SEVERITY.indexOf(a.verdict) - SEVERITY.indexOf(b.verdict));
+  for (const { verdict, expected, actual, reproduction, reason } of notPassed) {
+    const item: Evidence = {
+      verdict,
+      ...(expected === undefined ? {} : { expected }),
+      ...(actual === undefined ? {} : { actual }),
+      ...(reproduction === undefined ? {} : { reproduction }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+    distinct.set(JSON.stringify(item), item);
+  }
+  return [...distinct.values()];
+}
+
+function checkResult(check: CheckDefinition, evaluations: readonly Evaluation[]): CheckResult {
+  const verdict = worst(evaluations.map((e) => e.verdict));
+  const evidence = evaluations.length === 0 ? [{ verdict, reason: NOT_RUN_REASON }] : evidenceOf(evaluations);
+  return {
+    id: check.id,
+    title: check.title,
+    clause: check.clause,
+    level: check.level,
+    reason: check.reason,
+    verdict,
+    evaluations: evaluations.length,
+    ...(verdict === 'PASSED'
+      ? {}
+      : { evidence: evidence.slice(0, EVIDENCE_KEPT), evidenceCount: evidence.length }),
+  };
+}
+
+function coverageOf(checks: readonly CheckResult[], clauses: Readonly<Record<string, string>>): Coverage {
+  const covered = Object.entries(clauses).map(([clause, title]) => ({
+    clause,
+    title,
+    checks: checks
+      .filter((c) => clauseTokens(c.clause).includes(clause))
+      .map(({ id, verdict }) => ({ id, verdict })),
+  }));
+  return { clauses: covered, uncovered: covered.filter((c) => c.checks.length === 0).map((c) => c.clause) };
+}
+
+function incompleteness(
+  checks: readonly CheckResult[],
+  byCheck: ReadonlyMap<string, readonly Evaluation[]>,
+): IncompleteReason[] {
+  const reasons = new Map<string, string[]>();
+  for (const check of checks.filter((c) => c.verdict === 'SKIPPED')) {
+    const evaluations = byCheck.get(check.id) ?? [];
+    const skipReasons =
+      evaluations.length === 0 ? [NOT_RUN_REASON] : evaluations.map((e) => e.reason ?? 'no reason given');
+    for (const reason of new Set(skipReasons.filter(isFixableSkip)))
+      reasons.set(reason, [...(reasons.get(reason) ?? []), check.id]);
+  }
+  return [...reasons].map(([reason, ids]) => ({ reason, checks: ids }));
+}
+
+function observationsOf(tests: readonly TestOutcome[]): ReportedObservation[] {
+  const distinct = new Map<string, ReportedObservation>();
+  for (const { topic, clause, value, note } of tests.flatMap((t) => t.observations)) {
+    const observation = { topic, clause, value, ...(note === undefined ? {} : { note }) };
+    distinct.set(JSON.stringify([observation.topic, observation.value]), observation);
+  }
+  return [...distinct.values()].sort((a, b) => a.topic.localeCompare(b.topic));
+}
+
+/**
+ * A test that did not pass although none of its checks FAILED went wrong in the suite (a thrown
+ * error, a timeout, an interruption); so does an evaluation of a check the catalogue lacks.
+ */
+function testErrors(tests: readonly TestOutcome[], known: ReadonlySet<string>): SuiteError[] {
+  return tests.flatMap((test) => {
+    const unknown = [...new Set(test.evaluations.map((e) => e.checkId).filter((id) => !known.has(id)))].map(
+      (id) => ({
+        test: titleOf(test),
+        message: `evaluated check ${id}, which is not in the catalogue (tests/_support/checks/catalogue.ts)`,
+      }),
+    );
+    const broke = FAILING_STATUSES.has(test.status) && !test.evaluations.some((e) => e.verdict === 'FAILED');
+    const message = plain(test.errors.join('\n')) || `the test ended ${test.status}`;
+    return broke ? [...unknown, { test: titleOf(test), message }] : unknown;
+  });
+}
+
+function overall(
+  counts: Readonly<Record<Verdict, number>>,
+  suiteErrors: readonly SuiteError[],
+): OverallVerdict {
+  if (counts.FAILED > 0) return 'FAILED';
+  if (suiteErrors.length > 0) return 'ERROR';
+  return counts.WARNING > 0 ? 'WARNING' : 'PASSED';
+}
+
+function exitCodeOf(verdict: OverallVerdict, strict: boolean): 0 | 1 | 2 {
+  if (verdict === 'ERROR') return 2;
+  return verdict === 'FAILED' || (verdict === 'WARNING' && strict) ? 1 : 0;
+}
+
+export function buildCertification(input: CertificationInput): Certification {
+  const { metadata } = input;
+  const byCheck = new Map<string, Evaluation[]>();
+  for (const evaluation of input.tests.flatMap((t) => t.evaluations)) {
+    byCheck.set(evaluation.checkId, [...(byCheck.get(evaluation.checkId) ?? []), evaluation]);
+  }
+  const checks = input.checks.map((check) => checkResult(check, byCheck.get(check.id) ?? []));
+  const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
+  for (const check of checks) counts[check.verdict] += 1;
+  const suiteErrors = [
+    ...input.suiteErrors.map(({ test, message }) => ({ test, message: plain(message) })),
+    ...testErrors(input.tests, new Set(input.checks.map((c) => c.id))),
+  ];
+  const verdict = overall(counts, suiteErrors);
+  const incomplete = incompleteness(checks, byCheck);
+  return scrubJson<Certification>({
+    schemaVersion: 1,
+    verdict,
+    exitCode: exitCodeOf(verdict, metadata.strict),
+    complete: incomplete.length === 0,
+    incomplete,
+    run: {
+      suiteVersion: metadata.suiteVersion,
+      specVersion: metadata.specVersion,
+      specHash: metadata.specHash,
+      mode: metadata.mode,
+      baseUrl: metadata.baseUrl,
+      strict: metadata.strict,
+      startTime: input.startTime.toISOString(),
+      endTime: new Date(input.startTime.getTime() + input.durationMs).toISOString(),
+      durationMs: Math.round(input.durationMs),
+      options: metadata.options,
+    },
+    counts,
+    checks,
+    coverage: coverageOf(checks, input.clauses),
+    observations: observationsOf(input.tests),
+    suiteErrors,
+  });
+}

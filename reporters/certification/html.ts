@@ -1,0 +1,264 @@
+/**
+ * certification.html: the report a person reads and signs off. One file that loads nothing (the
+ * Content-Security-Policy forbids it), so it can be archived, mailed and printed as is: no script,
+ * no external style, font, image or link. After the environment and the coverage matrix come the
+ * failures, warnings and skips with their evidence; what passed is folded away.
+ */
+import type { Verdict } from '../../tests/_support/checks/types.ts';
+import type { Certification, CheckResult, Evidence, OverallVerdict } from './model.ts';
+import { count, countsLine } from './text.ts';
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+/** Verdicts carry a sign as well as a colour, so they survive a black-and-white print. */
+const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
+  PASSED: '✓',
+  WARNING: '!',
+  FAILED: '✗',
+  SKIPPED: '–',
+  ERROR: '⚠',
+};
+
+const STYLE = `
+:root { --passed: #1a7f37; --warning: #9a6700; --failed: #cf222e; --skipped: #6e7781; --error: #8250df; --line: #d0d7de; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; max-width: 75rem; margin: 0 auto; padding: 1.5rem; }
+h1 { font-size: 1.4rem; margin: 0 0 1rem; }
+h2 { font-size: 1.2rem; border-bottom: 1px solid var(--line); padding-bottom: .3rem; margin-top: 2rem; }
+h3 { font-size: 1rem; margin: 0 0 .3rem; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border: 1px solid var(--line); padding: .3rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+code, pre { font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; border: 1px solid var(--line); padding: .5rem; margin: .2rem 0 .6rem; }
+nav a { margin-right: 1rem; }
+.banner { color: #fff; padding: 1rem 1.5rem; border-radius: 6px; margin-bottom: 1rem; }
+.banner .word { font-size: 2.2rem; font-weight: 700; letter-spacing: .05em; margin: 0; }
+.banner p { margin: .2rem 0; }
+.notice { border-left: 4px solid var(--warning); background: #fff8c5; padding: .5rem 1rem; }
+.chip { display: inline-block; border-radius: 1rem; padding: 0 .55rem; margin: .1rem; color: #fff; font: 12px/1.6 ui-monospace, Menlo, Consolas, monospace; text-decoration: none; white-space: nowrap; }
+.v-PASSED { --v: var(--passed); } .v-WARNING { --v: var(--warning); } .v-FAILED { --v: var(--failed); }
+.v-SKIPPED { --v: var(--skipped); } .v-ERROR { --v: var(--error); }
+.banner, .chip { background: var(--v); }
+article { border: 1px solid var(--line); border-left: 6px solid var(--v); border-radius: 6px; padding: .8rem 1rem; margin: .8rem 0; }
+.meta { color: #59636e; margin: 0 0 .4rem; }
+dl.evidence { margin: .5rem 0; padding-top: .5rem; border-top: 1px dashed var(--line); }
+dl.evidence dt { font-weight: 600; }
+dl.evidence dd { margin: 0; }
+.uncovered td { color: #59636e; font-style: italic; }
+footer { margin-top: 2rem; color: #59636e; font-size: .85rem; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 10pt; }
+  nav { display: none; }
+  .banner, .chip { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  article, tr { break-inside: avoid; }
+  h2 { break-after: avoid; }
+}
+@media print { details::details-content { content-visibility: visible; display: block; } }
+`;
+
+const chip = (verdict: OverallVerdict | Verdict, text: string = verdict): string =>
+  `<span class="chip v-${verdict}" title="${verdict}">${SIGN[verdict]} ${escapeHtml(text)}</span>`;
+
+const anchor = (id: string): string => `check-${id.replace(/[^A-Za-z0-9-]/g, '-')}`;
+
+const chipLink = (id: string, verdict: Verdict): string =>
+  `<a class="chip v-${verdict}" title="${verdict}" href="#${anchor(id)}">${SIGN[verdict]} ${escapeHtml(id)}</a>`;
+
+function banner(report: Certification): string {
+  return `<header class="banner v-${report.verdict}">
+<p class="word">${SIGN[report.verdict]} ${report.verdict}</p>
+<p>${escapeHtml(countsLine(report))} · exit code ${report.exitCode}</p>
+</header>`;
+}
+
+function incompleteNotice(report: Certification): string {
+  if (report.complete) return '';
+  const items = report.incomplete
+    .map((i) => `<li>${count(i.checks.length, 'check')}: ${escapeHtml(i.reason)}</li>`)
+    .join('\n');
+  return `<div class="notice"><p><strong>The certification is incomplete</strong>: some checks were skipped for reasons you can remove.</p>
+<ul>
+${items}
+</ul></div>`;
+}
+
+function environment(report: Certification): string {
+  const { run } = report;
+  const rows: [string, string][] = [
+    ['Mode', run.mode],
+    ['Base URL', run.baseUrl],
+    ['Suite version', run.suiteVersion],
+    ['Spec version', run.specVersion],
+    ['Spec hash (sha256)', run.specHash],
+    ['Strict (WARNING fails the run)', String(run.strict)],
+    ['Started', run.startTime],
+    ['Ended', run.endTime],
+    ['Duration', `${(run.durationMs / 1000).toFixed(1)} s`],
+    ...Object.entries(run.options).map(([name, value]): [string, string] => [name, String(value)]),
+  ];
+  const body = rows.map(
+    ([name, value]) =>
+      `<tr><th scope="row">${escapeHtml(name)}</th><td><code>${escapeHtml(value)}</code></td></tr>`,
+  );
+  return `<section id="environment"><h2>Environment</h2>
+<table>
+${body.join('\n')}
+</table></section>`;
+}
+
+function coverage(report: Certification): string {
+  const rows = report.coverage.clauses.map((c) => {
+    const cells =
+      c.checks.length === 0
+        ? 'no check'
+        : c.checks.map((check) => chipLink(check.id, check.verdict)).join(' ');
+    return `<tr${c.checks.length === 0 ? ' class="uncovered"' : ''}><th scope="row">${escapeHtml(c.clause)}</th><td>${escapeHtml(c.title)}</td><td>${cells}</td></tr>`;
+  });
+  const uncovered =
+    report.coverage.uncovered.length === 0
+      ? 'every clause'
+      : `all but ${report.coverage.uncovered.map(escapeHtml).join(', ')}`;
+  return `<section id="coverage"><h2>Coverage of the interface document</h2>
+<p>Checks cover ${uncovered}.</p>
+<table class="coverage">
+<thead><tr><th>Clause</th><th>Title</th><th>Checks</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table></section>`;
+}
+
+function evidenceItem(item: Evidence): string {
+  const parts: [string, string | undefined][] = [
+    ['Expected', item.expected],
+    ['Actual', item.actual],
+    ['Reproduction', item.reproduction],
+    [item.verdict === 'SKIPPED' ? 'Skipped because' : 'Note', item.reason],
+  ];
+  const shown = parts.filter((part): part is [string, string] => part[1] !== undefined);
+  return `<dl class="evidence">
+${shown.map(([name, value]) => `<dt>${name}</dt><dd><pre>${escapeHtml(value)}</pre></dd>`).join('\n')}
+</dl>`;
+}
+
+function finding(check: CheckResult): string {
+  const evidence = check.evidence ?? [];
+  const more = (check.evidenceCount ?? 0) - evidence.length;
+  return `<article class="v-${check.verdict}" id="${anchor(check.id)}">
+<h3>${chip(check.verdict)} <code>${escapeHtml(check.id)}</code> ${escapeHtml(check.title)}</h3>
+<p class="meta">Clause ${escapeHtml(check.clause)} · level ${check.level} · evaluated ${count(check.evaluations, 'time')}</p>
+<p>${escapeHtml(check.reason)}</p>
+${evidence.map(evidenceItem).join('\n')}${more > 0 ? `\n<p>… and ${more} more distinct findings (see certification.json for the first ${evidence.length}).</p>` : ''}
+</article>`;
+}
+
+function findings(report: Certification, verdict: 'FAILED' | 'WARNING', id: string, title: string): string {
+  const checks = report.checks.filter((c) => c.verdict === verdict);
+  if (checks.length === 0) return '';
+  return `<section id="${id}"><h2>${title} (${checks.length})</h2>
+${checks.map(finding).join('\n')}
+</section>`;
+}
+
+function suiteErrors(report: Certification): string {
+  if (report.suiteErrors.length === 0) return '';
+  const items = report.suiteErrors.map(
+    (e) =>
+      `<article class="v-ERROR"><h3>${chip('ERROR')} ${escapeHtml(e.test ?? 'outside any test')}</h3><pre>${escapeHtml(e.message)}</pre></article>`,
+  );
+  return `<section id="suite-errors"><h2>Suite errors (${report.suiteErrors.length})</h2>
+<p>The suite itself went wrong here; these are not findings about the environment.</p>
+${items.join('\n')}
+</section>`;
+}
+
+function skipped(report: Certification): string {
+  const checks = report.checks.filter((c) => c.verdict === 'SKIPPED');
+  if (checks.length === 0) return '';
+  const rows = checks.map((c) => {
+    const reasons = (c.evidence ?? []).map((e) => escapeHtml(e.reason ?? 'no reason given'));
+    return `<tr id="${anchor(c.id)}"><td><code>${escapeHtml(c.id)}</code></td><td>${escapeHtml(c.clause)}</td><td>${escapeHtml(c.title)}</td><td>${reasons.join('<br>')}</td></tr>`;
+  });
+  return `<section id="skipped"><h2>Skipped (${checks.length})</h2>
+<p>A skipped check was not judged; it never counts as passed.</p>
+<table>
+<thead><tr><th>Check</th><th>Clause</th><th>Title</th><th>Why</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table></section>`;
+}
+
+function observations(report: Certification): string {
+  if (report.observations.length === 0) return '';
+  const rows = report.observations.map(
+    (o) =>
+      `<tr><td><code>${escapeHtml(o.topic)}</code></td><td>${escapeHtml(o.clause)}</td><td><pre>${escapeHtml(JSON.stringify(o.value, null, 2))}</pre></td><td>${escapeHtml(o.note ?? '')}</td></tr>`,
+  );
+  return `<section id="observations"><h2>Observations (${report.observations.length})</h2>
+<p>What the environment does where the document is silent: recorded, never judged.</p>
+<table>
+<thead><tr><th>Topic</th><th>Clause</th><th>Value</th><th>Note</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table></section>`;
+}
+
+function passed(report: Certification): string {
+  const checks = report.checks.filter((c) => c.verdict === 'PASSED');
+  const rows = checks.map(
+    (c) =>
+      `<tr id="${anchor(c.id)}"><td><code>${escapeHtml(c.id)}</code></td><td>${escapeHtml(c.clause)}</td><td>${c.level}</td><td>${escapeHtml(c.title)}</td><td>${c.evaluations}</td></tr>`,
+  );
+  return `<section id="passed"><h2>Passed (${checks.length})</h2>
+<details><summary>Show the ${checks.length} passed checks</summary>
+<table>
+<thead><tr><th>Check</th><th>Clause</th><th>Level</th><th>Title</th><th>Evaluations</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table></details></section>`;
+}
+
+export function renderHtml(report: Certification): string {
+  const sections: [id: string, label: string, html: string][] = [
+    ['environment', 'Environment', environment(report)],
+    ['coverage', 'Coverage', coverage(report)],
+    ['failed', 'Failed', findings(report, 'FAILED', 'failed', 'Failed')],
+    ['suite-errors', 'Suite errors', suiteErrors(report)],
+    ['warnings', 'Warnings', findings(report, 'WARNING', 'warnings', 'Warnings')],
+    ['skipped', 'Skipped', skipped(report)],
+    ['observations', 'Observations', observations(report)],
+    ['passed', 'Passed', passed(report)],
+  ];
+  const present = sections.filter(([, , html]) => html !== '');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Pix withdrawal certification: ${report.verdict}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>Pix withdrawal certification</h1>
+${banner(report)}
+${incompleteNotice(report)}
+<nav>${present.map(([id, label]) => `<a href="#${id}">${label}</a>`).join('')}</nav>
+${present.map(([, , html]) => html).join('\n')}
+<footer>Certification schema version ${report.schemaVersion}; the same results are in certification.json next to this file.</footer>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,68 @@
+/**
+ * What a scenario does, as plain switches. A profile sets all of them; a fault overrides a few on top
+ * of the reference profile, so every behaviour has one code path and a fault is one small entry.
+ */
+
+/** The fields of the withdraw request (§2.1) and the JSON type the document gives each. */
+export const WITHDRAW_FIELD_TYPES = {
+  amount: 'number',
+  code: 'string',
+  name: 'string',
+  key_type: 'string',
+  document: 'string',
+  key_pix: 'string',
+  PostBackUrl: 'string',
+  check_code: 'boolean',
+} as const;
+
+export type WithdrawField = keyof typeof WITHDRAW_FIELD_TYPES;
+
+/** What happens to a request whose credential header is missing, or present but not the client's. */
+export interface CredentialRule {
+  readonly missing: 'refuse' | 'accept' | 'server-error';
+  /** 'accept' also waives the base64 check of cert_client. */
+  readonly wrong: 'refuse' | 'accept';
+}
+
+export const CHECKED: CredentialRule = { missing: 'refuse', wrong: 'refuse' };
+export const IGNORED_WHEN_MISSING: CredentialRule = { missing: 'accept', wrong: 'refuse' };
+export const ANY_VALUE: CredentialRule = { missing: 'refuse', wrong: 'accept' };
+export const SERVER_ERROR_WHEN_MISSING: CredentialRule = { missing: 'server-error', wrong: 'refuse' };
+
+export interface Behaviour {
+  /** Status of a refused client_id, cert_client or client_secret (a malformed cert_client is always 400). */
+  readonly credentialRefusal: 401 | 403;
+  /** A missing or non-JSON Accept (token) or accept (withdrawal): refused with 400, served, or a 500. */
+  readonly acceptHeader: 'enforce' | 'ignore' | 'server-error';
+  readonly tokenClientId: CredentialRule;
+  readonly certClient: CredentialRule;
+  /** The body of a successful token response; 'refused' answers a valid request with 401 instead. */
+  readonly tokenReply: 'access_token' | 'token' | 'text' | 'empty-object' | 'array' | 'refused';
+  readonly tokenUses: 'unlimited' | 'once';
+  readonly paymentClientId: CredentialRule;
+  readonly clientSecret: CredentialRule;
+  readonly authorization: 'bearer' | 'ignored-when-missing' | 'any-scheme' | 'any-token';
+  /** A withdrawal body that is not JSON, empty, or not an object. */
+  readonly unparsableBody: 'refuse' | 'accept' | 'server-error';
+  /** A present field whose JSON type is not the one of §2.1. */
+  readonly wrongTypes: 'refuse' | 'accept' | 'server-error';
+  /** Status of a withdrawal refused for its body (duplicate codes excepted). */
+  readonly bodyRefusal: 400 | 422;
+  readonly requiredFields: readonly WithdrawField[];
+  /** Positive amount with two decimals, http(s) PostBackUrl, known key_type, name of at most 140 characters. */
+  readonly valueRules: boolean;
+  readonly checkCodeDefault: boolean;
+  /** 'as-asked' follows check_code; the others ignore it. */
+  readonly duplicateCheck: 'as-asked' | 'never' | 'always';
+  readonly acceptedStatus: 200 | 201;
+  readonly acceptedReply: 'reference' | 'lenient' | 'text';
+  readonly errorsAsText: boolean;
+  readonly webhookPayload: 'reference' | 'lenient' | 'anonymous' | 'text';
+  /** Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). */
+  readonly webhookSigned: boolean;
+  readonly webhookMethod: 'POST' | 'GET';
+  /** 'origin-webhook' posts to the PostBackUrl's origin + /webhook instead of the exact address. */
+  readonly webhookTarget: 'exact' | 'origin-webhook';
+  readonly webhookCopies: 0 | 1 | 2;
+  readonly webhookOnRefused: boolean;
+}

@@ -1,0 +1,196 @@
+/**
+ * The sandbox: a stateful provider of the interface on plain node:http. The scenario is chosen per
+ * request by a path prefix (/s/<scenario>/auth/token); without one the reference profile answers.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Behaviour } from './behaviour.ts';
+import { SANDBOX_CREDENTIALS, type SandboxCredentials } from './credentials.ts';
+import { errorAsText, type Outcome, type Reply, refuse, serverError } from './reply.ts';
+import type { SandboxRequest } from './request.ts';
+import { DEFAULT_SCENARIO, findScenario, SCENARIOS } from './scenarios.ts';
+import { newScenarioState, type ScenarioState } from './state.ts';
+import { createToken } from './token.ts';
+import { WebhookSender } from './webhook.ts';
+import { createWithdraw } from './withdraw.ts';
+
+export type { SandboxCredentials } from './credentials.ts';
+
+export interface RunningSandbox {
+  /** http://HOST:PORT, without a trailing slash. */
+  readonly url: string;
+  readonly credentials: SandboxCredentials;
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  readonly host?: string;
+  /** 0, the default, picks a free port. */
+  readonly port?: number;
+  /** Receives one line per request answered and per webhook sent, failed or withheld. Default: none. */
+  readonly log?: (line: string) => void;
+}
+
+type Operation = (request: SandboxRequest, behaviour: Behaviour, state: ScenarioState) => Outcome;
+
+const OPERATIONS = new Map<string, Operation>([
+  ['/auth/token', (request, behaviour, state) => ({ reply: createToken(request, behaviour, state) })],
+  ['/pix/payment', createWithdraw],
+]);
+
+const SCENARIO_PREFIX = /^\/s\/([^/]+)(\/.*)?$/;
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export function scenarioUrl(sandbox: RunningSandbox, scenario: string): string {
+  return `${sandbox.url}/s/${scenario}`;
+}
+
+function routeOf(target: string): { scenario: string; path: string } {
+  const path = target.split('?')[0] ?? '';
+  const match = SCENARIO_PREFIX.exec(path);
+  return match === null
+    ? { scenario: DEFAULT_SCENARIO, path }
+    : { scenario: match[1] ?? '', path: match[2] ?? '/' };
+}
+
+/** The body, or 'too-large' as soon as it passes the cap; the rest is then read and dropped. */
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve('too-large');
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) resolve('too-large');
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      resolve(Buffer.concat(chunks));
+    });
+    request.on('error', reject);
+    request.on('close', () => {
+      reject(new Error('the client closed the request before its end'));
+    });
+  });
+}
+
+function send(response: ServerResponse, reply: Reply): void {
+  if (response.destroyed || response.headersSent) return;
+  const [contentType, body] =
+    'json' in reply
+      ? ['application/json', JSON.stringify(reply.json)]
+      : ['text/plain; charset=utf-8', reply.text];
+  response.writeHead(reply.status, {
+    ...reply.headers,
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+  });
+  response.end(body);
+}
+
+/** node:http answers unparsable HTTP itself in plain text; the sandbox keeps every answer JSON. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: 'bad_request', message: 'The request is not valid HTTP.' });
+  socket.end(
+    'HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/** An address bound on every interface is reached on this machine through loopback. */
+function urlOf({ address, family, port }: AddressInfo): string {
+  if (family === 'IPv6') return `http://[${address === '::' ? '::1' : address}]:${port}`;
+  return `http://${address === '0.0.0.0' ? '127.0.0.1' : address}:${port}`;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const log = options.log ?? ((): void => undefined);
+  const states = new Map<string, ScenarioState>();
+  const webhooks = new WebhookSender(log);
+
+  const stateOf = (scenario: string): ScenarioState => {
+    const existing = states.get(scenario);
+    if (existing !== undefined) return existing;
+    const created = newScenarioState();
+    states.set(scenario, created);
+    return created;
+  };
+
+  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<number> => {
+    const route = routeOf(request.url ?? '/');
+    const scenario = findScenario(route.scenario);
+    if (scenario === undefined) {
+      const known = SCENARIOS.map((s) => s.name).join(', ');
+      send(response, refuse(404, 'unknown_scenario', `No scenario '${route.scenario}'. Known: ${known}.`));
+      return 404;
+    }
+    const { behaviour } = scenario;
+    const reply = (r: Reply): number => {
+      send(response, behaviour.errorsAsText && r.status >= 400 ? errorAsText(r) : r);
+      return r.status;
+    };
+    const operation = OPERATIONS.get(route.path);
+    if (operation === undefined) {
+      return reply(
+        refuse(
+          404,
+          'not_found',
+          `No operation at ${route.path}; there are POST /auth/token and POST /pix/payment.`,
+        ),
+      );
+    }
+    if (request.method !== 'POST') {
+      return reply(refuse(405, 'method_not_allowed', `${route.path} only answers POST.`, { allow: 'POST' }));
+    }
+    const body = await readBody(request);
+    if (body === 'too-large') {
+      return reply(refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }));
+    }
+    const outcome = operation({ headers: request.headers, body }, behaviour, stateOf(scenario.name));
+    const status = reply(outcome.reply);
+    if (outcome.notice !== undefined) webhooks.schedule(outcome.notice, behaviour);
+    return status;
+  };
+
+  const server = createServer((request, response) => {
+    answer(request, response).then(
+      (status) => {
+        log(`${request.method ?? '?'} ${request.url ?? '?'} -> ${status}`);
+      },
+      (error: unknown) => {
+        log(
+          `${request.method ?? '?'} ${request.url ?? '?'} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        send(response, serverError('The sandbox failed to answer.'));
+      },
+    );
+  });
+  server.on('clientError', answerClientError);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  return {
+    url: urlOf(server.address() as AddressInfo),
+    credentials: SANDBOX_CREDENTIALS,
+    close: () =>
+      new Promise<void>((resolve) => {
+        webhooks.cancelAll();
+        // Resolves also when already closed: closing twice is not an error.
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,46 @@
+/** POST /auth/token (§4.1, §5.1): a token for the client that presents its client_id and cert_client. */
+import type { Behaviour } from './behaviour.ts';
+import { judgeCredential, SANDBOX_CREDENTIALS } from './credentials.ts';
+import { type Reply, json, refuse, text } from './reply.ts';
+import { headerOf, judgeAccept, type SandboxRequest } from './request.ts';
+import { type ScenarioState, TOKEN_LIFETIME_SECONDS } from './state.ts';
+
+export function createToken(request: SandboxRequest, behaviour: Behaviour, state: ScenarioState): Reply {
+  const refusal =
+    judgeAccept(request, behaviour) ??
+    judgeCredential(
+      { header: 'client_id', value: headerOf(request, 'client_id'), expected: SANDBOX_CREDENTIALS.clientId },
+      behaviour.tokenClientId,
+      behaviour,
+    ) ??
+    judgeCredential(
+      {
+        header: 'cert_client',
+        value: headerOf(request, 'cert_client'),
+        expected: SANDBOX_CREDENTIALS.certClient,
+        base64: true,
+      },
+      behaviour.certClient,
+      behaviour,
+    );
+  if (refusal !== undefined) return refusal;
+  if (behaviour.tokenReply === 'refused') {
+    return refuse(401, 'unauthorized', 'The token request was not accepted.');
+  }
+  return tokenReply(behaviour.tokenReply, state.tokens.issue());
+}
+
+function tokenReply(shape: Exclude<Behaviour['tokenReply'], 'refused'>, token: string): Reply {
+  switch (shape) {
+    case 'access_token':
+      return json(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS });
+    case 'token':
+      return json(200, { token, expiresIn: TOKEN_LIFETIME_SECONDS });
+    case 'text':
+      return text(200, `access_token=${token}`);
+    case 'empty-object':
+      return json(200, {});
+    case 'array':
+      return json(200, [token]);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The webhook posted to PostBackUrl after a withdrawal (§4.2, §6). The document leaves its shape and
+ * signing open; the reference payload follows what payout providers send (pix-domain.md) and is
+ * signed the Standard Webhooks way. Deliveries only ever go to this machine.
+ */
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { isIPv4 } from 'node:net';
+import type { Behaviour } from './behaviour.ts';
+
+/** Standard Webhooks secret: the HMAC key is the base64 text after the prefix. */
+export const WEBHOOK_SIGNING_SECRET = 'whsec_cGl4LXNhbmRib3gtd2ViaG9vay1zaWduaW5nLWtleSE=';
+const SIGNING_KEY = Buffer.from(WEBHOOK_SIGNING_SECRET.slice('whsec_'.length), 'base64');
+
+/** A provider settles a payout after answering; the delay keeps the webhook behind the response. */
+const DELAY_MS = 20;
+const TIMEOUT_MS = 5_000;
+/** Made up: the sandbox is no institution with a real ISPB. */
+const SANDBOX_ISPB = '99999999';
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export interface WebhookNotice {
+  /** PostBackUrl as the withdrawal gave it. */
+  readonly url: string;
+  readonly id: string;
+  readonly code: string | null;
+  readonly amount: unknown;
+}
+
+export function httpUrl(value: string): URL | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** URL normalises 127.1, 0x7f.0.0.1 and the like to dotted decimal, so this sees the real address. */
+function isLoopback(url: URL): boolean {
+  const host = url.hostname;
+  return host === 'localhost' || host === '[::1]' || (isIPv4(host) && host.startsWith('127.'));
+}
+
+/** E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. */
+function endToEndId(now = new Date()): string {
+  const minute = now.toISOString().slice(0, 16).replace(/\D/g, '');
+  const suffix = [...randomBytes(11)].map((byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length] ?? '0').join('');
+  return `E${SANDBOX_ISPB}${minute}${suffix}`;
+}
+
+function payloadOf(
+  notice: WebhookNotice,
+  shape: Behaviour['webhookPayload'],
+): { contentType: string; body: string } {
+  switch (shape) {
+    case 'reference':
+      return {
+        contentType: 'application/json',
+        body: JSON.stringify({
+          event: 'withdrawal.paid',
+          id: notice.id,
+          code: notice.code,
+          status: 'PAID',
+          amount: notice.amount,
+          end_to_end_id: endToEndId(),
+        }),
+      };
+    case 'lenient':
+      return {
+        contentType: 'application/json',
+        body: JSON.stringify({
+          type: 'payout.updated',
+          data: { transaction_id: notice.id, code: notice.code, status: 'sucesso' },
+        }),
+      };
+    case 'anonymous':
+      return {
+        contentType: 'application/json',
+        body: JSON.stringify({ event: 'withdrawal.paid', status: 'PAID' }),
+      };
+    case 'text':
+      return { contentType: 'text/plain', body: 'status=PAID' };
+  }
+}
+
+function signatureHeaders(body: string): Record<string, string> {
+  const id = `msg_${randomUUID().replaceAll('-', '')}`;
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', SIGNING_KEY).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}
+
+interface Delivery {
+  readonly target: string;
+  readonly method: Behaviour['webhookMethod'];
+  readonly headers: Record<string, string>;
+  readonly body: string | null;
+}
+
+function deliveryOf(notice: WebhookNotice, url: URL, behaviour: Behaviour): Delivery {
+  const payload = payloadOf(notice, behaviour.webhookPayload);
+  const body = behaviour.webhookMethod === 'GET' ? null : payload.body;
+  return {
+    target: behaviour.webhookTarget === 'exact' ? url.href : `${url.origin}/webhook`,
+    method: behaviour.webhookMethod,
+    headers: {
+      ...(body === null ? {} : { 'content-type': payload.contentType }),
+      ...(behaviour.webhookSigned ? signatureHeaders(body ?? '') : {}),
+    },
+    body,
+  };
+}
+
+/** fetch reports 'fetch failed' and keeps the useful part (ECONNREFUSED, ...) in the cause. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+}
+
+export class WebhookSender {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly closing = new AbortController();
+
+  constructor(private readonly log: (line: string) => void) {}
+
+  schedule(notice: WebhookNotice, behaviour: Behaviour): void {
+    const url = httpUrl(notice.url);
+    if (behaviour.webhookCopies === 0 || url === undefined) return;
+    if (!isLoopback(url)) {
+      this.log(
+        `webhook for ${notice.id} not sent: ${url.hostname} is not a loopback host, and the sandbox only calls this machine`,
+      );
+      return;
+    }
+    const delivery = deliveryOf(notice, url, behaviour);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.deliver(delivery, behaviour.webhookCopies);
+    }, DELAY_MS);
+    this.timers.add(timer);
+  }
+
+  /** Drops the webhooks not yet sent and aborts those in flight. */
+  cancelAll(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.closing.abort();
+  }
+
+  /** A failed delivery is only logged: the sandbox does not retry, the suite judges what arrived. */
+  private async deliver(delivery: Delivery, copies: number): Promise<void> {
+    for (let copy = 0; copy < copies; copy++) {
+      const line = `webhook ${delivery.method} ${delivery.target}`;
+      try {
+        const response = await fetch(delivery.target, {
+          method: delivery.method,
+          headers: delivery.headers,
+          body: delivery.body,
+          // A redirect could lead off this machine.
+          redirect: 'manual',
+          signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(TIMEOUT_MS)]),
+        });
+        await response.body?.cancel();
+        this.log(`${line} -> ${response.status}`);
+      } catch (error) {
+        // Closing aborted it: nothing worth reporting, and no copy left to send.
+        if (this.closing.signal.aborted) return;
+        this.log(`${line} failed: ${reasonOf(error)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The Spectral ruleset holds the spec to interface.md. The real spec passes it, and each of our rules is
+ * shown to fail on a copy of the spec broken in exactly the way the rule exists to catch.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse, stringify } from 'yaml';
+import { SPEC_PATH } from '../tests/_support/spec.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const SPECTRAL = join(ROOT, 'node_modules', '.bin', 'spectral');
+const RULESET = join(ROOT, 'openapi', '.spectral.yaml');
+// A cold Spectral start takes a second or two; a minute means it is stuck, not slow.
+const SPECTRAL_TIMEOUT_MS = 60_000;
+
+interface LintResult {
+  readonly code: string;
+  readonly path: readonly string[];
+  readonly message: string;
+}
+
+interface LintRun {
+  readonly exitCode: number;
+  readonly results: readonly LintResult[];
+}
+
+type YamlMap = Record<string, unknown>;
+
+interface Mutation {
+  readonly title: string;
+  readonly rule: string;
+  readonly path: readonly string[];
+  readonly mutate: (spec: YamlMap) => void;
+}
+
+/** Lints one file with the same flags as `npm run lint:openapi`, JSON output. */
+function lint(file: string): Promise<LintRun> {
+  const args = ['lint', '--quiet', '--format=json', '--fail-severity=warn', '--ruleset', RULESET, file];
+  return new Promise((resolve, reject) => {
+    execFile(SPECTRAL, args, { cwd: ROOT, timeout: SPECTRAL_TIMEOUT_MS }, (error, stdout, stderr) => {
+      let exitCode = 0;
+      if (error !== null) {
+        if (typeof error.code !== 'number') {
+          const why = error.killed ? `timed out after ${SPECTRAL_TIMEOUT_MS} ms` : error.message;
+          reject(
+            new Error(`Could not run Spectral (${SPECTRAL}): ${why}. Is @stoplight/spectral-cli installed?`),
+          );
+          return;
+        }
+        exitCode = error.code;
+      }
+      try {
+        resolve({ exitCode, results: JSON.parse(stdout) as LintResult[] });
+      } catch {
+        reject(
+          new Error(
+            `Spectral exited ${exitCode} without JSON results.\nstdout: ${stdout}\nstderr: ${stderr}`,
+          ),
+        );
+      }
+    });
+  });
+}
+
+function isMap(value: unknown): value is YamlMap {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The mapping at `path` in the spec; throws if the spec no longer has it, so a mutation never silently misses. */
+function at(spec: YamlMap, ...path: string[]): YamlMap {
+  let current: unknown = spec;
+  for (const key of path) {
+    current = isMap(current) ? current[key] : undefined;
+  }
+  if (!isMap(current)) {
+    throw new Error(`The spec has no mapping at ${path.join(' > ')}; update this self-test to the spec.`);
+  }
+  return current;
+}
+
+/** Deletes `key` from `map`, insisting it was there. */
+function remove(map: YamlMap, key: string): void {
+  assert.ok(key in map, `expected "${key}" to be present before removing it`);
+  Reflect.deleteProperty(map, key);
+}
+
+const mutations: readonly Mutation[] = [
+  {
+    title: 'an operation without x-doc-ref (/pix/payment post)',
+    rule: 'doc-ref-operation',
+    path: ['paths', '/pix/payment', 'post'],
+    mutate: (spec) => {
+      remove(at(spec, 'paths', '/pix/payment', 'post'), 'x-doc-ref');
+    },
+  },
+  {
+    title: 'a schema property without x-doc-ref (WithdrawRequest.amount)',
+    rule: 'doc-ref-property',
+    path: ['components', 'schemas', 'WithdrawRequest', 'properties', 'amount'],
+    mutate: (spec) => {
+      remove(at(spec, 'components', 'schemas', 'WithdrawRequest', 'properties', 'amount'), 'x-doc-ref');
+    },
+  },
+  {
+    title: 'a status that §7 does not list (422 on /pix/payment)',
+    rule: 'documented-statuses-only',
+    path: ['paths', '/pix/payment', 'post', 'responses', '422'],
+    mutate: (spec) => {
+      at(spec, 'paths', '/pix/payment', 'post', 'responses')['422'] = {
+        $ref: '#/components/responses/BadRequest',
+      };
+    },
+  },
+  {
+    title: 'a required list on a schema the document leaves unspecified (WithdrawRequest)',
+    rule: 'unspecified-has-assumption-or-permissive',
+    path: ['components', 'schemas', 'WithdrawRequest', 'required'],
+    mutate: (spec) => {
+      const schema = at(spec, 'components', 'schemas', 'WithdrawRequest');
+      assert.equal(schema['x-doc-unspecified'], true);
+      schema.required = ['amount'];
+    },
+  },
+];
+
+describe('the OpenAPI ruleset', { concurrency: 2 }, () => {
+  let source = '';
+  let workDir = '';
+
+  before(async () => {
+    source = await readFile(SPEC_PATH, 'utf8');
+    workDir = await mkdtemp(join(tmpdir(), 'pix-openapi-lint-'));
+  });
+
+  after(async () => {
+    if (workDir !== '') await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('passes the real spec with no warnings or errors', async () => {
+    const run = await lint(SPEC_PATH);
+    assert.deepEqual(run.results, []);
+    assert.equal(run.exitCode, 0);
+  });
+
+  for (const { title, rule, path, mutate } of mutations) {
+    it(`rejects ${title} with ${rule}`, async () => {
+      const spec = parse(source) as unknown;
+      assert.ok(isMap(spec), 'the spec parses to a mapping');
+      mutate(spec);
+      const file = join(workDir, `${rule}.yaml`);
+      await writeFile(file, stringify(spec), 'utf8');
+
+      const run = await lint(file);
+
+      assert.notEqual(run.exitCode, 0, 'Spectral must fail the mutated spec');
+      assert.deepEqual(
+        run.results.map((r) => ({ code: r.code, path: r.path })),
+        [{ code: rule, path }],
+        'exactly the one rule must fire, at the mutated element',
+      );
+    });
+  }
+});

@@ -1,0 +1,118 @@
+/**
+ * Safety against real environments (payout opt-in, budget, write-ahead ledger, no resend, transport),
+ * shown by running the real suite against a provider double that watches what arrives.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { DOUBLE_CREDENTIALS, startProviderDouble, type ProviderDouble } from './support/provider-double.ts';
+import { runSuite } from './support/run-suite.ts';
+
+const PAYEE = {
+  PIX_PAYEE_KEY_TYPE: 'EVP',
+  PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
+  PIX_PAYEE_DOCUMENT: '52998224725',
+  PIX_PAYEE_NAME: 'Double Payee',
+};
+
+function liveAgainst(double: ProviderDouble, reportDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PIX_BASE_URL: double.url, ...DOUBLE_CREDENTIALS, PIX_REPORT_DIR: reportDir, PIX_WEBHOOK_TIMEOUT_MS: '300', ...extra };
+}
+
+describe('safety against a live environment', () => {
+  describe('without PIX_ALLOW_PAYOUTS', () => {
+    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    let double: ProviderDouble;
+    before(async () => {
+      double = await startProviderDouble({ reportDir });
+    });
+    after(() => double.close());
+
+    it('sends no withdrawal at all, and says the certification is incomplete', async () => {
+      const run = await runSuite(liveAgainst(double, reportDir));
+      assert.deepEqual(double.withdrawals, []);
+      assert.ok(double.issuedTokens.length > 0, 'the token checks did run');
+      assert.equal(run.verdictOf('PAYMENT-ACCEPTED'), 'SKIPPED');
+      assert.equal(run.report?.complete, false);
+    });
+  });
+
+  describe('with PIX_ALLOW_PAYOUTS=1', () => {
+    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    let double: ProviderDouble;
+    before(async () => {
+      double = await startProviderDouble({ reportDir });
+    });
+    after(() => double.close());
+
+    it('refuses to start when the plan exceeds the budget, before any request', async () => {
+      const run = await runSuite(liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE, PIX_MAX_PAYOUTS: '5' }));
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /PIX_MAX_PAYOUTS/);
+      assert.equal(double.issuedTokens.length + double.withdrawals.length, 0);
+    });
+
+    it('writes each withdrawal to the ledger before the provider receives it', async () => {
+      const run = await runSuite(liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE }), ['--grep', '@payout']);
+      assert.notEqual(run.code, 2, run.stderr);
+      assert.ok(double.withdrawals.length >= 30, `only ${double.withdrawals.length} withdrawals arrived`);
+      assert.deepEqual(double.unledgered, []);
+      const ledger = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8');
+      const intents = ledger.split('\n').filter((line) => line.includes('"type":"intent"'));
+      assert.equal(intents.length, double.withdrawals.length, 'one intent line per withdrawal that arrived');
+      for (const secret of [DOUBLE_CREDENTIALS.PIX_CLIENT_SECRET, DOUBLE_CREDENTIALS.PIX_CERT_CLIENT, ...double.issuedTokens]) {
+        assert.ok(!ledger.includes(secret), 'the ledger holds no secret');
+      }
+      assert.ok(!ledger.includes(PAYEE.PIX_PAYEE_KEY), 'the payee key is masked');
+    });
+  });
+
+  describe('a withdrawal that times out', () => {
+    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    let double: ProviderDouble;
+    before(async () => {
+      double = await startProviderDouble({ reportDir, hangWithdrawals: true });
+    });
+    after(() => double.close());
+
+    it('is sent once, recorded as outcome unknown, and the run ends in a suite error', async () => {
+      const env = liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE, PIX_REQUEST_TIMEOUT_MS: '400' });
+      const run = await runSuite(env, ['--grep', 'accepts a valid withdrawal']);
+      assert.equal(double.withdrawals.length, 1);
+      assert.equal(run.code, 2);
+      const outcomes = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"outcome"'));
+      assert.equal(outcomes.length, 1);
+      assert.match(outcomes[0] ?? '', /"outcome":"unknown"/);
+    });
+  });
+
+  describe('transport and preflight', () => {
+    it('refuses plain http to another host before sending anything', async () => {
+      const run = await runSuite({ PIX_BASE_URL: 'http://pix.example.invalid', ...DOUBLE_CREDENTIALS });
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /PIX_BASE_URL: is plain http to pix\.example\.invalid/);
+    });
+
+    it('says clearly when the environment cannot be reached', async () => {
+      const run = await runSuite({ PIX_BASE_URL: 'http://127.0.0.1:9', ...DOUBLE_CREDENTIALS });
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /PIX_BASE_URL: could not connect to 127\.0\.0\.1:9: ECONNREFUSED/);
+    });
+
+    it('names the variable of a misconfiguration in one line', async () => {
+      const run = await runSuite({ PIX_AMOUNT: '0.001' });
+      assert.equal(run.code, 2);
+      assert.equal(run.stderr.trim().split('\n').length, 1);
+      assert.match(run.stderr, /^pix-certify: PIX_AMOUNT/);
+    });
+  });
+
+  it('prints the plan in a dry run and sends nothing', async () => {
+    const run = await runSuite({ PIX_DRY_RUN: '1' });
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /46 {2}withdrawal requests in all/);
+    assert.match(run.stdout, /Dry run: nothing was sent/);
+  });
+});

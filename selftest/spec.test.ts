@@ -1,0 +1,76 @@
+/** The OpenAPI document drives everything: its examples must be realistic and its cases complete. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { bodyCases, credentialCases, plainHeaderCases } from '../tests/_support/cases.ts';
+import { catalogue } from '../tests/_support/checks/catalogue.ts';
+import { isValidDocument, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
+import { loadSpec, SPEC_PATH } from '../tests/_support/spec.ts';
+
+interface Example {
+  value: { amount: number; key_type: string; key_pix: string; document: string };
+}
+
+const document = parse(readFileSync(SPEC_PATH, 'utf8')) as {
+  components: { requestBodies: { WithdrawRequest: { content: { 'application/json': { examples: Record<string, Example> } } } } };
+};
+const examples = document.components.requestBodies.WithdrawRequest.content['application/json'].examples;
+
+describe('the spec', () => {
+  it('gives an example for each of the five Pix key types', () => {
+    const kinds = new Set(Object.values(examples).map((e) => keyKindOf(e.value.key_type)));
+    assert.deepEqual([...kinds].sort(), ['CNPJ', 'CPF', 'EMAIL', 'EVP', 'PHONE']);
+  });
+
+  for (const [name, { value }] of Object.entries(examples)) {
+    it(`example ${name} has a key that fits its type, a valid document and a two-decimal amount`, () => {
+      const kind = keyKindOf(value.key_type);
+      assert.ok(kind !== undefined);
+      assert.equal(keyProblem(kind, value.key_pix), undefined);
+      assert.ok(isValidDocument(value.document), value.document);
+      assert.match(String(value.amount), /^\d+(\.\d{1,2})?$/);
+    });
+  }
+
+  it('derives one credential case per header and way of being wrong', () => {
+    const spec = loadSpec();
+    assert.deepEqual(
+      credentialCases(spec, 'createToken').map((c) => `${c.credential.header}:${c.variant}`),
+      ['client_id:missing', 'client_id:wrong', 'cert_client:missing', 'cert_client:wrong', 'cert_client:malformed'],
+    );
+    assert.deepEqual(
+      credentialCases(spec, 'createWithdraw').map((c) => `${c.credential.header}:${c.variant}`),
+      [
+        'client_id:missing',
+        'client_id:wrong',
+        'client_secret:missing',
+        'client_secret:wrong',
+        'Authorization:missing',
+        'Authorization:not-bearer',
+        'Authorization:forged',
+        'Authorization:random',
+      ],
+    );
+    assert.deepEqual(plainHeaderCases(spec, 'createWithdraw').map((c) => c.check.id), ['PAYMENT-ACCEPT-MISSING', 'PAYMENT-ACCEPT-NOT-JSON']);
+  });
+
+  it('derives a wrong-type case for every body field and a missing-field case for every field without a documented default', () => {
+    const ids = bodyCases(loadSpec()).map((c) => c.check.id);
+    for (const field of loadSpec().bodyFields) {
+      const slug = field.name.toUpperCase().replace(/_/g, '-');
+      assert.ok(ids.includes(`PAYMENT-BODY-WRONG-TYPE-${slug}`), field.name);
+      assert.equal(ids.includes(`PAYMENT-BODY-MISSING-${slug}`), !field.mayBeOmitted, field.name);
+    }
+  });
+
+  it('names a clause of the document for every check, and ids are unique', () => {
+    const clauses = Object.keys(loadSpec().clauses);
+    const checks = catalogue();
+    assert.equal(new Set(checks.map((c) => c.id)).size, checks.length);
+    for (const check of checks) {
+      assert.ok(clauses.some((clause) => check.clause.includes(clause)), `${check.id}: ${check.clause}`);
+      assert.ok(check.reason.length > 20, check.id);
+    }
+  });
+});

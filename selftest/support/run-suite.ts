@@ -1,0 +1,65 @@
+/**
+ * Runs the real suite (npm run certify) as a user would, in a child process with its own report
+ * directory, and returns its exit code, output and certification report.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX_CLI = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+export interface CheckResult {
+  readonly id: string;
+  readonly verdict: 'PASSED' | 'FAILED' | 'WARNING' | 'SKIPPED';
+  readonly level: string;
+}
+
+export interface Certification {
+  readonly verdict: string;
+  readonly exitCode: number;
+  readonly checks: readonly CheckResult[];
+  readonly [key: string]: unknown;
+}
+
+export interface SuiteRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly reportDir: string;
+  readonly report: Certification | undefined;
+  verdictOf(id: string): CheckResult['verdict'] | undefined;
+  idsWith(verdict: CheckResult['verdict']): string[];
+}
+
+/** Only the variables a user would set: nothing of this process's PIX_* leaks into the run. */
+function cleanEnvironment(env: Record<string, string>, reportDir: string): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
+  return { ...base, CI: '1', FORCE_COLOR: '0', PIX_REPORT_DIR: reportDir, ...env };
+}
+
+export function runSuite(env: Record<string, string>, args: readonly string[] = [], timeoutMs = 120_000): Promise<SuiteRun> {
+  const reportDir = env.PIX_REPORT_DIR ?? mkdtempSync(join(tmpdir(), 'pix-run-'));
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [TSX_CLI, join(ROOT, 'bin', 'certify.ts'), ...args],
+      { cwd: ROOT, env: cleanEnvironment(env, reportDir), timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const path = join(reportDir, 'certification.json');
+        const report = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Certification) : undefined;
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({
+          code,
+          stdout,
+          stderr,
+          reportDir,
+          report,
+          verdictOf: (id) => report?.checks.find((c) => c.id === id)?.verdict,
+          idsWith: (verdict) => (report?.checks ?? []).filter((c) => c.verdict === verdict).map((c) => c.id),
+        });
+      },
+    );
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * The vocabulary shared by checks, tests and reporters. Reporters import this module and the
+ * catalogue only, never the HTTP layer.
+ */
+
+/** `must` can yield FAILED, `should` at most WARNING, `observe` only records what the environment does. */
+export type Level = 'must' | 'should' | 'observe';
+
+export type Verdict = 'PASSED' | 'FAILED' | 'WARNING' | 'SKIPPED';
+
+/** What a check needs from the environment to run; anything the target lacks makes it SKIPPED. */
+export type Capability =
+  /** A stateful provider that validates credential values, not only their presence (the mock cannot). */
+  | 'provider'
+  /** Requests to POST /pix/payment that a provider could accept (live mode needs PIX_ALLOW_PAYOUTS=1). */
+  | 'payout'
+  /** An environment that can reach the suite's webhook receiver (on this machine, or PIX_WEBHOOK_PUBLIC_URL). */
+  | 'webhook';
+
+export interface CheckDefinition {
+  /** Stable identifier, e.g. `TOKEN-REFUSE-MISSING-CLIENT-ID`. Reports and baselines key on it. */
+  readonly id: string;
+  /** A sentence a person understands. */
+  readonly title: string;
+  /** Clause(s) of interface.md, e.g. `§4.1, §5.4`; `(not shown)` marks a silent area. */
+  readonly clause: string;
+  readonly level: Level;
+  /** Why the check exists, in one sentence. */
+  readonly reason: string;
+  readonly needs: readonly Capability[];
+}
+
+/** One evaluation of a check inside a test; a check may be evaluated many times in a run. */
+export interface Evaluation {
+  readonly checkId: string;
+  readonly verdict: Verdict;
+  /** For SKIPPED: why it could not run. Otherwise a short summary. */
+  readonly reason?: string;
+  readonly expected?: string;
+  readonly actual?: string;
+  /** A `curl` line that reproduces the request, secrets masked. */
+  readonly reproduction?: string;
+}
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** What the environment does where the document is silent; never a verdict. */
+export interface Observation {
+  /** Stable topic, e.g. `token.response.fields`, `refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET`. */
+  readonly topic: string;
+  readonly clause: string;
+  readonly value: JsonValue;
+  readonly note?: string;
+}
+
+/** Attachment names through which tests hand results to the reporters (they survive blob merges). */
+export const EVALUATIONS_ATTACHMENT = 'pix-evaluations';
+export const OBSERVATIONS_ATTACHMENT = 'pix-observations';

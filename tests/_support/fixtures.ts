@@ -1,0 +1,74 @@
+/**
+ * The one fixture layer of the suite. Costly things (configuration, HTTP context, token, webhook
+ * client) are worker-scoped and built lazily; `verify` and `pix` are per test.
+ */
+import { test as base, request } from '@playwright/test';
+import { Ledger } from './ledger.ts';
+import { PixClient, workerSession, type WorkerSession } from './pix-client.ts';
+import { registerSecret } from './redact.ts';
+import { loadSpec, type SpecModel } from './spec.ts';
+import { loadTarget, type Target } from './target.ts';
+import { Verifier } from './verifier.ts';
+import { WebhookClient } from './webhook/client.ts';
+
+interface WorkerFixtures {
+  target: Target;
+  spec: SpecModel;
+  ledger: Ledger;
+  webhooks: WebhookClient;
+  session: WorkerSession;
+  httpContext: Awaited<ReturnType<typeof request.newContext>>;
+}
+
+interface TestFixtures {
+  verify: Verifier;
+  pix: PixClient;
+}
+
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  target: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring pattern.
+    async ({}, use) => {
+      const target = loadTarget();
+      registerSecret(target.config.clientSecret);
+      registerSecret(target.config.certClient);
+      await use(target);
+    },
+    { scope: 'worker' },
+  ],
+  // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring pattern.
+  spec: [async ({}, use) => use(loadSpec()), { scope: 'worker' }],
+  ledger: [async ({ target }, use) => use(new Ledger(target.config.reportDir, target.runId)), { scope: 'worker' }],
+  webhooks: [async ({ target }, use) => use(new WebhookClient(target.webhookControlUrl)), { scope: 'worker' }],
+  httpContext: [
+    async ({ target }, use) => {
+      // No retries, no redirects followed, TLS verified: the suite is the most careful client the environment sees.
+      const context = await request.newContext({ ignoreHTTPSErrors: false, extraHTTPHeaders: {}, timeout: target.config.requestTimeoutMs });
+      await use(context);
+      await context.dispose();
+    },
+    { scope: 'worker' },
+  ],
+  session: [
+    async ({ target, httpContext, ledger, webhooks }, use, workerInfo) => {
+      const session = workerSession(target, httpContext, workerInfo.workerIndex);
+      await use(session);
+      // Records, for the ledger, whether each accepted withdrawal's webhook arrived by the end of the run.
+      for (const { code, path } of session.accepted) {
+        const { deliveries } = await webhooks.snapshot(path);
+        ledger.webhook({ code, webhookReceived: deliveries.length > 0, deliveries: deliveries.length });
+      }
+    },
+    { scope: 'worker' },
+  ],
+  verify: async ({ target }, use, testInfo) => {
+    const verifier = new Verifier(target, testInfo);
+    await use(verifier);
+    await verifier.flush();
+  },
+  pix: async ({ target, httpContext, verify, ledger, webhooks, session }, use) => {
+    await use(new PixClient(target, httpContext, verify, ledger, webhooks, session));
+  },
+});
+
+export { expect } from '@playwright/test';

@@ -1,0 +1,44 @@
+/**
+ * Starts what a run needs before any test (the embedded mock in mock mode, the webhook receiver) and
+ * stops it after the last one, also when the run fails or is interrupted. Workers learn the
+ * addresses through PIX_* variables set here.
+ */
+import type { FullConfig } from '@playwright/test';
+import { loadConfig } from './config.ts';
+import { startMock, waitUntilAnswering } from './mock/prism.ts';
+import { newRunId } from './target.ts';
+import { startReceiver } from './webhook/receiver.ts';
+
+type Stop = () => Promise<void>;
+
+async function stopAll(stops: Stop[]): Promise<void> {
+  for (const stop of stops.reverse()) await stop();
+}
+
+export default async function globalSetup(_config: FullConfig): Promise<Stop> {
+  const config = loadConfig();
+  process.env.PIX_RUN_ID ??= newRunId();
+  const stops: Stop[] = [];
+  try {
+    const launched = process.env.PIX_MOCK_URL;
+    if (config.mode === 'mock' && launched !== undefined) {
+      // npm run certify launched Prism before Playwright, to overlap their start-ups, and stops it.
+      await waitUntilAnswering(launched);
+    } else if (config.mode === 'mock') {
+      const mock = await startMock();
+      stops.push(() => mock.stop());
+      process.env.PIX_MOCK_URL = mock.url;
+    }
+    const receiver = await startReceiver({
+      host: config.webhook.host,
+      port: config.webhook.port,
+      ...(config.webhook.publicUrl === undefined ? {} : { publicUrl: config.webhook.publicUrl }),
+    });
+    stops.push(() => receiver.close());
+    process.env.PIX_WEBHOOK_CONTROL_URL = receiver.controlUrl;
+  } catch (error) {
+    await stopAll(stops);
+    throw error;
+  }
+  return () => stopAll(stops);
+}

@@ -1,0 +1,70 @@
+/**
+ * The write-ahead ledger of withdrawal requests: a line is on disk (fsync) before the request is
+ * sent, and a second line records the outcome. An interrupted run leaves a ledger that tells exactly
+ * which requests may have moved money. It holds no secret: the payee key is masked.
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const LEDGER_FILE = 'ledger.jsonl';
+
+export interface LedgerIntent {
+  readonly checkId: string;
+  readonly code: string;
+  readonly amount: unknown;
+  readonly payeeKey: string;
+  readonly url: string;
+}
+
+export interface LedgerOutcome {
+  readonly code: string;
+  readonly status: number | null;
+  readonly outcome: 'accepted' | 'refused' | 'unknown';
+  readonly providerId?: string;
+  readonly note?: string;
+}
+
+export interface LedgerWebhook {
+  readonly code: string;
+  readonly webhookReceived: boolean;
+  readonly deliveries: number;
+}
+
+/** Keeps the first two and last two characters, enough for the integrator to recognise their key. */
+export function maskPayeeKey(key: string): string {
+  return key.length <= 6 ? '***' : `${key.slice(0, 2)}***${key.slice(-2)}`;
+}
+
+export class Ledger {
+  readonly path: string;
+
+  constructor(
+    reportDir: string,
+    private readonly runId: string,
+  ) {
+    this.path = join(reportDir, LEDGER_FILE);
+  }
+
+  private append(entry: Record<string, unknown>): void {
+    mkdirSync(dirname(this.path), { recursive: true });
+    const fd = openSync(this.path, 'a');
+    try {
+      writeSync(fd, `${JSON.stringify({ time: new Date().toISOString(), runId: this.runId, ...entry })}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  intent(entry: LedgerIntent): void {
+    this.append({ type: 'intent', ...entry, payeeKey: maskPayeeKey(entry.payeeKey) });
+  }
+
+  outcome(entry: LedgerOutcome): void {
+    this.append({ type: 'outcome', ...entry });
+  }
+
+  webhook(entry: LedgerWebhook): void {
+    this.append({ type: 'webhook', ...entry });
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The payout plan: every POST /pix/payment the complete suite sends, counted from the same case
+ * lists the tests iterate over, so the plan cannot drift from what runs. Negative cases count too:
+ * a lax provider may accept any of them.
+ */
+import { bodyCases, credentialCases, plainHeaderCases } from './cases.ts';
+import { TOKEN_REUSE_WITHDRAWALS } from './checks/token.ts';
+import type { SpecModel } from './spec.ts';
+
+/** Requests of the tests that send fixed numbers of withdrawals. */
+export const FIXED_WITHDRAWALS = {
+  'PAYMENT-ACCEPTED': 1,
+  'TOKEN-REUSE': TOKEN_REUSE_WITHDRAWALS,
+  /** A first withdrawal and its duplicate, for check_code true, false and left out. */
+  'CHECK-CODE': 6,
+  /** One accepted withdrawal whose webhook is awaited, one refused whose webhook must not come. */
+  'WEBHOOK': 2,
+} as const;
+
+export interface PlanLine {
+  readonly group: string;
+  readonly requests: number;
+}
+
+export interface PayoutPlan {
+  readonly lines: readonly PlanLine[];
+  readonly requests: number;
+  /** A lax provider could accept every request, negative ones included. */
+  readonly mostAccepted: number;
+  readonly total: number;
+}
+
+export function withdrawalPlan(spec: SpecModel, amount: number): PayoutPlan {
+  const lines: PlanLine[] = [
+    { group: 'credential refusals', requests: credentialCases(spec, 'createWithdraw').length },
+    { group: 'Accept handling', requests: plainHeaderCases(spec, 'createWithdraw').length },
+    { group: 'request bodies', requests: bodyCases(spec).length },
+    ...Object.entries(FIXED_WITHDRAWALS).map(([group, requests]) => ({ group, requests })),
+  ];
+  const requests = lines.reduce((sum, line) => sum + line.requests, 0);
+  return { lines, requests, mostAccepted: requests, total: Math.round(requests * amount * 100) / 100 };
+}
+
+/** Why the plan may not run under the configured budget, or undefined when it may. */
+export function budgetProblem(plan: PayoutPlan, maxPayouts: number, maxTotal: number): { variable: string; problem: string } | undefined {
+  if (plan.mostAccepted > maxPayouts) {
+    return { variable: 'PIX_MAX_PAYOUTS', problem: `the plan may make ${plan.mostAccepted} payouts, more than PIX_MAX_PAYOUTS=${maxPayouts}` };
+  }
+  if (plan.total > maxTotal + 1e-9) {
+    return { variable: 'PIX_MAX_TOTAL', problem: `the plan may pay out ${plan.total.toFixed(2)} BRL in all, more than PIX_MAX_TOTAL=${maxTotal.toFixed(2)}` };
+  }
+  return undefined;
+}

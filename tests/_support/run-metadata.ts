@@ -1,0 +1,45 @@
+/** What the reports say about the run: everything a reviewer needs, nothing secret. */
+import { readFileSync } from 'node:fs';
+import type { Config } from './config.ts';
+import { loadSpec } from './spec.ts';
+
+export interface PixRunMetadata {
+  readonly suiteVersion: string;
+  readonly specVersion: string;
+  readonly specHash: string;
+  readonly mode: 'mock' | 'live';
+  readonly baseUrl: string;
+  readonly reportDir: string;
+  readonly strict: boolean;
+  readonly options: Readonly<Record<string, string | number | boolean>>;
+}
+
+function suiteVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function runMetadata(config: Config): PixRunMetadata {
+  const spec = loadSpec();
+  return {
+    suiteVersion: suiteVersion(),
+    specVersion: spec.version,
+    specHash: spec.hash,
+    mode: config.mode,
+    baseUrl: config.baseUrl ?? 'embedded mock (Prism, from openapi/pix-withdrawal.yaml)',
+    reportDir: config.reportDir,
+    strict: config.strict,
+    options: {
+      allowPayouts: config.allowPayouts,
+      allowInsecure: config.allowInsecure,
+      amount: config.amountText,
+      tokenField: config.tokenField,
+      payeeKeyType: config.payee.keyType,
+      webhookTimeoutMs: config.webhook.timeoutMs,
+      webhookPublicUrl: config.webhook.publicUrl ?? 'the bound address',
+      requestTimeoutMs: config.requestTimeoutMs,
+      maxPayouts: config.maxPayouts,
+      maxTotal: config.maxTotal,
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * Records what a test found, check by check, and hands it to the reporters as attachments.
+ *
+ * A FAILED check does not fail the Playwright test: the verdict belongs to the certification, which
+ * the reporters build from these attachments, and a failed test would make Playwright restart its
+ * worker (seconds each against a provider that breaks many rules). Only a suite error (an exception:
+ * no response, a bug) fails a test. Each FAILED or WARNING check is also annotated on the test, so
+ * Playwright's own reports show it.
+ */
+import type { TestInfo } from '@playwright/test';
+import type { Check } from './checks/check.ts';
+import { verdictOf } from './checks/check.ts';
+import { responseChecks } from './checks/responses.ts';
+import {
+  EVALUATIONS_ATTACHMENT,
+  OBSERVATIONS_ATTACHMENT,
+  type CheckDefinition,
+  type Evaluation,
+  type JsonValue,
+  type Observation,
+  type Verdict,
+} from './checks/types.ts';
+import { curlLine, type Exchange } from './http.ts';
+import { redact, redactJson } from './redact.ts';
+import type { Target } from './target.ts';
+
+export class Verifier {
+  private readonly evaluations: Evaluation[] = [];
+  private readonly observations: Observation[] = [];
+
+  constructor(
+    private readonly target: Target,
+    private readonly testInfo: TestInfo,
+  ) {}
+
+  /** Judges one input with one check and records the verdict; the exchange gives the reproduction. */
+  check<Input>(check: Check<Input>, input: Input, exchange?: Exchange): Verdict {
+    const violations = check.judge(input);
+    const verdict = verdictOf(violations);
+    this.evaluations.push({
+      checkId: check.id,
+      verdict,
+      ...(violations.length === 0
+        ? {}
+        : {
+            expected: redact(violations.map((v) => v.expected).join(' | ')),
+            actual: redact(violations.map((v) => v.actual).join(' | ')),
+            ...(exchange === undefined ? {} : { reproduction: curlLine(exchange.request) }),
+          }),
+    });
+    return verdict;
+  }
+
+  /** The checks every response must pass (§7, "Payloads are JSON"). */
+  responses(exchange: Exchange, alsoAllowed: readonly number[] = []): void {
+    for (const check of responseChecks) this.check(check, { exchange, alsoAllowed }, exchange);
+  }
+
+  observe(topic: string, clause: string, value: JsonValue, note?: string): void {
+    this.observations.push(redactJson({ topic, clause, value, ...(note === undefined ? {} : { note }) }));
+  }
+
+  /**
+   * Stops the test as SKIPPED, with the reason recorded for each check it would have judged, when
+   * the target lacks something one of them needs. A check never passes because it could not run.
+   */
+  requires(checks: readonly CheckDefinition[]): void {
+    const reasons = [...new Set(checks.flatMap((c) => c.needs.map((need) => this.target.missing(need))))].filter(
+      (r): r is string => r !== undefined,
+    );
+    if (reasons.length > 0) this.skip(checks, reasons.join('; '));
+  }
+
+  /** Records SKIPPED for only these checks and lets the test go on with the others. */
+  skipSome(checks: readonly CheckDefinition[], reason: string): void {
+    for (const check of checks) this.evaluations.push({ checkId: check.id, verdict: 'SKIPPED', reason });
+  }
+
+  /** Records the checks the target cannot judge as SKIPPED and returns those it can. */
+  runnable<C extends CheckDefinition>(checks: readonly C[]): C[] {
+    return checks.filter((check) => {
+      const reason = check.needs.map((need) => this.target.missing(need)).find((r) => r !== undefined);
+      if (reason !== undefined) this.skipSome([check], reason);
+      return reason === undefined;
+    });
+  }
+
+  skip(checks: readonly CheckDefinition[], reason: string): never {
+    this.skipSome(checks, reason);
+    this.testInfo.skip(true, reason);
+    throw new Error('unreachable: testInfo.skip throws');
+  }
+
+  /** Attaches the results and annotates the checks that did not pass. */
+  async flush(): Promise<void> {
+    await this.testInfo.attach(EVALUATIONS_ATTACHMENT, { body: JSON.stringify(this.evaluations), contentType: 'application/json' });
+    if (this.observations.length > 0) {
+      await this.testInfo.attach(OBSERVATIONS_ATTACHMENT, { body: JSON.stringify(this.observations), contentType: 'application/json' });
+    }
+    for (const e of this.evaluations.filter((e) => e.verdict === 'FAILED' || e.verdict === 'WARNING')) {
+      this.testInfo.annotations.push({ type: e.verdict, description: `${e.checkId}: expected ${e.expected ?? '?'}; got ${e.actual ?? '?'}` });
+    }
+  }
+}
