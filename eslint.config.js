@@ -47,6 +47,8 @@ export default defineConfig(
           destructuredArrayIgnorePattern: '^_',
         },
       ],
+      // Callbacks such as `() => resolve()` or `(c) => chunks.push(c)` read best as arrow shorthands.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       // node:test's describe/it return promises that the runner itself awaits; the self-tests call them
       // at top level as the Node docs do.
       '@typescript-eslint/no-floating-promises': [
@@ -93,7 +95,7 @@ export default defineConfig(
       'playwright/expect-expect': [
         'error',
         {
-          assertFunctionNames: ['verify', 'check', 'responses', 'expectDelivery'],
+          assertFunctionNames: ['verify', 'check', 'responses', 'observe'],
           assertFunctionPatterns: ['^verify'],
         },
       ],

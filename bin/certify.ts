@@ -25,7 +25,12 @@ function stop(message: string): never {
 
 function describePlan(config: Config, plan: PayoutPlan): string {
   const lines = plan.lines.map((l) => `  ${String(l.requests).padStart(3)}  ${l.group}`);
-  const gate = config.mode === 'mock' ? 'against the embedded mock: nothing can move money' : config.allowPayouts ? 'PIX_ALLOW_PAYOUTS=1' : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
+  const gate =
+    config.mode === 'mock'
+      ? 'against the embedded mock: nothing can move money'
+      : config.allowPayouts
+        ? 'PIX_ALLOW_PAYOUTS=1'
+        : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
   return [
     `Payout plan (${gate}):`,
     ...lines,
@@ -37,12 +42,18 @@ function describePlan(config: Config, plan: PayoutPlan): string {
 function printDryRun(config: Config, plan: PayoutPlan): void {
   const checks = catalogue();
   process.stdout.write(`${describePlan(config, plan)}\n\n${checks.length} checks:\n`);
-  for (const c of checks) process.stdout.write(`  ${c.id.padEnd(42)} ${c.level.padEnd(7)} ${c.clause}${c.needs.length > 0 ? `  [needs ${c.needs.join(', ')}]` : ''}\n`);
+  for (const c of checks)
+    process.stdout.write(
+      `  ${c.id.padEnd(42)} ${c.level.padEnd(7)} ${c.clause}${c.needs.length > 0 ? `  [needs ${c.needs.join(', ')}]` : ''}\n`,
+    );
   process.stdout.write('\nDry run: nothing was sent.\n');
 }
 
 function runPlaywright(args: readonly string[], env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', ...args], { stdio: 'inherit', env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };
@@ -82,7 +93,10 @@ async function main(): Promise<void> {
   }
   if (config.mode === 'live' && config.allowPayouts) {
     const problem = budgetProblem(plan, config.maxPayouts, config.maxTotal);
-    if (problem !== undefined) stop(`${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`);
+    if (problem !== undefined)
+      stop(
+        `${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`,
+      );
   }
   if (config.mode === 'live') {
     try {
@@ -95,12 +109,19 @@ async function main(): Promise<void> {
   process.stdout.write(`${describePlan(config, plan)}\n`);
   const startedAt = Date.now();
   const mock = config.mode === 'mock' ? await launchMock() : undefined;
-  const playwrightCode = await runPlaywright(passThrough, mock === undefined ? {} : { PIX_MOCK_URL: mock.url }).finally(() => mock?.stop());
+  const playwrightCode = await runPlaywright(
+    passThrough,
+    mock === undefined ? {} : { PIX_MOCK_URL: mock.url },
+  ).finally(() => mock?.stop());
   const code = certificationExitCode(config.reportDir, startedAt);
   if (code === undefined) {
-    stop(`the run ended (Playwright exit ${playwrightCode}) without writing ${join(config.reportDir, 'certification.json')}; see the output above.`);
+    stop(
+      `the run ended (Playwright exit ${playwrightCode}) without writing ${join(config.reportDir, 'certification.json')}; see the output above.`,
+    );
   }
   process.exit(code);
 }
 
-main().catch((error: unknown) => stop(`suite error: ${error instanceof Error ? error.message : String(error)}`));
+main().catch((error: unknown) =>
+  stop(`suite error: ${error instanceof Error ? error.message : String(error)}`),
+);

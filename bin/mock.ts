@@ -8,7 +8,7 @@ const port = Number(process.env.PIX_MOCK_PORT ?? '4010');
 const mock = await startMock({ port, logLevel: 'info', onLog: (line) => process.stdout.write(`${line}\n`) });
 process.stdout.write(
   `\nPrism mock of openapi/pix-withdrawal.yaml on ${mock.url}\n` +
-    'It checks that credentials are present (not their values), keeps no state, answers with the spec\'s examples\n' +
+    "It checks that credentials are present (not their values), keeps no state, answers with the spec's examples\n" +
     'and POSTs the example webhook to PostBackUrl. Ctrl-C stops it.\n',
 );
 const shutdown = (): void => {

@@ -68,7 +68,9 @@ export default class CertificationReporter implements Reporter {
     this.metadata = config.metadata.pix as PixRunMetadata | undefined;
     this.override = config.metadata.pixCatalogue as CatalogueOverride | undefined;
     this.total = suite.allTests().length;
-    process.stdout.write(`Running ${this.total} tests (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`);
+    process.stdout.write(
+      `Running ${this.total} tests (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
+    );
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {

@@ -51,10 +51,22 @@ describe('configuration', () => {
     ['live mode without a client id', { ...LIVE, PIX_CLIENT_ID: '' }, 'PIX_CLIENT_ID'],
     ['live mode without a secret', { ...LIVE, PIX_CLIENT_SECRET: '' }, 'PIX_CLIENT_SECRET'],
     ['a cert_client that is not base64', { ...LIVE, PIX_CERT_CLIENT: 'not base64!' }, 'PIX_CERT_CLIENT'],
-    ['a cert file that does not exist', { ...LIVE, PIX_CERT_CLIENT: '', PIX_CERT_FILE: '/nonexistent/key.pem' }, 'PIX_CERT_FILE'],
+    [
+      'a cert file that does not exist',
+      { ...LIVE, PIX_CERT_CLIENT: '', PIX_CERT_FILE: '/nonexistent/key.pem' },
+      'PIX_CERT_FILE',
+    ],
     ['payouts without a payee', { ...LIVE, PIX_ALLOW_PAYOUTS: '1' }, 'PIX_PAYEE_KEY_TYPE'],
-    ['a CPF key with wrong check digits', { ...LIVE, ...PAYEE, PIX_PAYEE_KEY_TYPE: 'cpf', PIX_PAYEE_KEY: '52998224726' }, 'PIX_PAYEE_KEY'],
-    ['an EVP key in capitals', { ...LIVE, ...PAYEE, PIX_PAYEE_KEY: '123E4567-E89B-12D3-A456-426614174000' }, 'PIX_PAYEE_KEY'],
+    [
+      'a CPF key with wrong check digits',
+      { ...LIVE, ...PAYEE, PIX_PAYEE_KEY_TYPE: 'cpf', PIX_PAYEE_KEY: '52998224726' },
+      'PIX_PAYEE_KEY',
+    ],
+    [
+      'an EVP key in capitals',
+      { ...LIVE, ...PAYEE, PIX_PAYEE_KEY: '123E4567-E89B-12D3-A456-426614174000' },
+      'PIX_PAYEE_KEY',
+    ],
     ['an unknown key type', { ...LIVE, ...PAYEE, PIX_PAYEE_KEY_TYPE: 'IBAN' }, 'PIX_PAYEE_KEY_TYPE'],
     ['an invalid document', { ...LIVE, ...PAYEE, PIX_PAYEE_DOCUMENT: '12345678900' }, 'PIX_PAYEE_DOCUMENT'],
     ['an amount with three decimals', { PIX_AMOUNT: '0.011' }, 'PIX_AMOUNT'],
@@ -69,11 +81,17 @@ describe('configuration', () => {
   }
 
   it('allows plain http to another host only with PIX_ALLOW_INSECURE=1', () => {
-    assert.equal(loadConfig({ ...LIVE, PIX_BASE_URL: 'http://api.example.com', PIX_ALLOW_INSECURE: '1' }).allowInsecure, true);
+    assert.equal(
+      loadConfig({ ...LIVE, PIX_BASE_URL: 'http://api.example.com', PIX_ALLOW_INSECURE: '1' }).allowInsecure,
+      true,
+    );
   });
 
   it('allows plain http on loopback', () => {
-    assert.equal(loadConfig({ ...LIVE, PIX_BASE_URL: 'http://127.0.0.1:4020' }).baseUrl, 'http://127.0.0.1:4020');
+    assert.equal(
+      loadConfig({ ...LIVE, PIX_BASE_URL: 'http://127.0.0.1:4020' }).baseUrl,
+      'http://127.0.0.1:4020',
+    );
   });
 });
 

@@ -44,11 +44,21 @@ const CAUGHT_BY: Readonly<Record<string, readonly string[]>> = {
     'PAYMENT-BODY-WRONG-TYPE-POSTBACKURL',
     'PAYMENT-BODY-WRONG-TYPE-CHECK-CODE',
   ],
-  'body-5xx': ['PAYMENT-BODY-NOT-JSON', 'PAYMENT-BODY-EMPTY', 'PAYMENT-BODY-ARRAY', 'PAYMENT-BODY-WRONG-TYPE-AMOUNT'],
+  'body-5xx': [
+    'PAYMENT-BODY-NOT-JSON',
+    'PAYMENT-BODY-EMPTY',
+    'PAYMENT-BODY-ARRAY',
+    'PAYMENT-BODY-WRONG-TYPE-AMOUNT',
+  ],
   'body-not-json-accepted': ['PAYMENT-BODY-NOT-JSON', 'PAYMENT-BODY-EMPTY', 'PAYMENT-BODY-ARRAY'],
   'check-code-ignored': ['CHECK-CODE-TRUE-REFUSES-DUPLICATE'],
   'check-code-always': ['CHECK-CODE-FALSE-ALLOWS-DUPLICATE'],
-  'accept-5xx': ['TOKEN-ACCEPT-MISSING', 'TOKEN-ACCEPT-NOT-JSON', 'PAYMENT-ACCEPT-MISSING', 'PAYMENT-ACCEPT-NOT-JSON'],
+  'accept-5xx': [
+    'TOKEN-ACCEPT-MISSING',
+    'TOKEN-ACCEPT-NOT-JSON',
+    'PAYMENT-ACCEPT-MISSING',
+    'PAYMENT-ACCEPT-NOT-JSON',
+  ],
   'webhook-none': ['WEBHOOK-DELIVERED'],
   'webhook-wrong-path': ['WEBHOOK-DELIVERED'],
   'webhook-get': ['WEBHOOK-POST'],
@@ -104,7 +114,10 @@ async function runAll(sandbox: RunningSandbox): Promise<Map<string, SuiteRun>> {
         ...PAYEE,
         ...scenario.suiteEnv,
       };
-      results.set(scenario.name, await runSuite(env, ['--workers=1', '--reporter=./reporters/certification.ts']));
+      results.set(
+        scenario.name,
+        await runSuite(env, ['--workers=1', '--reporter=./reporters/certification.ts']),
+      );
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_RUNS }, worker));
@@ -112,7 +125,10 @@ async function runAll(sandbox: RunningSandbox): Promise<Map<string, SuiteRun>> {
 }
 
 function describeRun(run: SuiteRun): string {
-  const flagged = [...run.idsWith('FAILED').map((id) => `FAILED ${id}`), ...run.idsWith('WARNING').map((id) => `WARNING ${id}`)];
+  const flagged = [
+    ...run.idsWith('FAILED').map((id) => `FAILED ${id}`),
+    ...run.idsWith('WARNING').map((id) => `WARNING ${id}`),
+  ];
   return `exit ${run.code}; ${flagged.join(', ') || 'nothing flagged'}\n${run.stderr.slice(-2000)}`;
 }
 
@@ -144,10 +160,14 @@ describe('fault matrix', () => {
     if (scenario.kind !== 'fault') continue;
     const expected = CAUGHT_BY[scenario.name];
     it(`catches the fault '${scenario.name}' (${scenario.level})`, () => {
-      assert.ok(expected !== undefined, `the matrix names no check for the fault ${scenario.name}: add it to CAUGHT_BY`);
+      assert.ok(
+        expected !== undefined,
+        `the matrix names no check for the fault ${scenario.name}: add it to CAUGHT_BY`,
+      );
       const run = resultOf(scenario);
       const verdict = scenario.level === 'FAILED' ? 'FAILED' : 'WARNING';
-      for (const id of expected) assert.equal(run.verdictOf(id), verdict, `${id} for ${scenario.name}: ${describeRun(run)}`);
+      for (const id of expected)
+        assert.equal(run.verdictOf(id), verdict, `${id} for ${scenario.name}: ${describeRun(run)}`);
       assert.equal(run.code, scenario.level === 'FAILED' ? 1 : 0, describeRun(run));
       if (scenario.level === 'WARNING') assert.deepEqual(run.idsWith('FAILED'), [], describeRun(run));
     });
@@ -156,24 +176,45 @@ describe('fault matrix', () => {
   it('records duplicate webhooks as an observation, not a verdict', () => {
     const scenario = SCENARIOS.find((s) => s.name === 'webhook-duplicate');
     assert.ok(scenario !== undefined);
-    const observations = (resultOf(scenario).report?.observations ?? []) as { topic: string; value: unknown }[];
-    assert.ok(observations.some((o) => o.topic === 'webhook.deliveries' && o.value === 2), JSON.stringify(observations));
+    const observations = (resultOf(scenario).report?.observations ?? []) as {
+      topic: string;
+      value: unknown;
+    }[];
+    assert.ok(
+      observations.some((o) => o.topic === 'webhook.deliveries' && o.value === 2),
+      JSON.stringify(observations),
+    );
   });
 
   it('catches every check that can yield FAILED with at least one fault, and prints the matrix', () => {
-    const faults = SCENARIOS.filter((s) => s.kind === 'fault').map((s) => ({ name: s.name, run: runs.get(s.name) }));
+    const faults = SCENARIOS.filter((s) => s.kind === 'fault').map((s) => ({
+      name: s.name,
+      run: runs.get(s.name),
+    }));
     const rows = SCENARIOS.map((s) => {
       const run = runs.get(s.name);
-      const flagged = run === undefined ? ['(no run)'] : [...run.idsWith('FAILED'), ...run.idsWith('WARNING').map((id) => `${id} (W)`)];
+      const flagged =
+        run === undefined
+          ? ['(no run)']
+          : [...run.idsWith('FAILED'), ...run.idsWith('WARNING').map((id) => `${id} (W)`)];
       return `  ${s.name.padEnd(32)} exit ${run?.code ?? '?'}  ${flagged.join(', ') || '-'}`;
     });
-    process.stdout.write(`\nFault matrix (scenario → checks it made FAILED, or WARNING (W)):\n${rows.join('\n')}\n`);
+    process.stdout.write(
+      `\nFault matrix (scenario → checks it made FAILED, or WARNING (W)):\n${rows.join('\n')}\n`,
+    );
 
     // A must-check is proven by a fault that makes it FAILED; a should-check by one that makes it WARNING.
     const uncaught = catalogue()
       .filter((c) => c.level !== 'observe' && PROVEN_ELSEWHERE[c.id] === undefined)
-      .filter((c) => !faults.some(({ run }) => run?.verdictOf(c.id) === (c.level === 'must' ? 'FAILED' : 'WARNING')))
+      .filter(
+        (c) =>
+          !faults.some(({ run }) => run?.verdictOf(c.id) === (c.level === 'must' ? 'FAILED' : 'WARNING')),
+      )
       .map((c) => `${c.id} (${c.level})`);
-    assert.deepEqual(uncaught, [], 'checks no fault of the sandbox makes fail: add a fault to sandbox/scenarios.ts');
+    assert.deepEqual(
+      uncaught,
+      [],
+      'checks no fault of the sandbox makes fail: add a fault to sandbox/scenarios.ts',
+    );
   });
 });

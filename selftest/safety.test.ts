@@ -17,8 +17,18 @@ const PAYEE = {
   PIX_PAYEE_NAME: 'Double Payee',
 };
 
-function liveAgainst(double: ProviderDouble, reportDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { PIX_BASE_URL: double.url, ...DOUBLE_CREDENTIALS, PIX_REPORT_DIR: reportDir, PIX_WEBHOOK_TIMEOUT_MS: '300', ...extra };
+function liveAgainst(
+  double: ProviderDouble,
+  reportDir: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PIX_BASE_URL: double.url,
+    ...DOUBLE_CREDENTIALS,
+    PIX_REPORT_DIR: reportDir,
+    PIX_WEBHOOK_TIMEOUT_MS: '300',
+    ...extra,
+  };
 }
 
 describe('safety against a live environment', () => {
@@ -48,21 +58,30 @@ describe('safety against a live environment', () => {
     after(() => double.close());
 
     it('refuses to start when the plan exceeds the budget, before any request', async () => {
-      const run = await runSuite(liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE, PIX_MAX_PAYOUTS: '5' }));
+      const run = await runSuite(
+        liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE, PIX_MAX_PAYOUTS: '5' }),
+      );
       assert.equal(run.code, 2);
       assert.match(run.stderr, /PIX_MAX_PAYOUTS/);
       assert.equal(double.issuedTokens.length + double.withdrawals.length, 0);
     });
 
     it('writes each withdrawal to the ledger before the provider receives it', async () => {
-      const run = await runSuite(liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE }), ['--grep', '@payout']);
+      const run = await runSuite(liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE }), [
+        '--grep',
+        '@payout',
+      ]);
       assert.notEqual(run.code, 2, run.stderr);
       assert.ok(double.withdrawals.length >= 30, `only ${double.withdrawals.length} withdrawals arrived`);
       assert.deepEqual(double.unledgered, []);
       const ledger = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8');
       const intents = ledger.split('\n').filter((line) => line.includes('"type":"intent"'));
       assert.equal(intents.length, double.withdrawals.length, 'one intent line per withdrawal that arrived');
-      for (const secret of [DOUBLE_CREDENTIALS.PIX_CLIENT_SECRET, DOUBLE_CREDENTIALS.PIX_CERT_CLIENT, ...double.issuedTokens]) {
+      for (const secret of [
+        DOUBLE_CREDENTIALS.PIX_CLIENT_SECRET,
+        DOUBLE_CREDENTIALS.PIX_CERT_CLIENT,
+        ...double.issuedTokens,
+      ]) {
         assert.ok(!ledger.includes(secret), 'the ledger holds no secret');
       }
       assert.ok(!ledger.includes(PAYEE.PIX_PAYEE_KEY), 'the payee key is masked');
@@ -78,11 +97,17 @@ describe('safety against a live environment', () => {
     after(() => double.close());
 
     it('is sent once, recorded as outcome unknown, and the run ends in a suite error', async () => {
-      const env = liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE, PIX_REQUEST_TIMEOUT_MS: '400' });
+      const env = liveAgainst(double, reportDir, {
+        PIX_ALLOW_PAYOUTS: '1',
+        ...PAYEE,
+        PIX_REQUEST_TIMEOUT_MS: '400',
+      });
       const run = await runSuite(env, ['--grep', 'accepts a valid withdrawal']);
       assert.equal(double.withdrawals.length, 1);
       assert.equal(run.code, 2);
-      const outcomes = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"outcome"'));
+      const outcomes = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"outcome"'));
       assert.equal(outcomes.length, 1);
       assert.match(outcomes[0] ?? '', /"outcome":"unknown"/);
     });

@@ -13,7 +13,11 @@ interface Example {
 }
 
 const document = parse(readFileSync(SPEC_PATH, 'utf8')) as {
-  components: { requestBodies: { WithdrawRequest: { content: { 'application/json': { examples: Record<string, Example> } } } } };
+  components: {
+    requestBodies: {
+      WithdrawRequest: { content: { 'application/json': { examples: Record<string, Example> } } };
+    };
+  };
 };
 const examples = document.components.requestBodies.WithdrawRequest.content['application/json'].examples;
 
@@ -37,7 +41,13 @@ describe('the spec', () => {
     const spec = loadSpec();
     assert.deepEqual(
       credentialCases(spec, 'createToken').map((c) => `${c.credential.header}:${c.variant}`),
-      ['client_id:missing', 'client_id:wrong', 'cert_client:missing', 'cert_client:wrong', 'cert_client:malformed'],
+      [
+        'client_id:missing',
+        'client_id:wrong',
+        'cert_client:missing',
+        'cert_client:wrong',
+        'cert_client:malformed',
+      ],
     );
     assert.deepEqual(
       credentialCases(spec, 'createWithdraw').map((c) => `${c.credential.header}:${c.variant}`),
@@ -52,7 +62,10 @@ describe('the spec', () => {
         'Authorization:random',
       ],
     );
-    assert.deepEqual(plainHeaderCases(spec, 'createWithdraw').map((c) => c.check.id), ['PAYMENT-ACCEPT-MISSING', 'PAYMENT-ACCEPT-NOT-JSON']);
+    assert.deepEqual(
+      plainHeaderCases(spec, 'createWithdraw').map((c) => c.check.id),
+      ['PAYMENT-ACCEPT-MISSING', 'PAYMENT-ACCEPT-NOT-JSON'],
+    );
   });
 
   it('derives a wrong-type case for every body field and a missing-field case for every field without a documented default', () => {
@@ -69,7 +82,10 @@ describe('the spec', () => {
     const checks = catalogue();
     assert.equal(new Set(checks.map((c) => c.id)).size, checks.length);
     for (const check of checks) {
-      assert.ok(clauses.some((clause) => check.clause.includes(clause)), `${check.id}: ${check.clause}`);
+      assert.ok(
+        clauses.some((clause) => check.clause.includes(clause)),
+        `${check.id}: ${check.clause}`,
+      );
       assert.ok(check.reason.length > 20, check.id);
     }
   });

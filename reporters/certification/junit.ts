@@ -6,18 +6,25 @@
 import type { Certification, CheckResult } from './model.ts';
 
 function xml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // XML 1.0 forbids most control characters even when escaped.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return (
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      // XML 1.0 forbids most control characters even when escaped.
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point here.
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+  );
 }
 
 function evidenceText(check: CheckResult): string {
   return (check.evidence ?? [])
-    .map((e) => [e.reason, e.expected && `expected: ${e.expected}`, e.actual && `actual: ${e.actual}`, e.reproduction].filter(Boolean).join('\n'))
+    .map((e) =>
+      [e.reason, e.expected && `expected: ${e.expected}`, e.actual && `actual: ${e.actual}`, e.reproduction]
+        .filter(Boolean)
+        .join('\n'),
+    )
     .join('\n\n');
 }
 
@@ -40,7 +47,8 @@ export function renderJunit(report: Certification): string {
   const { counts, run } = report;
   const total = counts.PASSED + counts.WARNING + counts.FAILED + counts.SKIPPED;
   const errors = report.suiteErrors.map(
-    (e) => `    <testcase classname="suite" name="${xml(e.test ?? 'outside any test')}" time="0">\n      <error message="${xml(e.message)}"/>\n    </testcase>`,
+    (e) =>
+      `    <testcase classname="suite" name="${xml(e.test ?? 'outside any test')}" time="0">\n      <error message="${xml(e.message)}"/>\n    </testcase>`,
   );
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -66,24 +66,32 @@ export async function startProviderDouble(options: DoubleOptions): Promise<Provi
   const json = (res: ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
+  /** The status and body to answer, or no status to leave the request hanging. */
+  const answer = (req: IncomingMessage, text: string): [number | undefined, unknown] => {
+    if (req.url?.endsWith('/auth/token')) {
+      const known =
+        req.headers.client_id === DOUBLE_CREDENTIALS.PIX_CLIENT_ID &&
+        req.headers.cert_client === DOUBLE_CREDENTIALS.PIX_CERT_CLIENT;
+      if (!known) return [403, { error: 'forbidden' }];
+      const token = `double-token-${issuedTokens.length}-canary-5b1e77d2`;
+      issuedTokens.push(token);
+      return [200, { access_token: token }];
+    }
+    if (req.url?.endsWith('/pix/payment')) {
+      const code = codeOf(text);
+      withdrawals.push(code ?? '(no code)');
+      // Bodies without a string code (not JSON, wrong type) are matched to the ledger by count instead.
+      if (code !== undefined && !ledgerHasIntent(options.reportDir, code)) unledgered.push(code);
+      return options.hangWithdrawals === true
+        ? [undefined, undefined]
+        : [403, { error: 'refused by the double' }];
+    }
+    return [404, { error: 'not found' }];
+  };
   const server = createServer((req, res) => {
     void readBody(req).then((text) => {
-      if (req.url?.endsWith('/auth/token')) {
-        const known = req.headers.client_id === DOUBLE_CREDENTIALS.PIX_CLIENT_ID && req.headers.cert_client === DOUBLE_CREDENTIALS.PIX_CERT_CLIENT;
-        if (!known) return json(res, 403, { error: 'forbidden' });
-        const token = `double-token-${issuedTokens.length}-canary-5b1e77d2`;
-        issuedTokens.push(token);
-        return json(res, 200, { access_token: token });
-      }
-      if (req.url?.endsWith('/pix/payment')) {
-        const code = codeOf(text);
-        withdrawals.push(code ?? '(no code)');
-        // Negative cases send bodies without a string code (not JSON, wrong type); their ledger lines are checked by count.
-        if (code !== undefined && !ledgerHasIntent(options.reportDir, code)) unledgered.push(code);
-        if (options.hangWithdrawals === true) return undefined;
-        return json(res, 403, { error: 'refused by the double' });
-      }
-      return json(res, 404, { error: 'not found' });
+      const [status, body] = answer(req, text);
+      if (status !== undefined) json(res, status, body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

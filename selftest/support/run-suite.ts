@@ -39,7 +39,11 @@ function cleanEnvironment(env: Record<string, string>, reportDir: string): NodeJ
   return { ...base, CI: '1', FORCE_COLOR: '0', PIX_REPORT_DIR: reportDir, ...env };
 }
 
-export function runSuite(env: Record<string, string>, args: readonly string[] = [], timeoutMs = 120_000): Promise<SuiteRun> {
+export function runSuite(
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  timeoutMs = 120_000,
+): Promise<SuiteRun> {
   const reportDir = env.PIX_REPORT_DIR ?? mkdtempSync(join(tmpdir(), 'pix-run-'));
   return new Promise((resolve) => {
     execFile(
@@ -48,7 +52,9 @@ export function runSuite(env: Record<string, string>, args: readonly string[] = 
       { cwd: ROOT, env: cleanEnvironment(env, reportDir), timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const path = join(reportDir, 'certification.json');
-        const report = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Certification) : undefined;
+        const report = existsSync(path)
+          ? (JSON.parse(readFileSync(path, 'utf8')) as Certification)
+          : undefined;
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
         resolve({
           code,

@@ -7,8 +7,7 @@ import type { Check, Violation } from './checks/check.ts';
 import { defineCheck } from './checks/check.ts';
 import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal, type RefusalRule } from './checks/refusal.ts';
 import type { Capability } from './checks/types.ts';
-import type { Exchange } from './http.ts';
-import { describeResponse } from './http.ts';
+import { describeResponse, type Exchange } from './exchange.ts';
 import type { BodyField, CredentialHeader, OperationId, OperationModel, SpecModel } from './spec.ts';
 
 /** How a credential header is made wrong; `omit` removes it. */
@@ -40,14 +39,24 @@ export interface BodyCase {
 }
 
 const OPERATION_PREFIX: Record<OperationId, string> = { createToken: 'TOKEN', createWithdraw: 'PAYMENT' };
-const OPERATION_NAME: Record<OperationId, string> = { createToken: 'token request', createWithdraw: 'withdrawal' };
+const OPERATION_NAME: Record<OperationId, string> = {
+  createToken: 'token request',
+  createWithdraw: 'withdrawal',
+};
 
 /** Payment requests may be accepted by a lax provider, so every one of them is a possible payout. */
 function needsFor(operation: OperationId, provider: boolean): Capability[] {
-  return [...(provider ? (['provider'] as const) : []), ...(operation === 'createWithdraw' ? (['payout'] as const) : [])];
+  return [
+    ...(provider ? (['provider'] as const) : []),
+    ...(operation === 'createWithdraw' ? (['payout'] as const) : []),
+  ];
 }
 
-const slug = (text: string): string => text.toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (text: string): string =>
+  text
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 interface VariantSpec {
   readonly variant: CredentialVariant;
@@ -60,22 +69,57 @@ interface VariantSpec {
 function variantsOf(credential: CredentialHeader): VariantSpec[] {
   if (credential.kind === 'token') {
     return [
-      { variant: 'missing', describe: () => 'without Authorization', rule: REFUSAL_RULES.bearer, mockCanJudge: true },
-      { variant: 'not-bearer', describe: () => 'with the token under a scheme other than Bearer', rule: REFUSAL_RULES.bearer, mockCanJudge: true },
-      { variant: 'forged', describe: () => 'with a forged bearer token (the real one altered)', rule: REFUSAL_RULES.bearer, mockCanJudge: false },
-      { variant: 'random', describe: () => 'with a random bearer token', rule: REFUSAL_RULES.bearer, mockCanJudge: false },
+      {
+        variant: 'missing',
+        describe: () => 'without Authorization',
+        rule: REFUSAL_RULES.bearer,
+        mockCanJudge: true,
+      },
+      {
+        variant: 'not-bearer',
+        describe: () => 'with the token under a scheme other than Bearer',
+        rule: REFUSAL_RULES.bearer,
+        mockCanJudge: true,
+      },
+      {
+        variant: 'forged',
+        describe: () => 'with a forged bearer token (the real one altered)',
+        rule: REFUSAL_RULES.bearer,
+        mockCanJudge: false,
+      },
+      {
+        variant: 'random',
+        describe: () => 'with a random bearer token',
+        rule: REFUSAL_RULES.bearer,
+        mockCanJudge: false,
+      },
     ];
   }
   return [
-    { variant: 'missing', describe: (h) => `without ${h}`, rule: REFUSAL_RULES.credentialMissing, mockCanJudge: true },
+    {
+      variant: 'missing',
+      describe: (h) => `without ${h}`,
+      rule: REFUSAL_RULES.credentialMissing,
+      mockCanJudge: true,
+    },
     {
       variant: 'wrong',
-      describe: (h) => (credential.kind === 'certificate' ? `with a ${h} that is valid base64 but not the client's` : `with a wrong ${h}`),
+      describe: (h) =>
+        credential.kind === 'certificate'
+          ? `with a ${h} that is valid base64 but not the client's`
+          : `with a wrong ${h}`,
       rule: REFUSAL_RULES.credentialWrong,
       mockCanJudge: false,
     },
     ...(credential.base64
-      ? [{ variant: 'malformed' as const, describe: (h: string) => `with a ${h} that is not base64`, rule: REFUSAL_RULES.credentialMalformed, mockCanJudge: false }]
+      ? [
+          {
+            variant: 'malformed' as const,
+            describe: (h: string) => `with a ${h} that is not base64`,
+            rule: REFUSAL_RULES.credentialMalformed,
+            mockCanJudge: false,
+          },
+        ]
       : []),
   ];
 }
@@ -105,7 +149,13 @@ export function credentialCases(spec: SpecModel, operation: OperationId): Creden
 /** A missing or non-JSON Accept may be refused or tolerated; only a server error breaks the document. */
 function judgePlainHeader(exchange: Exchange): Violation[] {
   if (exchange.response.status < 500) return [];
-  return [{ verdict: 'FAILED', expected: 'served or refused, not a server error', actual: describeResponse(exchange.response) }];
+  return [
+    {
+      verdict: 'FAILED',
+      expected: 'served or refused, not a server error',
+      actual: describeResponse(exchange.response),
+    },
+  ];
 }
 
 export function plainHeaderCases(spec: SpecModel, operation: OperationId): PlainHeaderCase[] {
@@ -139,7 +189,10 @@ export function plainHeaderCases(spec: SpecModel, operation: OperationId): Plain
 const WRONG_TYPE_VALUE = { wrong_type: true } as const;
 
 function wrongTypeCase(field: BodyField): BodyCase {
-  const rule = field.name === 'key_pix' || field.name === 'key_type' ? REFUSAL_RULES.invalidKey : REFUSAL_RULES.invalidBody;
+  const rule =
+    field.name === 'key_pix' || field.name === 'key_type'
+      ? REFUSAL_RULES.invalidKey
+      : REFUSAL_RULES.invalidBody;
   return {
     mutation: { kind: 'set', field: field.name, value: WRONG_TYPE_VALUE },
     check: defineCheck<Exchange>(
@@ -171,7 +224,8 @@ function malformedBodyCase({ suffix, body, describe }: (typeof MALFORMED_BODIES)
         title: `Refuses a withdrawal with ${describe}`,
         clause: '§4.2, §2.1, §7',
         level: 'must',
-        reason: 'The request body is the withdraw request of §2.1, a JSON object (§4.2); anything else is a bad request.',
+        reason:
+          'The request body is the withdraw request of §2.1, a JSON object (§4.2); anything else is a bad request.',
         needs: ['payout'],
       },
       (exchange) => judgeRefusal(REFUSAL_RULES.invalidBody, exchange),
@@ -179,7 +233,13 @@ function malformedBodyCase({ suffix, body, describe }: (typeof MALFORMED_BODIES)
   };
 }
 
-function silentCase(id: string, title: string, clause: string, mutation: BodyMutation, why: string): BodyCase {
+function silentCase(
+  id: string,
+  title: string,
+  clause: string,
+  mutation: BodyMutation,
+  why: string,
+): BodyCase {
   return {
     mutation,
     check: defineCheck<Exchange>(
@@ -200,13 +260,62 @@ function missingFieldCase(field: BodyField): BodyCase {
 }
 
 /** Values the document never rules on; the expectations come from public Pix rules (pix-domain.md). */
-const SILENT_VALUES: readonly { id: string; field: string; value: unknown; title: string; clause: string; why: string }[] = [
-  { id: 'AMOUNT-ZERO', field: 'amount', value: 0, title: 'an amount of 0', clause: '§8 (not shown)', why: 'a Pix moves at least 0.01 BRL' },
-  { id: 'AMOUNT-NEGATIVE', field: 'amount', value: -0.01, title: 'a negative amount', clause: '§8 (not shown)', why: 'a withdrawal of a negative amount is meaningless' },
-  { id: 'AMOUNT-THREE-DECIMALS', field: 'amount', value: 0.011, title: 'an amount with three decimals', clause: '§2.1 (not shown)', why: 'Pix amounts are in BRL with two decimals' },
-  { id: 'POSTBACK-NOT-URL', field: 'PostBackUrl', value: 'not a url', title: 'a PostBackUrl that is not a URL', clause: '§2.1 (not shown), §6', why: 'the webhook (§6) cannot be posted to an address that is not one' },
-  { id: 'KEY-TYPE-UNKNOWN', field: 'key_type', value: 'NOT_A_KEY_TYPE', title: 'an unknown key_type', clause: '§2.1 (not shown)', why: 'the central bank knows five key types: CPF, CNPJ, PHONE, EMAIL and EVP' },
-  { id: 'NAME-TOO-LONG', field: 'name', value: 'N'.repeat(300), title: 'a 300-character name', clause: '§8 (not shown)', why: 'Pix messages carry names of at most 140 characters' },
+const SILENT_VALUES: readonly {
+  id: string;
+  field: string;
+  value: unknown;
+  title: string;
+  clause: string;
+  why: string;
+}[] = [
+  {
+    id: 'AMOUNT-ZERO',
+    field: 'amount',
+    value: 0,
+    title: 'an amount of 0',
+    clause: '§8 (not shown)',
+    why: 'a Pix moves at least 0.01 BRL',
+  },
+  {
+    id: 'AMOUNT-NEGATIVE',
+    field: 'amount',
+    value: -0.01,
+    title: 'a negative amount',
+    clause: '§8 (not shown)',
+    why: 'a withdrawal of a negative amount is meaningless',
+  },
+  {
+    id: 'AMOUNT-THREE-DECIMALS',
+    field: 'amount',
+    value: 0.011,
+    title: 'an amount with three decimals',
+    clause: '§2.1 (not shown)',
+    why: 'Pix amounts are in BRL with two decimals',
+  },
+  {
+    id: 'POSTBACK-NOT-URL',
+    field: 'PostBackUrl',
+    value: 'not a url',
+    title: 'a PostBackUrl that is not a URL',
+    clause: '§2.1 (not shown), §6',
+    why: 'the webhook (§6) cannot be posted to an address that is not one',
+  },
+  {
+    id: 'KEY-TYPE-UNKNOWN',
+    field: 'key_type',
+    value: 'NOT_A_KEY_TYPE',
+    title: 'an unknown key_type',
+    clause: '§2.1 (not shown)',
+    why: 'the central bank knows five key types: CPF, CNPJ, PHONE, EMAIL and EVP',
+  },
+  {
+    id: 'NAME-TOO-LONG',
+    field: 'name',
+    value: 'N'.repeat(300),
+    title: 'a 300-character name',
+    clause: '§8 (not shown)',
+    why: 'Pix messages carry names of at most 140 characters',
+  },
 ];
 
 export function bodyCases(spec: SpecModel): BodyCase[] {
@@ -215,7 +324,13 @@ export function bodyCases(spec: SpecModel): BodyCase[] {
     ...MALFORMED_BODIES.map(malformedBodyCase),
     ...spec.bodyFields.filter((f) => !f.mayBeOmitted).map(missingFieldCase),
     ...SILENT_VALUES.map((s) =>
-      silentCase(`PAYMENT-BODY-${s.id}`, `Refuses a withdrawal with ${s.title}`, s.clause, { kind: 'set', field: s.field, value: s.value }, s.why),
+      silentCase(
+        `PAYMENT-BODY-${s.id}`,
+        `Refuses a withdrawal with ${s.title}`,
+        s.clause,
+        { kind: 'set', field: s.field, value: s.value },
+        s.why,
+      ),
     ),
   ];
 }

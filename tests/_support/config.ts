@@ -152,7 +152,11 @@ class Reader {
     const value = this.text(name);
     if (value === undefined || value === '0') return false;
     if (value === '1') return true;
-    throw new ConfigError(name, `is '${value}'`, `Set it to 1 to enable or 0 (or leave it unset) to disable.`);
+    throw new ConfigError(
+      name,
+      `is '${value}'`,
+      `Set it to 1 to enable or 0 (or leave it unset) to disable.`,
+    );
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {
@@ -192,7 +196,11 @@ function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError('PIX_BASE_URL', `'${raw}' is not a URL`, 'Use the base address, e.g. https://api.example.com.');
+    throw new ConfigError(
+      'PIX_BASE_URL',
+      `'${raw}' is not a URL`,
+      'Use the base address, e.g. https://api.example.com.',
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError('PIX_BASE_URL', `uses ${url.protocol}`, 'Use an https:// address.');
@@ -217,12 +225,24 @@ function readCertClient(read: Reader): string {
     throw new ConfigError('PIX_CERT_FILE', 'is set together with PIX_CERT_CLIENT', 'Set only one of them.');
   }
   if (file !== undefined) {
-    if (!existsSync(file)) throw new ConfigError('PIX_CERT_FILE', `'${file}' does not exist`, 'Give the path of the public key file.');
+    if (!existsSync(file))
+      throw new ConfigError(
+        'PIX_CERT_FILE',
+        `'${file}' does not exist`,
+        'Give the path of the public key file.',
+      );
     return readFileSync(file).toString('base64');
   }
-  const value = read.required('PIX_CERT_CLIENT', 'Set PIX_CERT_CLIENT to the base64 cert_client value, or PIX_CERT_FILE to the public key file.');
+  const value = read.required(
+    'PIX_CERT_CLIENT',
+    'Set PIX_CERT_CLIENT to the base64 cert_client value, or PIX_CERT_FILE to the public key file.',
+  );
   if (!isBase64(value)) {
-    throw new ConfigError('PIX_CERT_CLIENT', 'is not base64', 'Give the cert_client header value exactly as sent (base64 of the certificate public key), or use PIX_CERT_FILE.');
+    throw new ConfigError(
+      'PIX_CERT_CLIENT',
+      'is not base64',
+      'Give the cert_client header value exactly as sent (base64 of the certificate public key), or use PIX_CERT_FILE.',
+    );
   }
   return value;
 }
@@ -231,7 +251,11 @@ function readAmount(read: Reader): { amountText: string; amount: number } {
   const amountText = read.text('PIX_AMOUNT') ?? DEFAULT_AMOUNT;
   const amount = Number(amountText);
   if (!/^\d{1,10}(\.\d{1,2})?$/.test(amountText) || !(amount > 0)) {
-    throw new ConfigError('PIX_AMOUNT', `is '${amountText}'`, 'Use a positive amount in BRL with at most two decimals, e.g. 0.01.');
+    throw new ConfigError(
+      'PIX_AMOUNT',
+      `is '${amountText}'`,
+      'Use a positive amount in BRL with at most two decimals, e.g. 0.01.',
+    );
   }
   return { amountText, amount };
 }
@@ -240,7 +264,11 @@ function readMaxTotal(read: Reader, fallback: number): number {
   const value = read.text('PIX_MAX_TOTAL');
   if (value === undefined) return fallback;
   if (!/^\d{1,10}(\.\d{1,2})?$/.test(value)) {
-    throw new ConfigError('PIX_MAX_TOTAL', `is '${value}'`, 'Use an amount in BRL with at most two decimals, e.g. 1.00.');
+    throw new ConfigError(
+      'PIX_MAX_TOTAL',
+      `is '${value}'`,
+      'Use an amount in BRL with at most two decimals, e.g. 1.00.',
+    );
   }
   return Number(value);
 }
@@ -250,19 +278,33 @@ function readPayee(read: Reader, required: boolean): Payee {
     const keyType = read.text('PIX_PAYEE_KEY_TYPE');
     if (keyType === undefined) return MOCK_PAYEE;
   }
-  const why = 'Withdrawals go only to your own payee: set PIX_PAYEE_KEY_TYPE, PIX_PAYEE_KEY, PIX_PAYEE_DOCUMENT and PIX_PAYEE_NAME.';
+  const why =
+    'Withdrawals go only to your own payee: set PIX_PAYEE_KEY_TYPE, PIX_PAYEE_KEY, PIX_PAYEE_DOCUMENT and PIX_PAYEE_NAME.';
   const keyType = read.required('PIX_PAYEE_KEY_TYPE', why);
   const key = read.required('PIX_PAYEE_KEY', why);
   const document = read.required('PIX_PAYEE_DOCUMENT', why);
   const name = read.required('PIX_PAYEE_NAME', why);
   const kind = keyKindOf(keyType);
   if (kind === undefined) {
-    throw new ConfigError('PIX_PAYEE_KEY_TYPE', `'${keyType}' is not a Pix key type the suite knows`, 'Use CPF, CNPJ, PHONE, EMAIL or EVP, in the spelling your provider expects (e.g. cpf, email, random, aleatoria).');
+    throw new ConfigError(
+      'PIX_PAYEE_KEY_TYPE',
+      `'${keyType}' is not a Pix key type the suite knows`,
+      'Use CPF, CNPJ, PHONE, EMAIL or EVP, in the spelling your provider expects (e.g. cpf, email, random, aleatoria).',
+    );
   }
   const problem = keyProblem(kind, key);
-  if (problem !== undefined) throw new ConfigError('PIX_PAYEE_KEY', `does not fit PIX_PAYEE_KEY_TYPE=${keyType}`, `By the central bank's rules, ${problem}.`);
+  if (problem !== undefined)
+    throw new ConfigError(
+      'PIX_PAYEE_KEY',
+      `does not fit PIX_PAYEE_KEY_TYPE=${keyType}`,
+      `By the central bank's rules, ${problem}.`,
+    );
   if (!isValidDocument(document)) {
-    throw new ConfigError('PIX_PAYEE_DOCUMENT', 'is not a valid CPF or CNPJ', 'Give 11 digits (CPF) or 14 characters (CNPJ) with valid check digits, no punctuation.');
+    throw new ConfigError(
+      'PIX_PAYEE_DOCUMENT',
+      'is not a valid CPF or CNPJ',
+      'Give 11 digits (CPF) or 14 characters (CNPJ) with valid check digits, no punctuation.',
+    );
   }
   return { keyType, key, document, name };
 }
@@ -270,7 +312,11 @@ function readPayee(read: Reader, required: boolean): Payee {
 function readWebhook(read: Reader, mode: Mode): WebhookSettings {
   const publicUrl = read.text('PIX_WEBHOOK_PUBLIC_URL');
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
-    throw new ConfigError('PIX_WEBHOOK_PUBLIC_URL', `'${publicUrl}' is not a URL`, 'Give the base address the provider can reach, e.g. https://hooks.example.com/pix.');
+    throw new ConfigError(
+      'PIX_WEBHOOK_PUBLIC_URL',
+      `'${publicUrl}' is not a URL`,
+      'Give the base address the provider can reach, e.g. https://hooks.example.com/pix.',
+    );
   }
   const timeoutMs = read.integer('PIX_WEBHOOK_TIMEOUT_MS', mode === 'live' ? 15_000 : 3_000, 100, 120_000);
   return {
@@ -293,7 +339,11 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
   const allowPayouts = read.flag('PIX_ALLOW_PAYOUTS');
   const why = 'Live mode (PIX_BASE_URL is set) needs the credentials issued in your client dashboard.';
   const credentials = live
-    ? { clientId: read.required('PIX_CLIENT_ID', why), clientSecret: read.required('PIX_CLIENT_SECRET', why), certClient: readCertClient(read) }
+    ? {
+        clientId: read.required('PIX_CLIENT_ID', why),
+        clientSecret: read.required('PIX_CLIENT_SECRET', why),
+        certClient: readCertClient(read),
+      }
     : MOCK_CREDENTIALS;
   const { amountText, amount } = readAmount(read);
   const maxPayouts = read.integer('PIX_MAX_PAYOUTS', DEFAULT_MAX_PAYOUTS, 0, 10_000);
@@ -303,7 +353,11 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
   }
   const tokenField = read.text('PIX_TOKEN_FIELD') ?? 'access_token';
   if (!/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/.test(tokenField)) {
-    throw new ConfigError('PIX_TOKEN_FIELD', `is '${tokenField}'`, 'Give a field name or a dotted path, e.g. access_token or data.token.');
+    throw new ConfigError(
+      'PIX_TOKEN_FIELD',
+      `is '${tokenField}'`,
+      'Give a field name or a dotted path, e.g. access_token or data.token.',
+    );
   }
   return {
     mode,

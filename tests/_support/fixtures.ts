@@ -38,12 +38,22 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring pattern.
   spec: [async ({}, use) => use(loadSpec()), { scope: 'worker' }],
-  ledger: [async ({ target }, use) => use(new Ledger(target.config.reportDir, target.runId)), { scope: 'worker' }],
-  webhooks: [async ({ target }, use) => use(new WebhookClient(target.webhookControlUrl)), { scope: 'worker' }],
+  ledger: [
+    async ({ target }, use) => use(new Ledger(target.config.reportDir, target.runId)),
+    { scope: 'worker' },
+  ],
+  webhooks: [
+    async ({ target }, use) => use(new WebhookClient(target.webhookControlUrl)),
+    { scope: 'worker' },
+  ],
   httpContext: [
     async ({ target }, use) => {
       // No retries, no redirects followed, TLS verified: the suite is the most careful client the environment sees.
-      const context = await request.newContext({ ignoreHTTPSErrors: false, extraHTTPHeaders: {}, timeout: target.config.requestTimeoutMs });
+      const context = await request.newContext({
+        ignoreHTTPSErrors: false,
+        extraHTTPHeaders: {},
+        timeout: target.config.requestTimeoutMs,
+      });
       await use(context);
       await context.dispose();
     },

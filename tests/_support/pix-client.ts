@@ -3,10 +3,17 @@
  * must pass; every withdrawal is gated, written to the ledger before it is sent and never retried.
  */
 import type { APIRequestContext } from '@playwright/test';
-import type { Exchange } from './http.ts';
+import type { Exchange } from './exchange.ts';
 import { send } from './http.ts';
 import type { Ledger } from './ledger.ts';
-import { type Headers, paymentHeaders, tokenHeaders, validBody, withdrawalCode, type WithdrawBody } from './requests.ts';
+import {
+  type Headers,
+  paymentHeaders,
+  tokenHeaders,
+  validBody,
+  withdrawalCode,
+  type WithdrawBody,
+} from './requests.ts';
 import { shapeOf } from './shape.ts';
 import type { Target } from './target.ts';
 import type { Verifier } from './verifier.ts';
@@ -52,7 +59,12 @@ export class PixClient {
     const exchange = await send(
       this.http,
       'createToken',
-      { method: 'POST', url: `${this.target.baseUrl}${OPERATION_PATHS.createToken}`, headers, body: undefined },
+      {
+        method: 'POST',
+        url: `${this.target.baseUrl}${OPERATION_PATHS.createToken}`,
+        headers,
+        body: undefined,
+      },
       this.config.requestTimeoutMs,
     );
     registerIssuedToken(exchange, this.config.tokenField);
@@ -64,7 +76,8 @@ export class PixClient {
   /** The worker's access token; without one the test cannot run and is SKIPPED with the reason. */
   async token(checks: Parameters<Verifier['skip']>[0]): Promise<string> {
     const result = await this.session.token();
-    if ('failure' in result) this.verify.skip(checks, `no access token: ${result.failure} (see TOKEN-ISSUED and TOKEN-FIELD)`);
+    if ('failure' in result)
+      this.verify.skip(checks, `no access token: ${result.failure} (see TOKEN-ISSUED and TOKEN-FIELD)`);
     return result.token;
   }
 
@@ -83,16 +96,38 @@ export class PixClient {
    * Sends one withdrawal request, exactly once. The ledger line is on disk before the request
    * leaves; a request with no response is recorded as "outcome unknown" and never resent.
    */
-  async withdraw(checkId: string, withdrawal: NewWithdrawal, headers: Headers, body: string | undefined, alsoAllowed: readonly number[] = []): Promise<Exchange> {
+  async withdraw(
+    checkId: string,
+    withdrawal: NewWithdrawal,
+    headers: Headers,
+    body: string | undefined,
+    alsoAllowed: readonly number[] = [],
+  ): Promise<Exchange> {
     const missing = this.target.missing('payout');
     if (missing !== undefined) throw new Error(`Refusing to send POST /pix/payment: ${missing}.`);
     const url = `${this.target.baseUrl}${OPERATION_PATHS.createWithdraw}`;
-    this.ledger.intent({ checkId, code: withdrawal.code, amount: amountIn(body), payeeKey: this.config.payee.key, url });
+    this.ledger.intent({
+      checkId,
+      code: withdrawal.code,
+      amount: amountIn(body),
+      payeeKey: this.config.payee.key,
+      url,
+    });
     let exchange: Exchange;
     try {
-      exchange = await send(this.http, 'createWithdraw', { method: 'POST', url, headers, body }, this.config.requestTimeoutMs);
+      exchange = await send(
+        this.http,
+        'createWithdraw',
+        { method: 'POST', url, headers, body },
+        this.config.requestTimeoutMs,
+      );
     } catch (error) {
-      this.ledger.outcome({ code: withdrawal.code, status: null, outcome: 'unknown', note: 'no response: outcome unknown, not retried; check with the provider' });
+      this.ledger.outcome({
+        code: withdrawal.code,
+        status: null,
+        outcome: 'unknown',
+        note: 'no response: outcome unknown, not retried; check with the provider',
+      });
       throw error;
     }
     const { status, json } = exchange.response;
@@ -130,7 +165,7 @@ function registerIssuedToken(exchange: Exchange, field: string): unknown {
 
 function amountIn(body: string | undefined): unknown {
   try {
-    return body === undefined ? null : (JSON.parse(body) as { amount?: unknown }).amount ?? null;
+    return body === undefined ? null : ((JSON.parse(body) as { amount?: unknown }).amount ?? null);
   } catch {
     return null;
   }
@@ -146,14 +181,21 @@ export function workerSession(target: Target, http: APIRequestContext, workerInd
       pending ??= send(
         http,
         'createToken',
-        { method: 'POST', url: `${target.baseUrl}${OPERATION_PATHS.createToken}`, headers: tokenHeaders(target.config), body: undefined },
+        {
+          method: 'POST',
+          url: `${target.baseUrl}${OPERATION_PATHS.createToken}`,
+          headers: tokenHeaders(target.config),
+          body: undefined,
+        },
         target.config.requestTimeoutMs,
       ).then(
         (exchange) => {
           const token = registerIssuedToken(exchange, target.config.tokenField);
           return exchange.response.status === 200 && typeof token === 'string' && token !== ''
             ? { token }
-            : { failure: `the token request answered ${exchange.response.status} without a token at '${target.config.tokenField}'` };
+            : {
+                failure: `the token request answered ${exchange.response.status} without a token at '${target.config.tokenField}'`,
+              };
         },
         (error: unknown) => ({ failure: error instanceof Error ? error.message : String(error) }),
       );

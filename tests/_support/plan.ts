@@ -14,7 +14,7 @@ export const FIXED_WITHDRAWALS = {
   /** A first withdrawal and its duplicate, for check_code true, false and left out. */
   'CHECK-CODE': 6,
   /** One accepted withdrawal whose webhook is awaited, one refused whose webhook must not come. */
-  'WEBHOOK': 2,
+  WEBHOOK: 2,
 } as const;
 
 export interface PlanLine {
@@ -42,12 +42,22 @@ export function withdrawalPlan(spec: SpecModel, amount: number): PayoutPlan {
 }
 
 /** Why the plan may not run under the configured budget, or undefined when it may. */
-export function budgetProblem(plan: PayoutPlan, maxPayouts: number, maxTotal: number): { variable: string; problem: string } | undefined {
+export function budgetProblem(
+  plan: PayoutPlan,
+  maxPayouts: number,
+  maxTotal: number,
+): { variable: string; problem: string } | undefined {
   if (plan.mostAccepted > maxPayouts) {
-    return { variable: 'PIX_MAX_PAYOUTS', problem: `the plan may make ${plan.mostAccepted} payouts, more than PIX_MAX_PAYOUTS=${maxPayouts}` };
+    return {
+      variable: 'PIX_MAX_PAYOUTS',
+      problem: `the plan may make ${plan.mostAccepted} payouts, more than PIX_MAX_PAYOUTS=${maxPayouts}`,
+    };
   }
   if (plan.total > maxTotal + 1e-9) {
-    return { variable: 'PIX_MAX_TOTAL', problem: `the plan may pay out ${plan.total.toFixed(2)} BRL in all, more than PIX_MAX_TOTAL=${maxTotal.toFixed(2)}` };
+    return {
+      variable: 'PIX_MAX_TOTAL',
+      problem: `the plan may pay out ${plan.total.toFixed(2)} BRL in all, more than PIX_MAX_TOTAL=${maxTotal.toFixed(2)}`,
+    };
   }
   return undefined;
 }

@@ -15,9 +15,19 @@ function open(url: URL, address: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket: Socket =
       url.protocol === 'https:'
-        ? tlsConnect({ host: address, port, servername: url.hostname, rejectUnauthorized: true }, () => done())
+        ? tlsConnect({ host: address, port, servername: url.hostname, rejectUnauthorized: true }, () =>
+            done(),
+          )
         : netConnect({ host: address, port }, () => done());
-    const timer = setTimeout(() => fail(new PreflightError(`${url.host} did not answer within ${timeoutMs} ms (time-out). Check PIX_BASE_URL, a VPN or firewall, or raise PIX_REQUEST_TIMEOUT_MS.`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new PreflightError(
+            `${url.host} did not answer within ${timeoutMs} ms (time-out). Check PIX_BASE_URL, a VPN or firewall, or raise PIX_REQUEST_TIMEOUT_MS.`,
+          ),
+        ),
+      timeoutMs,
+    );
     function done(): void {
       clearTimeout(timer);
       socket.destroy();
@@ -47,7 +57,9 @@ export async function preflight(baseUrl: string, timeoutMs: number): Promise<voi
   try {
     address = (await lookup(url.hostname.replace(/^\[|\]$/g, ''))).address;
   } catch (error) {
-    throw new PreflightError(`the host ${url.hostname} does not resolve (DNS: ${(error as NodeJS.ErrnoException).code ?? 'error'}). Check PIX_BASE_URL.`);
+    throw new PreflightError(
+      `the host ${url.hostname} does not resolve (DNS: ${(error as NodeJS.ErrnoException).code ?? 'error'}). Check PIX_BASE_URL.`,
+    );
   }
   await open(url, address, timeoutMs);
 }

@@ -3,14 +3,16 @@
  * variants of them. Pure functions; sending is http.ts's job.
  */
 import { randomBytes } from 'node:crypto';
-import type { BodyMutation, CredentialCase } from './cases.ts';
+import type { BodyMutation, CredentialCase, PlainHeaderCase } from './cases.ts';
 import type { Config } from './config.ts';
 
 export type Headers = Readonly<Record<string, string>>;
 
 /** Header names compare case-insensitively in HTTP; the document writes both Accept and accept. */
 export function withoutHeader(headers: Headers, name: string): Headers {
-  return Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== name.toLowerCase()));
+  return Object.fromEntries(
+    Object.entries(headers).filter(([key]) => key.toLowerCase() !== name.toLowerCase()),
+  );
 }
 
 export function withHeader(headers: Headers, name: string, value: string): Headers {
@@ -33,17 +35,21 @@ export function paymentHeaders(config: Config, token: string): Headers {
 
 /** The same length and alphabet as the real value, so only its validity differs. */
 function lookalike(value: string): string {
-  const alphabet = /^[0-9a-f-]+$/.test(value) ? '0123456789abcdef' : 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789';
+  const alphabet = /^[0-9a-f-]+$/.test(value)
+    ? '0123456789abcdef'
+    : 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789';
   const bytes = randomBytes(value.length);
-  const out = [...value].map((c, i) => (c === '-' ? c : alphabet[(bytes[i] ?? 0) % alphabet.length]));
+  const out = Array.from(value, (c, i) => (c === '-' ? c : alphabet[(bytes[i] ?? 0) % alphabet.length]));
   const candidate = out.join('');
   return candidate === value ? `${candidate}x` : candidate;
 }
 
 /** A token that looks like the real one but is not: for a JWT the signature is altered. */
 export function forgeToken(token: string): string {
-  const parts = token.split('.');
-  if (parts.length === 3) return `${parts[0]}.${parts[1]}.${lookalike(parts[2] ?? 'sig')}`;
+  const [header, payload, signature, ...more] = token.split('.');
+  if (header !== undefined && payload !== undefined && signature !== undefined && more.length === 0) {
+    return `${header}.${payload}.${lookalike(signature)}`;
+  }
   return lookalike(token);
 }
 
@@ -52,13 +58,18 @@ const OTHER_PUBLIC_KEY = Buffer.from(
 ).toString('base64');
 
 /** Applies a generated credential case to valid headers. */
-export function applyCredentialCase(headers: Headers, testCase: CredentialCase, token: string | undefined): Headers {
+export function applyCredentialCase(
+  headers: Headers,
+  testCase: CredentialCase,
+  token: string | undefined,
+): Headers {
   const { header } = testCase.credential;
   switch (testCase.variant) {
     case 'missing':
       return withoutHeader(headers, header);
     case 'wrong': {
-      const current = Object.entries(headers).find(([k]) => k.toLowerCase() === header.toLowerCase())?.[1] ?? '';
+      const current =
+        Object.entries(headers).find(([k]) => k.toLowerCase() === header.toLowerCase())?.[1] ?? '';
       return withHeader(headers, header, testCase.credential.base64 ? OTHER_PUBLIC_KEY : lookalike(current));
     }
     case 'malformed':
@@ -70,6 +81,13 @@ export function applyCredentialCase(headers: Headers, testCase: CredentialCase, 
     case 'random':
       return withHeader(headers, header, `Bearer ${randomBytes(24).toString('hex')}`);
   }
+}
+
+/** Applies a generated Accept case: the header left out, or set to a value that is not JSON. */
+export function applyPlainHeaderCase(headers: Headers, testCase: PlainHeaderCase): Headers {
+  return testCase.value === undefined
+    ? withoutHeader(headers, testCase.header)
+    : withHeader(headers, testCase.header, testCase.value);
 }
 
 export interface WithdrawBody {
@@ -105,11 +123,12 @@ export function applyBodyMutation(body: WithdrawBody, mutation: BodyMutation): s
     case 'set':
       return JSON.stringify({ ...body, [mutation.field]: mutation.value });
     case 'omit':
-      return JSON.stringify(Object.fromEntries(Object.entries(body).filter(([key]) => key !== mutation.field)));
+      return JSON.stringify(
+        Object.fromEntries(Object.entries(body).filter(([key]) => key !== mutation.field)),
+      );
   }
 }
 
 export function withdrawalCode(prefix: string, runId: string, worker: number, counter: number): string {
   return `${prefix}${runId}-${worker}-${counter}`;
 }
-

@@ -11,7 +11,13 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 
-export const SPEC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'openapi', 'pix-withdrawal.yaml');
+export const SPEC_PATH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'openapi',
+  'pix-withdrawal.yaml',
+);
 
 type Node = Record<string, unknown>;
 
@@ -65,7 +71,8 @@ export interface SpecModel {
 }
 
 function asNode(value: unknown, where: string): Node {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`spec: ${where} is not an object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`spec: ${where} is not an object`);
   return value as Node;
 }
 
@@ -87,7 +94,13 @@ function deref(root: Node, value: unknown, where: string): Node {
 }
 
 /** OpenAPI's own words that are not JSON Schema keywords: annotations for Ajv. */
-const EXTENSION_KEYWORDS = ['x-doc-ref', 'x-doc-unspecified', 'x-doc-default', 'x-suite-assumption', 'components'];
+const EXTENSION_KEYWORDS = [
+  'x-doc-ref',
+  'x-doc-unspecified',
+  'x-doc-default',
+  'x-suite-assumption',
+  'components',
+];
 
 function buildOperation(root: Node, id: OperationId, path: string, operation: Node): OperationModel {
   const schemes = asNode(asNode(root.components, 'components').securitySchemes, 'securitySchemes');
@@ -101,12 +114,19 @@ function buildOperation(root: Node, id: OperationId, path: string, operation: No
       scheme: schemeName,
       kind: text(scheme, 'x-credential', schemeName) as CredentialKind,
       base64: scheme['x-value-encoding'] === 'base64',
-      clause: documented === undefined ? text(scheme, 'x-doc-ref', schemeName) : text(documented, 'x-doc-ref', path),
+      clause:
+        documented === undefined
+          ? text(scheme, 'x-doc-ref', schemeName)
+          : text(documented, 'x-doc-ref', path),
     };
   });
   const plainHeaders = docHeaders
     .filter((h) => h.scheme === undefined)
-    .map((h) => ({ header: text(h, 'name', path), value: text(h, 'value', path), clause: text(h, 'x-doc-ref', path) }));
+    .map((h) => ({
+      header: text(h, 'name', path),
+      value: text(h, 'value', path),
+      clause: text(h, 'x-doc-ref', path),
+    }));
   return {
     id,
     method: 'POST',
@@ -131,16 +151,18 @@ function buildSpecModel(source: string): SpecModel {
   const components = asNode(root.components, 'components');
   const schemas = asNode(components.schemas, 'schemas');
   const withdraw = asNode(schemas.WithdrawRequest, 'WithdrawRequest');
-  const bodyFields = Object.entries(asNode(withdraw.properties, 'WithdrawRequest.properties')).map(([name, value]) => {
-    const property = asNode(value, name);
-    return {
-      name,
-      type: text(property, 'type', name) as BodyField['type'],
-      clause: text(property, 'x-doc-ref', name),
-      unspecified: property['x-doc-unspecified'] === true,
-      mayBeOmitted: property['x-doc-default'] !== undefined,
-    };
-  });
+  const bodyFields = Object.entries(asNode(withdraw.properties, 'WithdrawRequest.properties')).map(
+    ([name, value]) => {
+      const property = asNode(value, name);
+      return {
+        name,
+        type: text(property, 'type', name) as BodyField['type'],
+        clause: text(property, 'x-doc-ref', name),
+        unspecified: property['x-doc-unspecified'] === true,
+        mayBeOmitted: property['x-doc-default'] !== undefined,
+      };
+    },
+  );
 
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   addFormats.default(ajv);
@@ -154,9 +176,14 @@ function buildSpecModel(source: string): SpecModel {
       const responses = asNode(asNode(asNode(paths[path], path).post, path).responses, path);
       const response = responses[String(status)];
       const schema =
-        response === undefined ? undefined : deref(root, asNode(deref(root, response, key).content, key)['application/json'], key).schema;
+        response === undefined
+          ? undefined
+          : deref(root, asNode(deref(root, response, key).content, key)['application/json'], key).schema;
       const ref = schema === undefined ? undefined : (asNode(schema, key).$ref as string | undefined);
-      validators.set(key, ref === undefined ? undefined : ajv.getSchema(`https://pix-withdrawal.invalid/openapi.json${ref}`));
+      validators.set(
+        key,
+        ref === undefined ? undefined : ajv.getSchema(`https://pix-withdrawal.invalid/openapi.json${ref}`),
+      );
     }
     return validators.get(key);
   };

@@ -30,7 +30,10 @@ export function newRunId(): string {
 
 function capabilities(config: Config): ReadonlySet<Capability> {
   const live = config.mode === 'live';
-  const reachable = !live || config.webhook.publicUrl !== undefined || isLoopbackHost(new URL(config.baseUrl ?? 'http://127.0.0.1').hostname);
+  const reachable =
+    !live ||
+    config.webhook.publicUrl !== undefined ||
+    isLoopbackHost(new URL(config.baseUrl ?? 'http://127.0.0.1').hostname);
   return new Set<Capability>([
     ...(live ? (['provider'] as const) : []),
     ...(!live || config.allowPayouts ? (['payout'] as const) : []),
@@ -40,7 +43,10 @@ function capabilities(config: Config): ReadonlySet<Capability> {
 
 function internal(name: string): string {
   const value = process.env[name];
-  if (value === undefined) throw new Error(`${name} is not set: run the suite with npm run certify (or npx playwright test), whose global setup sets it.`);
+  if (value === undefined)
+    throw new Error(
+      `${name} is not set: run the suite with npm run certify (or npx playwright test), whose global setup sets it.`,
+    );
   return value;
 }
 

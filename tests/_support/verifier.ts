@@ -20,7 +20,7 @@ import {
   type Observation,
   type Verdict,
 } from './checks/types.ts';
-import { curlLine, type Exchange } from './http.ts';
+import { curlLine, type Exchange } from './exchange.ts';
 import { redact, redactJson } from './redact.ts';
 import type { Target } from './target.ts';
 
@@ -65,9 +65,9 @@ export class Verifier {
    * the target lacks something one of them needs. A check never passes because it could not run.
    */
   requires(checks: readonly CheckDefinition[]): void {
-    const reasons = [...new Set(checks.flatMap((c) => c.needs.map((need) => this.target.missing(need))))].filter(
-      (r): r is string => r !== undefined,
-    );
+    const reasons = [
+      ...new Set(checks.flatMap((c) => c.needs.map((need) => this.target.missing(need)))),
+    ].filter((r): r is string => r !== undefined);
     if (reasons.length > 0) this.skip(checks, reasons.join('; '));
   }
 
@@ -93,12 +93,21 @@ export class Verifier {
 
   /** Attaches the results and annotates the checks that did not pass. */
   async flush(): Promise<void> {
-    await this.testInfo.attach(EVALUATIONS_ATTACHMENT, { body: JSON.stringify(this.evaluations), contentType: 'application/json' });
+    await this.testInfo.attach(EVALUATIONS_ATTACHMENT, {
+      body: JSON.stringify(this.evaluations),
+      contentType: 'application/json',
+    });
     if (this.observations.length > 0) {
-      await this.testInfo.attach(OBSERVATIONS_ATTACHMENT, { body: JSON.stringify(this.observations), contentType: 'application/json' });
+      await this.testInfo.attach(OBSERVATIONS_ATTACHMENT, {
+        body: JSON.stringify(this.observations),
+        contentType: 'application/json',
+      });
     }
     for (const e of this.evaluations.filter((e) => e.verdict === 'FAILED' || e.verdict === 'WARNING')) {
-      this.testInfo.annotations.push({ type: e.verdict, description: `${e.checkId}: expected ${e.expected ?? '?'}; got ${e.actual ?? '?'}` });
+      this.testInfo.annotations.push({
+        type: e.verdict,
+        description: `${e.checkId}: expected ${e.expected ?? '?'}; got ${e.actual ?? '?'}`,
+      });
     }
   }
 }

@@ -8,11 +8,20 @@ import { applyBodyMutation } from '../_support/requests.ts';
 import { loadSpec } from '../_support/spec.ts';
 
 for (const testCase of bodyCases(loadSpec())) {
-  test(`${testCase.check.title.toLowerCase()} (${testCase.check.clause})`, { tag: ['@negative', '@payout', '@mutating'] }, async ({ pix, verify }) => {
-    verify.requires([testCase.check]);
-    const headers = await pix.paymentHeaders([testCase.check]);
-    const withdrawal = await pix.newWithdrawal();
-    const exchange = await pix.withdraw(testCase.check.id, withdrawal, headers, applyBodyMutation(withdrawal.body, testCase.mutation));
-    verify.check(testCase.check, exchange, exchange);
-  });
+  test(
+    `${testCase.check.title.toLowerCase()} (${testCase.check.clause})`,
+    { tag: ['@negative', '@payout', '@mutating'] },
+    async ({ pix, verify }) => {
+      verify.requires([testCase.check]);
+      const headers = await pix.paymentHeaders([testCase.check]);
+      const withdrawal = await pix.newWithdrawal();
+      const exchange = await pix.withdraw(
+        testCase.check.id,
+        withdrawal,
+        headers,
+        applyBodyMutation(withdrawal.body, testCase.mutation),
+      );
+      verify.check(testCase.check, exchange, exchange);
+    },
+  );
 }

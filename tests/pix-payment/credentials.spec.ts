@@ -4,30 +4,49 @@
  */
 import { credentialCases, plainHeaderCases } from '../_support/cases.ts';
 import { test } from '../_support/fixtures.ts';
-import { applyCredentialCase, withHeader, withoutHeader } from '../_support/requests.ts';
+import { applyCredentialCase, applyPlainHeaderCase } from '../_support/requests.ts';
 import { loadSpec } from '../_support/spec.ts';
 
 for (const testCase of credentialCases(loadSpec(), 'createWithdraw')) {
-  test(`${testCase.check.title.toLowerCase()} (${testCase.check.clause})`, { tag: ['@negative', '@auth', '@payout', '@mutating'] }, async ({ pix, verify }) => {
-    verify.requires([testCase.check]);
-    const token = await pix.token([testCase.check]);
-    const withdrawal = await pix.newWithdrawal();
-    const headers = applyCredentialCase(await pix.paymentHeaders([testCase.check]), testCase, token);
-    const exchange = await pix.withdraw(testCase.check.id, withdrawal, headers, JSON.stringify(withdrawal.body));
-    verify.check(testCase.check, exchange, exchange);
-    verify.observe(`refusal.status.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
-  });
+  test(
+    `${testCase.check.title.toLowerCase()} (${testCase.check.clause})`,
+    { tag: ['@negative', '@auth', '@payout', '@mutating'] },
+    async ({ pix, verify }) => {
+      verify.requires([testCase.check]);
+      const token = await pix.token([testCase.check]);
+      const withdrawal = await pix.newWithdrawal();
+      const headers = applyCredentialCase(await pix.paymentHeaders([testCase.check]), testCase, token);
+      const exchange = await pix.withdraw(
+        testCase.check.id,
+        withdrawal,
+        headers,
+        JSON.stringify(withdrawal.body),
+      );
+      verify.check(testCase.check, exchange, exchange);
+      verify.observe(`refusal.status.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
+    },
+  );
 }
 
 for (const testCase of plainHeaderCases(loadSpec(), 'createWithdraw')) {
-  test(`${testCase.check.title.toLowerCase()} (${testCase.check.clause})`, { tag: ['@negative', '@payout', '@mutating'] }, async ({ pix, verify }) => {
-    verify.requires([testCase.check]);
-    const valid = await pix.paymentHeaders([testCase.check]);
-    const headers = testCase.value === undefined ? withoutHeader(valid, testCase.header) : withHeader(valid, testCase.header, testCase.value);
-    const withdrawal = await pix.newWithdrawal();
-    // 406 Not Acceptable is a fair answer to an Accept the service cannot satisfy, though §7 does not list it.
-    const exchange = await pix.withdraw(testCase.check.id, withdrawal, headers, JSON.stringify(withdrawal.body), [406]);
-    verify.check(testCase.check, exchange, exchange);
-    verify.observe(`accept.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
-  });
+  test(
+    `${testCase.check.title.toLowerCase()} (${testCase.check.clause})`,
+    { tag: ['@negative', '@payout', '@mutating'] },
+    async ({ pix, verify }) => {
+      verify.requires([testCase.check]);
+      const valid = await pix.paymentHeaders([testCase.check]);
+      const headers = applyPlainHeaderCase(valid, testCase);
+      const withdrawal = await pix.newWithdrawal();
+      // 406 Not Acceptable is a fair answer to an Accept the service cannot satisfy, though §7 does not list it.
+      const exchange = await pix.withdraw(
+        testCase.check.id,
+        withdrawal,
+        headers,
+        JSON.stringify(withdrawal.body),
+        [406],
+      );
+      verify.check(testCase.check, exchange, exchange);
+      verify.observe(`accept.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
+    },
+  );
 }

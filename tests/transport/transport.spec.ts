@@ -4,6 +4,10 @@
 import { transportEncrypted } from '../_support/checks/transport.ts';
 import { test } from '../_support/fixtures.ts';
 
-test('credentials travel over https or stay on this machine (§2.2, §5.2)', { tag: ['@smoke'] }, ({ target, verify }) => {
-  verify.check(transportEncrypted, { baseUrl: target.baseUrl });
-});
+test(
+  'credentials travel over https or stay on this machine (§2.2, §5.2)',
+  { tag: ['@smoke'] },
+  ({ target, verify }) => {
+    verify.check(transportEncrypted, { baseUrl: target.baseUrl });
+  },
+);

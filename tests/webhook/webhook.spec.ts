@@ -13,59 +13,103 @@ import {
   type WebhookInput,
 } from '../_support/checks/webhook.ts';
 import { test } from '../_support/fixtures.ts';
-import type { Exchange } from '../_support/http.ts';
+import type { Exchange } from '../_support/exchange.ts';
 import type { NewWithdrawal, PixClient } from '../_support/pix-client.ts';
 import { withoutHeader } from '../_support/requests.ts';
 import type { Verifier } from '../_support/verifier.ts';
 import type { WebhookClient } from '../_support/webhook/client.ts';
 import { webhookObservations } from '../_support/webhook/observations.ts';
 
-const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [webhookIsPost, webhookIsJson, webhookRefersToWithdrawal];
+const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [
+  webhookIsPost,
+  webhookIsJson,
+  webhookRefersToWithdrawal,
+];
 
 /** Judges what arrived for the accepted withdrawal; content checks need a delivery to look at. */
-function judgeDeliveries(verify: Verifier, input: WebhookInput): void {
+function verifyDeliveries(verify: Verifier, input: WebhookInput): void {
   verify.check(webhookDelivered, input, input.withdrawal);
   if (input.deliveries.length === 0) {
-    verify.skipSome(CONTENT_CHECKS, `no webhook arrived, so there is nothing to judge (see ${webhookDelivered.id})`);
+    verify.skipSome(
+      CONTENT_CHECKS,
+      `no webhook arrived, so there is nothing to judge (see ${webhookDelivered.id})`,
+    );
     return;
   }
   for (const check of CONTENT_CHECKS) verify.check(check, input, input.withdrawal);
 }
 
 /** A withdrawal without client_secret must be refused first; only then is a webhook for it wrong. */
-async function judgeRefusedHasNoWebhook(verify: Verifier, webhooks: WebhookClient, refused: NewWithdrawal, exchange: Exchange): Promise<void> {
+async function verifyNoWebhookForRefused(
+  verify: Verifier,
+  webhooks: WebhookClient,
+  refused: NewWithdrawal,
+  exchange: Exchange,
+): Promise<void> {
   const [check] = verify.runnable([noWebhookForRefused]);
   if (check === undefined) return;
   if (exchange.response.status < 400 || exchange.response.status >= 500) {
-    verify.skipSome([check], `the withdrawal without client_secret was answered ${exchange.response.status}, not refused`);
+    verify.skipSome(
+      [check],
+      `the withdrawal without client_secret was answered ${exchange.response.status}, not refused`,
+    );
     return;
   }
   const { deliveries } = await webhooks.snapshot(refused.path);
   verify.check(check, { refused: exchange, deliveries }, exchange);
 }
 
-async function sendAccepted(pix: PixClient, verify: Verifier, headers: Parameters<PixClient['withdraw']>[2]): Promise<{ withdrawal: NewWithdrawal; exchange: Exchange }> {
+async function sendAccepted(
+  pix: PixClient,
+  verify: Verifier,
+  headers: Parameters<PixClient['withdraw']>[2],
+): Promise<{ withdrawal: NewWithdrawal; exchange: Exchange }> {
   const withdrawal = await pix.newWithdrawal();
-  const exchange = await pix.withdraw(webhookDelivered.id, withdrawal, headers, JSON.stringify(withdrawal.body));
+  const exchange = await pix.withdraw(
+    webhookDelivered.id,
+    withdrawal,
+    headers,
+    JSON.stringify(withdrawal.body),
+  );
   if (exchange.response.status !== 200) {
-    verify.skip([webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused], `the withdrawal was not accepted (${exchange.response.status}), and the webhook follows acceptance; see ${paymentAccepted.id}`);
+    verify.skip(
+      [webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused],
+      `the withdrawal was not accepted (${exchange.response.status}), and the webhook follows acceptance; see ${paymentAccepted.id}`,
+    );
   }
   return { withdrawal, exchange };
 }
 
-test('posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one (§4.2, §6)', { tag: ['@webhook', '@payout', '@mutating'] }, async ({ pix, verify, webhooks, target }) => {
-  verify.requires([webhookDelivered]);
-  const headers = await pix.paymentHeaders([webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused]);
+test(
+  'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one (§4.2, §6)',
+  { tag: ['@webhook', '@payout', '@mutating'] },
+  async ({ pix, verify, webhooks, target }) => {
+    verify.requires([webhookDelivered]);
+    const headers = await pix.paymentHeaders([webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused]);
 
-  const refused = await pix.newWithdrawal();
-  const refusedExchange = await pix.withdraw(noWebhookForRefused.id, refused, withoutHeader(headers, 'client_secret'), JSON.stringify(refused.body));
+    const refused = await pix.newWithdrawal();
+    const refusedExchange = await pix.withdraw(
+      noWebhookForRefused.id,
+      refused,
+      withoutHeader(headers, 'client_secret'),
+      JSON.stringify(refused.body),
+    );
 
-  const { withdrawal, exchange } = await sendAccepted(pix, verify, headers);
-  const acceptedAt = Date.now();
-  const { timeoutMs, graceMs } = target.config.webhook;
-  const { deliveries, strays } = await webhooks.waitFor(withdrawal.path, { timeoutMs, graceMs });
+    const { withdrawal, exchange } = await sendAccepted(pix, verify, headers);
+    const acceptedAt = Date.now();
+    const { timeoutMs, graceMs } = target.config.webhook;
+    const { deliveries, strays } = await webhooks.waitFor(withdrawal.path, { timeoutMs, graceMs });
 
-  judgeDeliveries(verify, { withdrawal: exchange, code: withdrawal.code, postBackUrl: withdrawal.url, deliveries, strays, timeoutMs });
-  await judgeRefusedHasNoWebhook(verify, webhooks, refused, refusedExchange);
-  for (const observation of webhookObservations(deliveries, acceptedAt)) verify.observe(observation.topic, observation.clause, observation.value);
-});
+    verifyDeliveries(verify, {
+      withdrawal: exchange,
+      code: withdrawal.code,
+      postBackUrl: withdrawal.url,
+      deliveries,
+      strays,
+      timeoutMs,
+    });
+    await verifyNoWebhookForRefused(verify, webhooks, refused, refusedExchange);
+    for (const observation of webhookObservations(deliveries, acceptedAt))
+      verify.observe(observation.topic, observation.clause, observation.value);
+  },
+);

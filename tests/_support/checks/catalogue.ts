@@ -11,7 +11,13 @@ import { responseChecks } from './responses.ts';
 import { tokenInField, tokenIssued, tokenReusable } from './token.ts';
 import { transportEncrypted } from './transport.ts';
 import type { CheckDefinition } from './types.ts';
-import { noWebhookForRefused, webhookDelivered, webhookIsJson, webhookIsPost, webhookRefersToWithdrawal } from './webhook.ts';
+import {
+  noWebhookForRefused,
+  webhookDelivered,
+  webhookIsJson,
+  webhookIsPost,
+  webhookRefersToWithdrawal,
+} from './webhook.ts';
 
 const OPERATIONS: readonly OperationId[] = ['createToken', 'createWithdraw'];
 
@@ -40,6 +46,13 @@ function allChecks(): Check<never>[] {
 let cached: readonly CheckDefinition[] | undefined;
 
 export function catalogue(): readonly CheckDefinition[] {
-  cached ??= allChecks().map(({ id, title, clause, level, reason, needs }) => ({ id, title, clause, level, reason, needs }));
+  cached ??= allChecks().map(({ id, title, clause, level, reason, needs }) => ({
+    id,
+    title,
+    clause,
+    level,
+    reason,
+    needs,
+  }));
   return cached;
 }

@@ -1,6 +1,5 @@
 /** The withdraw operation's success path (§4.2). */
-import type { Exchange } from '../http.ts';
-import { describeResponse } from '../http.ts';
+import { describeResponse, type Exchange } from '../exchange.ts';
 import { defineCheck, violation } from './check.ts';
 
 export const paymentAccepted = defineCheck<Exchange>(
@@ -9,8 +8,10 @@ export const paymentAccepted = defineCheck<Exchange>(
     title: 'Accepts a valid withdrawal with every credential and every field of §2.1',
     clause: '§4.2, §2.1, §5.2',
     level: 'must',
-    reason: 'A withdrawal with client_id, client_secret, accept, the Bearer token and a complete body gets status 200 (§4.2).',
+    reason:
+      'A withdrawal with client_id, client_secret, accept, the Bearer token and a complete body gets status 200 (§4.2).',
     needs: ['payout'],
   },
-  (exchange) => (exchange.response.status === 200 ? [] : [violation('must', '200', describeResponse(exchange.response))]),
+  (exchange) =>
+    exchange.response.status === 200 ? [] : [violation('must', '200', describeResponse(exchange.response))],
 );

@@ -3,8 +3,7 @@
  * also lists 400 and 401 (§7); where it is ambiguous the suite warns and never fails.
  * Anything else (every 2xx, every 5xx, any status outside §7) breaks the document.
  */
-import type { Exchange } from '../http.ts';
-import { describeResponse } from '../http.ts';
+import { describeResponse, type Exchange } from '../exchange.ts';
 import type { Violation } from './check.ts';
 
 export interface RefusalRule {
@@ -30,7 +29,13 @@ export function judgeRefusal(rule: RefusalRule, exchange: Exchange): Violation[]
   const expected = `refused with ${list(rule.passed)} (${rule.name})`;
   const actual = describeResponse(exchange.response);
   if (rule.warning.includes(status)) {
-    return [{ verdict: 'WARNING', expected, actual: `${actual} — also a refusal the document lists (§7), but not the one it names here` }];
+    return [
+      {
+        verdict: 'WARNING',
+        expected,
+        actual: `${actual} — also a refusal the document lists (§7), but not the one it names here`,
+      },
+    ];
   }
   const accepted = status >= 200 && status < 300;
   return [{ verdict: 'FAILED', expected, actual: accepted ? `accepted: ${actual}` : actual }];
@@ -43,7 +48,9 @@ export function judgeRefusal(rule: RefusalRule, exchange: Exchange): Violation[]
 export function judgeSilentRefusal(reason: string, exchange: Exchange): Violation[] {
   const { status } = exchange.response;
   const expected = `refused (${reason}); the document does not say, so this is only a warning`;
-  if (status >= 200 && status < 300) return [{ verdict: 'WARNING', expected, actual: `accepted: ${describeResponse(exchange.response)}` }];
-  if (status >= 500) return [{ verdict: 'WARNING', expected, actual: `server error: ${describeResponse(exchange.response)}` }];
+  if (status >= 200 && status < 300)
+    return [{ verdict: 'WARNING', expected, actual: `accepted: ${describeResponse(exchange.response)}` }];
+  if (status >= 500)
+    return [{ verdict: 'WARNING', expected, actual: `server error: ${describeResponse(exchange.response)}` }];
   return [];
 }

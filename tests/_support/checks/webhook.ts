@@ -1,6 +1,6 @@
 /** The webhook posted to PostBackUrl after an accepted withdrawal (§4.2, §6). */
 import type { Delivery } from '../webhook/receiver.ts';
-import type { Exchange } from '../http.ts';
+import type { Exchange } from '../exchange.ts';
 import type { JsonValue } from './types.ts';
 import { defineCheck, violation } from './check.ts';
 import { isJsonContentType } from './responses.ts';
@@ -28,7 +28,10 @@ export const webhookDelivered = defineCheck<WebhookInput>(
   },
   ({ deliveries, strays, postBackUrl, timeoutMs }) => {
     if (deliveries.length > 0) return [];
-    const elsewhere = strays.length > 0 ? `; posted to another address instead: ${strays.map(describeDelivery).join('; ')}` : '';
+    const elsewhere =
+      strays.length > 0
+        ? `; posted to another address instead: ${strays.map(describeDelivery).join('; ')}`
+        : '';
     return [violation('must', `a delivery to ${postBackUrl}`, `nothing within ${timeoutMs} ms${elsewhere}`)];
   },
 );
@@ -59,7 +62,13 @@ export const webhookIsJson = defineCheck<WebhookInput>(
     deliveries
       .filter((d) => d.outcome === 'matched')
       .filter((d) => !isJsonContentType(d.headers['content-type'] ?? '') || parseJson(d.body) === undefined)
-      .map((d) => violation('must', 'a JSON body with a JSON content type', `${describeDelivery(d)}: ${d.body.slice(0, 200)}`)),
+      .map((d) =>
+        violation(
+          'must',
+          'a JSON body with a JSON content type',
+          `${describeDelivery(d)}: ${d.body.slice(0, 200)}`,
+        ),
+      ),
 );
 
 export function parseJson(text: string): JsonValue | undefined {
@@ -73,11 +82,17 @@ export function parseJson(text: string): JsonValue | undefined {
 /** Identifiers the withdrawal response returned: string or number values of fields named like ids. */
 export function returnedIds(response: JsonValue | undefined): string[] {
   if (response === null || typeof response !== 'object') return [];
-  const entries = Array.isArray(response) ? response.map((v, i) => [String(i), v] as const) : Object.entries(response);
+  const entries = Array.isArray(response)
+    ? response.map((v, i) => [String(i), v] as const)
+    : Object.entries(response);
   return entries.flatMap(([key, value]) => {
     if (typeof value === 'object') return returnedIds(value);
     const looksLikeId = /(^|_)id$|Id$|^uuid$|transaction/i.test(key);
-    return looksLikeId && (typeof value === 'string' || typeof value === 'number') && String(value).length >= 4 ? [String(value)] : [];
+    return looksLikeId &&
+      (typeof value === 'string' || typeof value === 'number') &&
+      String(value).length >= 4
+      ? [String(value)]
+      : [];
   });
 }
 
@@ -87,14 +102,21 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
     title: 'The webhook names the withdrawal it is about (its code or the id the response returned)',
     clause: '§6 (not shown)',
     level: 'should',
-    reason: 'The payload is not shown (§6), but an integrator cannot reconcile a webhook that does not say which withdrawal it reports.',
+    reason:
+      'The payload is not shown (§6), but an integrator cannot reconcile a webhook that does not say which withdrawal it reports.',
     needs: ['payout', 'webhook'],
   },
   ({ deliveries, code, withdrawal }) => {
     const ids = [code, ...returnedIds(withdrawal.response.json)];
     return deliveries
       .filter((d) => d.outcome === 'matched' && !ids.some((id) => d.body.includes(id)))
-      .map((d) => violation('should', `the code '${code}' or one of the returned ids (${ids.slice(1).join(', ') || 'none returned'})`, d.body.slice(0, 300)));
+      .map((d) =>
+        violation(
+          'should',
+          `the code '${code}' or one of the returned ids (${ids.slice(1).join(', ') || 'none returned'})`,
+          d.body.slice(0, 300),
+        ),
+      );
   },
 );
 
@@ -109,11 +131,16 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
     title: 'Posts no webhook for a refused withdrawal',
     clause: '§4.2, §6 (not shown)',
     level: 'should',
-    reason: 'The webhook follows "acceptance" (§4.2); a webhook for a refused withdrawal could be taken for a payment.',
+    reason:
+      'The webhook follows "acceptance" (§4.2); a webhook for a refused withdrawal could be taken for a payment.',
     needs: ['provider', 'payout', 'webhook'],
   },
   ({ refused, deliveries }) =>
     deliveries.map((d) =>
-      violation('should', `no delivery after the withdrawal was refused with ${refused.response.status}`, describeDelivery(d)),
+      violation(
+        'should',
+        `no delivery after the withdrawal was refused with ${refused.response.status}`,
+        describeDelivery(d),
+      ),
     ),
 );

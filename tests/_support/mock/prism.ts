@@ -38,7 +38,11 @@ export async function freePort(host: string): Promise<number> {
     server.once('error', reject);
     server.listen(0, host, () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -87,12 +91,28 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
   const host = options.host ?? '127.0.0.1';
   const port = options.port === undefined || options.port === 0 ? await freePort(host) : options.port;
   const url = `http://${host}:${port}`;
-  const args = ['--require', EXIT_WITH_PARENT, PRISM_CLI, 'mock', SPEC_PATH, '--host', host, '--port', String(port)];
+  const args = [
+    '--require',
+    EXIT_WITH_PARENT,
+    PRISM_CLI,
+    'mock',
+    SPEC_PATH,
+    '--host',
+    host,
+    '--port',
+    String(port),
+  ];
   args.push('--cors', 'false', '--multiprocess', 'false', '--verboseLevel', options.logLevel ?? 'error');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, FORCE_COLOR: '0' } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   const tail: string[] = [];
   const keep = (chunk: Buffer): void => {
-    for (const line of chunk.toString('utf8').split('\n').filter((l) => l.trim() !== '')) {
+    for (const line of chunk
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')) {
       options.onLog?.(line);
       tail.push(line);
       if (tail.length > 20) tail.shift();

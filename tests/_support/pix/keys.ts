@@ -33,7 +33,7 @@ function checkDigit(values: readonly number[], weights: readonly number[]): numb
 
 export function isValidCpf(value: string): boolean {
   if (!/^[0-9]{11}$/.test(value) || /^(\d)\1{10}$/.test(value)) return false;
-  const digits = [...value].map(Number);
+  const digits = Array.from(value, Number);
   const first = checkDigit(digits.slice(0, 9), [10, 9, 8, 7, 6, 5, 4, 3, 2]);
   const second = checkDigit(digits.slice(0, 10), [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
   return first === digits[9] && second === digits[10];
@@ -42,7 +42,7 @@ export function isValidCpf(value: string): boolean {
 /** Numeric and alphanumeric CNPJ alike: each character is worth its ASCII code minus 48. */
 export function isValidCnpj(value: string): boolean {
   if (!/^[0-9A-Z]{12}[0-9]{2}$/.test(value) || /^(\d)\1{13}$/.test(value)) return false;
-  const values = [...value].map((c) => c.charCodeAt(0) - 48);
+  const values = Array.from(value, (c) => c.charCodeAt(0) - 48);
   const first = checkDigit(values.slice(0, 12), [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
   const second = checkDigit(values.slice(0, 13), [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]);
   return first === values[12] && second === values[13];
@@ -50,8 +50,14 @@ export function isValidCnpj(value: string): boolean {
 
 const KEY_RULES: Readonly<Record<KeyKind, { test: (key: string) => boolean; shape: string }>> = {
   CPF: { test: isValidCpf, shape: '11 digits with valid check digits, e.g. 52998224725' },
-  CNPJ: { test: isValidCnpj, shape: '14 characters (12 digits or capital letters, 2 digits) with valid check digits' },
-  PHONE: { test: (k) => /^\+[1-9]\d{1,14}$/.test(k), shape: 'E.164: + country code and number, e.g. +5511998765432' },
+  CNPJ: {
+    test: isValidCnpj,
+    shape: '14 characters (12 digits or capital letters, 2 digits) with valid check digits',
+  },
+  PHONE: {
+    test: (k) => /^\+[1-9]\d{1,14}$/.test(k),
+    shape: 'E.164: + country code and number, e.g. +5511998765432',
+  },
   EMAIL: {
     test: (k) => k.length <= 77 && k === k.toLowerCase() && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(k),
     shape: 'a lowercase e-mail address of at most 77 characters',

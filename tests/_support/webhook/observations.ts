@@ -11,12 +11,19 @@ export function webhookObservations(deliveries: readonly Delivery[], acceptedAt:
   const first = deliveries[0];
   if (first === undefined) return [{ topic: 'webhook.delivered', clause: '§6', value: false }];
   const headerNames = Object.keys(first.headers).sort();
-  const observe = (topic: string, value: JsonValue): Observation => ({ topic, clause: '§6 (not shown)', value });
+  const observe = (topic: string, value: JsonValue): Observation => ({
+    topic,
+    clause: '§6 (not shown)',
+    value,
+  });
   return [
     observe('webhook.deliveries', deliveries.length),
     observe('webhook.delayMs', Math.max(0, first.receivedAt - acceptedAt)),
     observe('webhook.headers', headerNames),
-    observe('webhook.signature', headerNames.filter((name) => SIGNATURE_HEADER.test(name))),
+    observe(
+      'webhook.signature',
+      headerNames.filter((name) => SIGNATURE_HEADER.test(name)),
+    ),
     observe('webhook.payload.shape', shapeOf(parseJson(first.body))),
   ];
 }
