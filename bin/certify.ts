@@ -7,12 +7,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { catalogue } from '../tests/_support/checks/catalogue.ts';
+import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
-import { budgetProblem, withdrawalPlan, type PayoutPlan } from '../tests/_support/plan.ts';
-import { preflight, PreflightError } from '../tests/_support/preflight.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
+import type { PayoutPlan } from '../tests/_support/plan.ts';
+import { preflight, PreflightError } from '../tests/_support/preflight.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -39,8 +38,7 @@ function describePlan(config: Config, plan: PayoutPlan): string {
   ].join('\n');
 }
 
-function printDryRun(config: Config, plan: PayoutPlan): void {
-  const checks = catalogue();
+function printDryRun(config: Config, plan: PayoutPlan, checks: readonly CheckDefinition[]): void {
   process.stdout.write(`${describePlan(config, plan)}\n\n${checks.length} checks:\n`);
   for (const c of checks)
     process.stdout.write(
@@ -86,9 +84,18 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) stop(error.message);
     throw error;
   }
+  const dryRun = listOnly || config.dryRun;
+  // Prism takes about two seconds to load: launched first, it is ready by the time Playwright needs it.
+  const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
+  // Loaded after the launch for the same reason: the spec, the cases and the catalogue take a moment.
+  const [{ withdrawalPlan, budgetProblem }, { loadSpec }] = await Promise.all([
+    import('../tests/_support/plan.ts'),
+    import('../tests/_support/spec.ts'),
+  ]);
   const plan = withdrawalPlan(loadSpec(), config.amount);
-  if (listOnly || config.dryRun) {
-    printDryRun(config, plan);
+  if (dryRun) {
+    const { catalogue } = await import('../tests/_support/checks/catalogue.ts');
+    printDryRun(config, plan, catalogue());
     return;
   }
   if (config.mode === 'live' && config.allowPayouts) {
@@ -108,12 +115,18 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`${describePlan(config, plan)}\n`);
   const startedAt = Date.now();
-  const mock = config.mode === 'mock' ? await launchMock() : undefined;
   const playwrightCode = await runPlaywright(
     passThrough,
     mock === undefined ? {} : { PIX_MOCK_URL: mock.url },
   ).finally(() => mock?.stop());
   const code = certificationExitCode(config.reportDir, startedAt);
+  if (code === undefined && passThrough.some((a) => a.startsWith('--reporter'))) {
+    // The user chose other reporters (e.g. blob for a shard): the certification comes from the merge.
+    process.stderr.write(
+      'pix-certify: --reporter replaced the certification reporter; build it with npx playwright merge-reports --reporter ./reporters/certification.ts <blob dirs>.\n',
+    );
+    process.exit(playwrightCode);
+  }
   if (code === undefined) {
     stop(
       `the run ended (Playwright exit ${playwrightCode}) without writing ${join(config.reportDir, 'certification.json')}; see the output above.`,

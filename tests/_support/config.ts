@@ -324,7 +324,7 @@ function readWebhook(read: Reader, mode: Mode): WebhookSettings {
     port: read.integer('PIX_WEBHOOK_PORT', 0, 0, 65_535),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
     timeoutMs,
-    graceMs: Math.min(1_000, Math.max(200, Math.round(timeoutMs / 10))),
+    graceMs: Math.min(1_000, Math.max(100, Math.round(timeoutMs / 20))),
   };
 }
 

@@ -5,19 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { SPEC_PATH } from './paths.ts';
 
-export const SPEC_PATH = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'openapi',
-  'pix-withdrawal.yaml',
-);
+export { SPEC_PATH };
 
 type Node = Record<string, unknown>;
 
@@ -93,6 +86,9 @@ function deref(root: Node, value: unknown, where: string): Node {
     .reduce<Node>((acc, part) => asNode(acc[part], `${where} → ${ref}`), root);
 }
 
+/** The id under which the spec's schemas are known to Ajv; `.invalid` so that it can never be fetched. */
+const SCHEMA_BASE = 'https://pix-withdrawal.invalid/openapi.json';
+
 /** OpenAPI's own words that are not JSON Schema keywords: annotations for Ajv. */
 const EXTENSION_KEYWORDS = [
   'x-doc-ref',
@@ -164,10 +160,17 @@ function buildSpecModel(source: string): SpecModel {
     },
   );
 
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
-  addFormats.default(ajv);
-  for (const keyword of EXTENSION_KEYWORDS) ajv.addKeyword(keyword);
-  ajv.addSchema({ $id: 'https://pix-withdrawal.invalid/openapi.json', components: { schemas } });
+  // Built on first use: the runner and the catalogue need the spec, not its validators.
+  let ajv: Ajv2020 | undefined;
+  const schemaStore = (): Ajv2020 => {
+    if (ajv === undefined) {
+      ajv = new Ajv2020({ allErrors: true, strict: true });
+      addFormats.default(ajv);
+      for (const keyword of EXTENSION_KEYWORDS) ajv.addKeyword(keyword);
+      ajv.addSchema({ $id: SCHEMA_BASE, components: { schemas } });
+    }
+    return ajv;
+  };
   const validators = new Map<string, ValidateFunction | undefined>();
   const responseValidator = (operation: OperationId, status: number): ValidateFunction | undefined => {
     const key = `${operation} ${status}`;
@@ -180,10 +183,7 @@ function buildSpecModel(source: string): SpecModel {
           ? undefined
           : deref(root, asNode(deref(root, response, key).content, key)['application/json'], key).schema;
       const ref = schema === undefined ? undefined : (asNode(schema, key).$ref as string | undefined);
-      validators.set(
-        key,
-        ref === undefined ? undefined : ajv.getSchema(`https://pix-withdrawal.invalid/openapi.json${ref}`),
-      );
+      validators.set(key, ref === undefined ? undefined : schemaStore().getSchema(`${SCHEMA_BASE}${ref}`));
     }
     return validators.get(key);
   };

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SPEC_PATH } from '../spec.ts';
+import { SPEC_PATH } from '../paths.ts';
 
 const require = createRequire(import.meta.url);
 const PRISM_CLI = join(dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist', 'index.js');

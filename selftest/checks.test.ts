@@ -1,0 +1,137 @@
+/**
+ * The checks as pure functions: each judged against a response that must pass and one that must not,
+ * for the rules the sandbox cannot reach (transport) and for the edges of the refusal table.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { verdictOf } from '../tests/_support/checks/check.ts';
+import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal } from '../tests/_support/checks/refusal.ts';
+import { isJsonContentType, jsonPayload, statusDocumented } from '../tests/_support/checks/responses.ts';
+import { readPath, tokenInField } from '../tests/_support/checks/token.ts';
+import { transportEncrypted } from '../tests/_support/checks/transport.ts';
+import { returnedIds } from '../tests/_support/checks/webhook.ts';
+import type { JsonValue } from '../tests/_support/checks/types.ts';
+import type { Exchange } from '../tests/_support/exchange.ts';
+import { curlLine } from '../tests/_support/exchange.ts';
+import { registerSecret } from '../tests/_support/redact.ts';
+
+function exchange(status: number, body: string, contentType = 'application/json'): Exchange {
+  let json: JsonValue | undefined;
+  try {
+    json = JSON.parse(body) as JsonValue;
+  } catch {
+    json = undefined;
+  }
+  return {
+    operation: 'createWithdraw',
+    request: { method: 'POST', url: 'http://127.0.0.1:1/pix/payment', headers: {}, body: undefined },
+    response: { status, headers: { 'content-type': contentType }, contentType, bodyText: body, json },
+    durationMs: 1,
+  };
+}
+
+describe('refusal table (§5.4, §7)', () => {
+  const cases: [keyof typeof REFUSAL_RULES, number, string][] = [
+    ['credentialMissing', 403, 'PASSED'],
+    ['credentialMissing', 401, 'WARNING'],
+    ['credentialMissing', 400, 'WARNING'],
+    ['credentialMissing', 200, 'FAILED'],
+    ['credentialMissing', 500, 'FAILED'],
+    ['credentialMissing', 404, 'FAILED'],
+    ['credentialMalformed', 400, 'PASSED'],
+    ['credentialMalformed', 401, 'WARNING'],
+    ['bearer', 401, 'PASSED'],
+    ['bearer', 403, 'PASSED'],
+    ['bearer', 400, 'WARNING'],
+    ['bearer', 201, 'FAILED'],
+    ['invalidBody', 400, 'PASSED'],
+    ['invalidBody', 422, 'FAILED'],
+    ['invalidKey', 403, 'PASSED'],
+  ];
+  for (const [rule, status, verdict] of cases) {
+    it(`${REFUSAL_RULES[rule].name}: ${status} is ${verdict}`, () => {
+      assert.equal(verdictOf(judgeRefusal(REFUSAL_RULES[rule], exchange(status, '{}'))), verdict);
+    });
+  }
+
+  it('never fails where the document is silent', () => {
+    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(200, '{}'))), 'WARNING');
+    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(503, '{}'))), 'WARNING');
+    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(400, '{}'))), 'PASSED');
+  });
+});
+
+describe('every response (§7, payloads)', () => {
+  const judged = (e: Exchange, alsoAllowed: number[] = []) => ({ exchange: e, alsoAllowed });
+
+  it('accepts the statuses of §7 and explicitly tolerated ones only', () => {
+    assert.equal(verdictOf(statusDocumented.judge(judged(exchange(403, '{}')))), 'PASSED');
+    assert.equal(verdictOf(statusDocumented.judge(judged(exchange(422, '{}')))), 'FAILED');
+    assert.equal(verdictOf(statusDocumented.judge(judged(exchange(406, '{}'), [406]))), 'PASSED');
+  });
+
+  it('wants a JSON body with a JSON content type, problem+json included', () => {
+    assert.ok(isJsonContentType('application/problem+json'));
+    assert.ok(isJsonContentType('application/json; charset=utf-8'));
+    assert.ok(!isJsonContentType('text/json'));
+    assert.equal(verdictOf(jsonPayload.judge(judged(exchange(400, '{"e":1}')))), 'PASSED');
+    assert.equal(verdictOf(jsonPayload.judge(judged(exchange(400, 'bad request', 'text/plain')))), 'FAILED');
+    assert.equal(verdictOf(jsonPayload.judge(judged(exchange(200, '')))), 'FAILED');
+    assert.equal(verdictOf(jsonPayload.judge(judged(exchange(200, '{"a":1}', 'text/html')))), 'FAILED');
+  });
+});
+
+describe('token (§4.1)', () => {
+  it('reads the token at a dotted path and names the string fields when it is elsewhere', () => {
+    assert.equal(readPath({ data: { token: 'x' } }, 'data.token'), 'x');
+    const violations = tokenInField.judge({
+      exchange: exchange(200, '{"jwt":"abc"}'),
+      field: 'access_token',
+    });
+    assert.equal(verdictOf(violations), 'FAILED');
+    assert.match(violations[0]?.actual ?? '', /string fields present: jwt/);
+    assert.equal(
+      verdictOf(
+        tokenInField.judge({ exchange: exchange(200, '{"access_token":"abc"}'), field: 'access_token' }),
+      ),
+      'PASSED',
+    );
+  });
+});
+
+describe('transport', () => {
+  it('warns about plain http to another host and passes https or loopback', () => {
+    assert.equal(verdictOf(transportEncrypted.judge({ baseUrl: 'http://pix.example.com' })), 'WARNING');
+    assert.equal(verdictOf(transportEncrypted.judge({ baseUrl: 'https://pix.example.com' })), 'PASSED');
+    assert.equal(verdictOf(transportEncrypted.judge({ baseUrl: 'http://127.0.0.1:4020' })), 'PASSED');
+  });
+});
+
+describe('webhook (§6)', () => {
+  it('finds the ids a withdrawal response returned, nested ones included', () => {
+    assert.deepEqual(returnedIds({ id: 'abc123', data: { transaction_id: 'tx-9', status: 'PAID' } }), [
+      'abc123',
+      'tx-9',
+    ]);
+  });
+});
+
+describe('reproduction', () => {
+  it('masks credential headers and registered secrets in curl lines', () => {
+    registerSecret('canary-secret-0042');
+    const line = curlLine({
+      method: 'POST',
+      url: 'http://127.0.0.1:1/pix/payment',
+      headers: {
+        client_id: 'visible-id',
+        client_secret: 'canary-secret-0042',
+        Authorization: 'Bearer canary-token-abcdefgh-1234',
+      },
+      body: '{"echo":"canary-secret-0042"}',
+    });
+    assert.ok(!line.includes('canary-secret-0042'));
+    assert.ok(!line.includes('canary-token-abcdefgh'));
+    assert.match(line, /client_id: visible-id/);
+    assert.match(line, /Bearer \*\*\*\(26 chars, …1234\)/);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Runs against the embedded mock. A plain run ends with no FAILED and writes every report; two
+ * shards merged give the same certification; and the mock never outlives its run: after a passing
+ * run, a failing one, Ctrl-C, or even a SIGKILL of the suite, no Prism process is left listening.
+ * The tests run one after another because they count Prism processes.
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { runSuite, type Certification } from './support/run-suite.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const TSX_CLI = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+
+const verdicts = (report: Certification | undefined): Record<string, string> =>
+  Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.verdict]));
+
+/** PIDs of Prism mock processes serving this repository's spec. */
+function prismProcesses(): number[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
+  return lines
+    .filter(
+      (line) => line.includes('prism-cli') && line.includes(' mock ') && line.includes(join(ROOT, 'openapi')),
+    )
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/** Bounded wait for a condition that another process makes true. */
+async function eventually(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!condition()) {
+    assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function occupiedPort(): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve({ server, port: typeof address === 'object' && address !== null ? address.port : 0 });
+    });
+  });
+}
+
+describe('runs against the embedded mock', { concurrency: 1 }, () => {
+  let single: Certification | undefined;
+
+  it('ends with no FAILED, writes every report, and leaves no Prism behind', async () => {
+    const before = prismProcesses();
+    const run = await runSuite({});
+    assert.equal(run.code, 0, run.stdout.slice(-2000));
+    assert.deepEqual(run.idsWith('FAILED'), []);
+    for (const name of ['certification.json', 'certification.html', 'summary.md', 'junit.xml']) {
+      assert.ok(existsSync(join(run.reportDir, name)), name);
+    }
+    assert.match(run.stdout, /^Verdict: (PASSED|WARNING)$/m);
+    assert.deepEqual(
+      prismProcesses().filter((pid) => !before.includes(pid)),
+      [],
+    );
+    single = run.report;
+  });
+
+  it('gives the same certification from two merged shards as from one run', async () => {
+    // Each shard runs as if on its own machine; the blob reporter empties its own directory first.
+    const blobs = mkdtempSync(join(tmpdir(), 'pix-blobs-'));
+    for (const shard of [1, 2]) {
+      const own = mkdtempSync(join(tmpdir(), `pix-shard-${shard}-`));
+      const run = await runSuite({ PLAYWRIGHT_BLOB_OUTPUT_DIR: own }, [
+        `--shard=${shard}/2`,
+        '--reporter=blob',
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      for (const file of readdirSync(own).filter((f) => f.endsWith('.zip')))
+        copyFileSync(join(own, file), join(blobs, file));
+    }
+    const merged = mkdtempSync(join(tmpdir(), 'pix-merged-'));
+    await promisify(execFile)(
+      process.execPath,
+      [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', './reporters/certification.ts', blobs],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PIX_REPORT_DIR: merged },
+      },
+    );
+    const report = JSON.parse(readFileSync(join(merged, 'certification.json'), 'utf8')) as Certification;
+    assert.ok(single !== undefined, 'the single run above produced a certification');
+    assert.deepEqual(verdicts(report), verdicts(single));
+    assert.equal(report.verdict, single.verdict);
+  });
+
+  it('leaves no Prism behind when the run fails to set up (webhook port taken)', async () => {
+    const { server, port } = await occupiedPort();
+    try {
+      const before = prismProcesses();
+      const run = await runSuite({ PIX_WEBHOOK_PORT: String(port) });
+      assert.equal(run.code, 2, run.stdout.slice(-2000));
+      assert.deepEqual(
+        prismProcesses().filter((pid) => !before.includes(pid)),
+        [],
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+    it(`leaves no Prism behind when the suite is stopped with ${signal}`, async () => {
+      const before = prismProcesses();
+      const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
+      const child = spawn(process.execPath, [TSX_CLI, join(ROOT, 'bin', 'certify.ts')], {
+        cwd: ROOT,
+        env: { ...env, PIX_REPORT_DIR: join(ROOT, 'reports', `lifecycle-${signal}`) },
+        stdio: 'ignore',
+        detached: true,
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const pid = child.pid ?? 0;
+      await eventually(() => prismProcesses().some((p) => !before.includes(p)), 'the mock runs');
+      // SIGINT goes to the whole process group, as Ctrl-C in a terminal does; SIGKILL only to the suite.
+      if (signal === 'SIGINT') process.kill(-pid, 'SIGINT');
+      else process.kill(pid, 'SIGKILL');
+      await eventually(() => prismProcesses().every((p) => before.includes(p)), 'no mock is left');
+      await exited;
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // The whole group is already gone.
+      }
+    });
+  }
+});
