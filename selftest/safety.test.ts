@@ -113,6 +113,27 @@ describe('safety against a live environment', () => {
     });
   });
 
+  describe('asked to retry failed tests', () => {
+    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    let double: ProviderDouble;
+    before(async () => {
+      double = await startProviderDouble({ reportDir, hangWithdrawals: true });
+    });
+    after(() => double.close());
+
+    it('still sends a withdrawal only once', async () => {
+      const env = liveAgainst(double, reportDir, {
+        PIX_ALLOW_PAYOUTS: '1',
+        ...PAYEE,
+        PIX_REQUEST_TIMEOUT_MS: '400',
+      });
+      const run = await runSuite(env, ['--grep', 'accepts a valid withdrawal', '--retries=2']);
+      assert.equal(double.withdrawals.length, 1);
+      assert.equal(run.code, 2);
+      assert.match(run.stdout, /never retried/);
+    });
+  });
+
   describe('transport and preflight', () => {
     it('refuses plain http to another host before sending anything', async () => {
       const run = await runSuite({ PIX_BASE_URL: 'http://pix.example.invalid', ...DOUBLE_CREDENTIALS });

@@ -76,8 +76,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(verifier);
     await verifier.flush();
   },
-  pix: async ({ target, httpContext, verify, ledger, webhooks, session }, use) => {
-    await use(new PixClient(target, httpContext, verify, ledger, webhooks, session));
+  pix: async ({ target, httpContext, verify, ledger, webhooks, session }, use, testInfo) => {
+    await use(new PixClient(target, httpContext, verify, ledger, webhooks, session, testInfo.retry));
   },
 });
 

@@ -45,6 +45,8 @@ export class PixClient {
     private readonly ledger: Ledger,
     private readonly webhooks: WebhookClient,
     private readonly session: WorkerSession,
+    /** Playwright's retry number of the test: anything but 0 means the test is being run again. */
+    private readonly retry: number,
   ) {}
 
   get config(): Target['config'] {
@@ -105,6 +107,11 @@ export class PixClient {
   ): Promise<Exchange> {
     const missing = this.target.missing('payout');
     if (missing !== undefined) throw new Error(`Refusing to send POST /pix/payment: ${missing}.`);
+    if (this.retry > 0) {
+      throw new Error(
+        'Refusing to send POST /pix/payment again: a test that sends withdrawals is never retried (drop --retries).',
+      );
+    }
     const url = `${this.target.baseUrl}${OPERATION_PATHS.createWithdraw}`;
     this.ledger.intent({
       checkId,
@@ -128,7 +135,10 @@ export class PixClient {
         outcome: 'unknown',
         note: 'no response: outcome unknown, not retried; check with the provider',
       });
-      throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `${reason}\nOutcome unknown for withdrawal ${withdrawal.code}: it was not resent; see ${this.ledger.path}.`,
+      );
     }
     const { status, json } = exchange.response;
     const accepted = status >= 200 && status < 300;
