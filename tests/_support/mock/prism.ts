@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SPEC_PATH } from '../paths.ts';
@@ -47,14 +47,23 @@ export async function freePort(host: string): Promise<number> {
   });
 }
 
-/** True once Prism answers HTTP; any status counts, since only readiness is probed. */
-export async function answers(url: string): Promise<boolean> {
-  try {
-    await fetch(`${url}/auth/token`, { method: 'OPTIONS', signal: AbortSignal.timeout(500) });
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * True once something accepts connections at the URL. Prism opens its port only when the spec is
+ * loaded, so a connection is readiness enough, and it leaves no request in Prism's log.
+ */
+export function answers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.setTimeout(500);
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
