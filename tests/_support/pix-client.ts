@@ -94,6 +94,23 @@ export class PixClient {
     return { code, path, url, body: validBody(this.config, code, url) };
   }
 
+  /** Sends a fresh withdrawal with its complete valid body (§2.1) and these headers. */
+  async withdrawNew(
+    checkId: string,
+    headers: Headers,
+    alsoAllowed: readonly number[] = [],
+  ): Promise<{ withdrawal: NewWithdrawal; exchange: Exchange }> {
+    const withdrawal = await this.newWithdrawal();
+    const exchange = await this.withdraw(
+      checkId,
+      withdrawal,
+      headers,
+      JSON.stringify(withdrawal.body),
+      alsoAllowed,
+    );
+    return { withdrawal, exchange };
+  }
+
   /**
    * Sends one withdrawal request, exactly once. The ledger line is on disk before the request
    * leaves; a request with no response is recorded as "outcome unknown" and never resent.

@@ -14,14 +14,8 @@ for (const testCase of credentialCases(loadSpec(), 'createWithdraw')) {
     async ({ pix, verify }) => {
       verify.requires([testCase.check]);
       const token = await pix.token([testCase.check]);
-      const withdrawal = await pix.newWithdrawal();
       const headers = applyCredentialCase(await pix.paymentHeaders([testCase.check]), testCase, token);
-      const exchange = await pix.withdraw(
-        testCase.check.id,
-        withdrawal,
-        headers,
-        JSON.stringify(withdrawal.body),
-      );
+      const { exchange } = await pix.withdrawNew(testCase.check.id, headers);
       verify.check(testCase.check, exchange, exchange);
       verify.observe(`refusal.status.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
     },
@@ -36,15 +30,8 @@ for (const testCase of plainHeaderCases(loadSpec(), 'createWithdraw')) {
       verify.requires([testCase.check]);
       const valid = await pix.paymentHeaders([testCase.check]);
       const headers = applyPlainHeaderCase(valid, testCase);
-      const withdrawal = await pix.newWithdrawal();
       // 406 Not Acceptable is a fair answer to an Accept the service cannot satisfy, though §7 does not list it.
-      const exchange = await pix.withdraw(
-        testCase.check.id,
-        withdrawal,
-        headers,
-        JSON.stringify(withdrawal.body),
-        [406],
-      );
+      const { exchange } = await pix.withdrawNew(testCase.check.id, headers, [406]);
       verify.check(testCase.check, exchange, exchange);
       verify.observe(`accept.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
     },

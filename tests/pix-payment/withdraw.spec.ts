@@ -12,13 +12,7 @@ test(
   async ({ pix, verify }) => {
     verify.requires([paymentAccepted]);
     const headers = await pix.paymentHeaders([paymentAccepted]);
-    const withdrawal = await pix.newWithdrawal();
-    const exchange = await pix.withdraw(
-      paymentAccepted.id,
-      withdrawal,
-      headers,
-      JSON.stringify(withdrawal.body),
-    );
+    const { exchange } = await pix.withdrawNew(paymentAccepted.id, headers);
     verify.check(paymentAccepted, exchange, exchange);
   },
 );
@@ -32,10 +26,7 @@ test(
     const exchanges: Exchange[] = [];
     // Sequential on purpose: reuse means one request after another with the same token.
     for (let i = 0; i < TOKEN_REUSE_WITHDRAWALS; i++) {
-      const withdrawal = await pix.newWithdrawal();
-      exchanges.push(
-        await pix.withdraw(tokenReusable.id, withdrawal, headers, JSON.stringify(withdrawal.body)),
-      );
+      exchanges.push((await pix.withdrawNew(tokenReusable.id, headers)).exchange);
     }
     verify.check(tokenReusable, exchanges, exchanges.find((e) => e.response.status !== 200) ?? exchanges[0]);
   },

@@ -64,13 +64,7 @@ async function sendAccepted(
   verify: Verifier,
   headers: Parameters<PixClient['withdraw']>[2],
 ): Promise<{ withdrawal: NewWithdrawal; exchange: Exchange }> {
-  const withdrawal = await pix.newWithdrawal();
-  const exchange = await pix.withdraw(
-    webhookDelivered.id,
-    withdrawal,
-    headers,
-    JSON.stringify(withdrawal.body),
-  );
+  const { withdrawal, exchange } = await pix.withdrawNew(webhookDelivered.id, headers);
   if (exchange.response.status !== 200) {
     verify.skip(
       [webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused],
@@ -87,12 +81,9 @@ test(
     verify.requires([webhookDelivered]);
     const headers = await pix.paymentHeaders([webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused]);
 
-    const refused = await pix.newWithdrawal();
-    const refusedExchange = await pix.withdraw(
+    const { withdrawal: refused, exchange: refusedExchange } = await pix.withdrawNew(
       noWebhookForRefused.id,
-      refused,
       withoutHeader(headers, 'client_secret'),
-      JSON.stringify(refused.body),
     );
 
     const { withdrawal, exchange } = await sendAccepted(pix, verify, headers);
