@@ -12,6 +12,7 @@ export default defineConfig(
     'blob-report/',
     'playwright-report/',
     'selftest/fixtures/**',
+    'tests/_support/generated/**',
   ]),
 
   js.configs.recommended,

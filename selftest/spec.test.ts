@@ -1,11 +1,15 @@
 /** The OpenAPI document drives everything: its examples must be realistic and its cases complete. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { bodyCases, credentialCases, plainHeaderCases } from '../tests/_support/cases.ts';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import { isValidDocument, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
+import { ROOT } from '../tests/_support/paths.ts';
 import { loadSpec, SPEC_PATH } from '../tests/_support/spec.ts';
 
 interface Example {
@@ -88,5 +92,14 @@ describe('the spec', () => {
       );
       assert.ok(check.reason.length > 20, check.id);
     }
+  });
+
+  it('has its TypeScript types generated from the current spec (npm run generate:types)', () => {
+    const fresh = join(mkdtempSync(join(tmpdir(), 'pix-types-')), 'pix-withdrawal.ts');
+    execFileSync(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [SPEC_PATH, '-o', fresh], {
+      stdio: 'ignore',
+    });
+    const committed = readFileSync(join(ROOT, 'tests', '_support', 'generated', 'pix-withdrawal.ts'), 'utf8');
+    assert.equal(committed, readFileSync(fresh, 'utf8'), 'the spec changed: run npm run generate:types');
   });
 });

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BodyMutation, CredentialCase, PlainHeaderCase } from './cases.ts';
 import type { Config } from './config.ts';
+import type { components } from './generated/pix-withdrawal.ts';
 
 export type Headers = Readonly<Record<string, string>>;
 
@@ -90,16 +91,8 @@ export function applyPlainHeaderCase(headers: Headers, testCase: PlainHeaderCase
     : withHeader(headers, testCase.header, testCase.value);
 }
 
-export interface WithdrawBody {
-  amount: unknown;
-  code: unknown;
-  name: unknown;
-  key_type: unknown;
-  document: unknown;
-  key_pix: unknown;
-  PostBackUrl: unknown;
-  check_code?: unknown;
-}
+/** A complete withdraw request: the spec's type (generated from it) with every field present. */
+export type WithdrawBody = Required<components['schemas']['WithdrawRequest']>;
 
 /** A complete withdraw request (§2.1) to the integrator's own payee; check_code true guards against resends. */
 export function validBody(config: Config, code: string, postBackUrl: string): WithdrawBody {
