@@ -1,12 +1,14 @@
 /**
  * npm run certify: validates the configuration, checks the environment can be reached, builds the
  * payout plan, runs the Playwright suite and exits 0 (no FAILED), 1 (FAILED, or WARNING under
- * PIX_STRICT=1) or 2 (configuration or suite error). Playwright's own flags pass through.
+ * PIX_STRICT=1, or a regression since the baseline under PIX_FAIL_ON_DRIFT=1) or 2 (configuration or
+ * suite error). `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier
+ * one; Playwright's own flags pass through.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
@@ -73,8 +75,35 @@ function certificationExitCode(reportDir: string, startedAt: number): number | u
   return typeof report.exitCode === 'number' ? report.exitCode : undefined;
 }
 
+/** `--baseline <path>` or `--baseline=<path>` is certify's own option: Playwright never sees it. */
+function takeBaseline(args: readonly string[]): { path: string | undefined; rest: string[] } {
+  const at = args.findIndex((a) => a === '--baseline' || a.startsWith('--baseline='));
+  if (at === -1) return { path: undefined, rest: [...args] };
+  const inline = args[at]?.startsWith('--baseline=') === true;
+  const path = inline ? args[at]?.slice('--baseline='.length) : args[at + 1];
+  if (path === undefined || path === '')
+    stop('--baseline: no path given. Use --baseline <certification.json of an earlier run>.');
+  return { path, rest: args.filter((_, i) => i !== at && (inline || i !== at + 1)) };
+}
+
+/** A baseline that cannot be compared is a configuration error, reported before anything is sent. */
+async function baselineEnvironment(
+  path: string | undefined,
+  failOnDrift: boolean,
+): Promise<Record<string, string>> {
+  if (path === undefined) return {};
+  const { readCertification, UnreadableCertification } = await import('../reporters/certification/read.ts');
+  try {
+    readCertification(path);
+  } catch (error) {
+    if (error instanceof UnreadableCertification) stop(`baseline: ${error.message}`);
+    throw error;
+  }
+  return { PIX_BASELINE: resolve(path), PIX_FAIL_ON_DRIFT: failOnDrift ? '1' : '0' };
+}
+
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+  const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
   const listOnly = args.includes('--list');
   const passThrough = args.filter((a) => a !== '--list');
   let config: Config;
@@ -84,6 +113,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) stop(error.message);
     throw error;
   }
+  const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
   // Prism takes about two seconds to load: launched first, it is ready by the time Playwright needs it.
   const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
@@ -117,7 +147,7 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const playwrightCode = await runPlaywright(
     passThrough,
-    mock === undefined ? {} : { PIX_MOCK_URL: mock.url },
+    mock === undefined ? baseline : { ...baseline, PIX_MOCK_URL: mock.url },
   ).finally(() => mock?.stop());
   const code = certificationExitCode(config.reportDir, startedAt);
   if (code === undefined && passThrough.some((a) => a.startsWith('--reporter'))) {

@@ -3,6 +3,10 @@
  * certification.json, certification.html and summary.md to the report directory, appends the
  * summary to GITHUB_STEP_SUMMARY when set, and prints the findings and the verdict.
  *
+ * With PIX_BASELINE (an absolute path; npm run certify -- --baseline sets it) every report also
+ * says what changed since that earlier certification, and PIX_FAIL_ON_DRIFT=1 makes a regression
+ * fail the run. Both are read when the run ends, so merge-reports honours them too.
+ *
  * The catalogue and the document's clauses come from the suite (tests/_support). A config may
  * carry its own in `metadata.pixCatalogue` ({ checks, clauses }): the reporter's self-test does,
  * and as config metadata it travels in blob reports, so merge-reports judges against it too.
@@ -25,11 +29,12 @@ import type { PixRunMetadata } from '../tests/_support/run-metadata.ts';
 import { documentClauses } from '../tests/_support/spec.ts';
 import { readHandover } from './certification/attachments.ts';
 import { scrub } from './certification/scrub.ts';
-import { buildCertification } from './certification/build.ts';
+import { buildCertification, type Baseline } from './certification/build.ts';
 import { progressLine, renderConsole } from './certification/console.ts';
 import { renderHtml } from './certification/html.ts';
 import { renderJunit } from './certification/junit.ts';
 import { renderMarkdown } from './certification/markdown.ts';
+import { readCertification, UnreadableCertification } from './certification/read.ts';
 import type { SuiteError, TestOutcome } from './certification/model.ts';
 import type { ReportPaths } from './certification/text.ts';
 
@@ -49,6 +54,19 @@ function shown(path: string): string {
 }
 
 const messageOf = (error: TestError): string => error.message ?? error.value ?? 'unknown error';
+
+/** bin/certify.ts checked the baseline before the run; a merge-reports run may not have, so a bad one is a suite error. */
+function baselineFromEnvironment(suiteErrors: SuiteError[]): Baseline | undefined {
+  const path = process.env.PIX_BASELINE?.trim();
+  if (path === undefined || path === '') return undefined;
+  try {
+    return { certification: readCertification(path), failOnDrift: process.env.PIX_FAIL_ON_DRIFT === '1' };
+  } catch (error) {
+    if (!(error instanceof UnreadableCertification)) throw error;
+    suiteErrors.push({ test: null, message: `PIX_BASELINE: ${error.message}` });
+    return undefined;
+  }
+}
 
 export default class CertificationReporter implements Reporter {
   private metadata: PixRunMetadata | undefined;
@@ -106,6 +124,7 @@ export default class CertificationReporter implements Reporter {
         message: `the run ended ${result.status} before every test had run`,
       });
     }
+    const baseline = baselineFromEnvironment(this.suiteErrors);
     const report = buildCertification({
       checks: this.override?.checks ?? catalogue(),
       clauses: this.override?.clauses ?? documentClauses(),
@@ -114,6 +133,7 @@ export default class CertificationReporter implements Reporter {
       suiteErrors: this.suiteErrors,
       startTime: result.startTime,
       durationMs: result.duration,
+      ...(baseline === undefined ? {} : { baseline }),
     });
     // PIX_REPORT_DIR wins so that merge-reports on another machine writes where it is told to.
     const dir = resolve(process.env.PIX_REPORT_DIR ?? this.metadata.reportDir);

@@ -1,14 +1,17 @@
 /**
  * From what the tests recorded to the certification: one verdict per catalogue check, the
- * coverage of the document's clauses, the run's verdict and exit code. Pure, so that every rule
- * is tested without running Playwright. The certification is scrubbed as a whole before it
- * leaves, and every artifact is rendered from it, so no string reaches a file unscrubbed.
+ * coverage of the document's clauses, the changes since a baseline, the run's verdict and exit
+ * code (decided here only). Pure, so that every rule is tested without running Playwright. The
+ * certification is scrubbed as a whole before it leaves, and every artifact is rendered from it,
+ * so no string reaches a file unscrubbed.
  */
 import { stripVTControlCharacters } from 'node:util';
 import type { CheckDefinition, Evaluation, Verdict } from '../../tests/_support/checks/types.ts';
 import type { PixRunMetadata } from '../../tests/_support/run-metadata.ts';
+import { compareCertifications, type Compared } from './compare.ts';
 import type {
   Certification,
+  Changes,
   CheckResult,
   Coverage,
   Evidence,
@@ -30,6 +33,14 @@ export interface CertificationInput {
   readonly suiteErrors: readonly SuiteError[];
   readonly startTime: Date;
   readonly durationMs: number;
+  /** An earlier certification to report the changes since (PIX_BASELINE). */
+  readonly baseline?: Baseline;
+}
+
+export interface Baseline {
+  readonly certification: Certification;
+  /** PIX_FAIL_ON_DRIFT=1: a regression since the baseline fails the run. */
+  readonly failOnDrift: boolean;
 }
 
 export const NOT_RUN_REASON = 'not run in this selection (filtered by --grep, --shard or an earlier error)';
@@ -164,9 +175,18 @@ function overall(
   return counts.WARNING > 0 ? 'WARNING' : 'PASSED';
 }
 
-function exitCodeOf(verdict: OverallVerdict, strict: boolean): 0 | 1 | 2 {
+function exitCodeOf(verdict: OverallVerdict, strict: boolean, changes: Changes | undefined): 0 | 1 | 2 {
   if (verdict === 'ERROR') return 2;
-  return verdict === 'FAILED' || (verdict === 'WARNING' && strict) ? 1 : 0;
+  const drifted = changes !== undefined && changes.failOnDrift && changes.regressions > 0;
+  return verdict === 'FAILED' || (verdict === 'WARNING' && strict) || drifted ? 1 : 0;
+}
+
+/** Compared as written: the baseline was scrubbed, so this run is too, or a masked value would differ. */
+function changesSince(baseline: Baseline, current: Compared): Changes {
+  return {
+    ...compareCertifications(baseline.certification, scrubJson(current)),
+    failOnDrift: baseline.failOnDrift,
+  };
 }
 
 export function buildCertification(input: CertificationInput): Certification {
@@ -184,28 +204,35 @@ export function buildCertification(input: CertificationInput): Certification {
   ];
   const verdict = overall(counts, suiteErrors);
   const incomplete = incompleteness(checks, byCheck);
+  const run = {
+    suiteVersion: metadata.suiteVersion,
+    specVersion: metadata.specVersion,
+    specHash: metadata.specHash,
+    mode: metadata.mode,
+    baseUrl: metadata.baseUrl,
+    strict: metadata.strict,
+    startTime: input.startTime.toISOString(),
+    endTime: new Date(input.startTime.getTime() + input.durationMs).toISOString(),
+    durationMs: Math.round(input.durationMs),
+    options: metadata.options,
+  };
+  const observations = observationsOf(input.tests);
+  const changes =
+    input.baseline === undefined
+      ? undefined
+      : changesSince(input.baseline, { verdict, run, checks, observations });
   return scrubJson<Certification>({
     schemaVersion: 1,
     verdict,
-    exitCode: exitCodeOf(verdict, metadata.strict),
+    exitCode: exitCodeOf(verdict, metadata.strict, changes),
     complete: incomplete.length === 0,
     incomplete,
-    run: {
-      suiteVersion: metadata.suiteVersion,
-      specVersion: metadata.specVersion,
-      specHash: metadata.specHash,
-      mode: metadata.mode,
-      baseUrl: metadata.baseUrl,
-      strict: metadata.strict,
-      startTime: input.startTime.toISOString(),
-      endTime: new Date(input.startTime.getTime() + input.durationMs).toISOString(),
-      durationMs: Math.round(input.durationMs),
-      options: metadata.options,
-    },
+    run,
     counts,
     checks,
     coverage: coverageOf(checks, input.clauses),
-    observations: observationsOf(input.tests),
+    observations,
     suiteErrors,
+    ...(changes === undefined ? {} : { changes }),
   });
 }

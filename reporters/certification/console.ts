@@ -1,27 +1,57 @@
 /**
- * The closing lines in the terminal: every finding on one line, the totals, the verdict and where
- * the reports are. Capped so that it stays under forty lines whatever the run found.
+ * The closing lines in the terminal: the changes since the baseline, every finding on one line,
+ * the totals, the verdict and where the reports are. Capped: under forty lines whatever the run
+ * found, and fourteen more at most for the changes. npm run compare prints the changes the same
+ * way, uncapped.
  */
-import type { Certification, TestOutcome } from './model.ts';
+import type { Certification, Changes, Comparison, TestOutcome } from './model.ts';
 import {
   capped,
+  changeLines,
+  changesHeadline,
   count,
   countsLine,
+  driftNotice,
   errorLine,
   findingsOf,
   headline,
   oneLine,
+  runChangeText,
+  suiteChangedNotice,
   type ReportPaths,
 } from './text.ts';
 
 const FINDINGS_SHOWN = 20;
 const ERRORS_SHOWN = 5;
 const REASONS_SHOWN = 3;
+const CHANGES_SHOWN = 8;
+
+/** The changes since the baseline: a headline, then one line per change, regressions first. */
+export function renderChanges(comparison: Comparison, limit = Number.POSITIVE_INFINITY): string[] {
+  const notice = suiteChangedNotice(comparison);
+  const run = comparison.run.map(runChangeText);
+  const changes = changeLines(comparison);
+  const left = changes.length - limit;
+  return [
+    changesHeadline(comparison),
+    ...changes.slice(0, limit).map((l) => `  ${l.tag.padEnd(10)}  ${oneLine(l.text, 160)}`),
+    ...(left > 0 ? [`  … and ${left} more, every one in certification.html and certification.json`] : []),
+    ...(run.length === 0 ? [] : [`  Run differences: ${oneLine(run.join('; '), 200)}`]),
+    ...(notice === undefined ? [] : [`  ${notice}`]),
+  ];
+}
+
+function changesBlock(changes: Changes | undefined): string[] {
+  if (changes === undefined) return [];
+  const notice = driftNotice(changes);
+  return [...renderChanges(changes, CHANGES_SHOWN), ...(notice === undefined ? [] : [`  ${notice}`]), ''];
+}
 
 export function renderConsole(report: Certification, paths: ReportPaths): string {
   const findings = findingsOf(report);
   const idWidth = Math.max(0, ...findings.slice(0, FINDINGS_SHOWN).map((c) => c.id.length));
   const lines = [
+    ...changesBlock(report.changes),
     ...capped(
       findings,
       FINDINGS_SHOWN,

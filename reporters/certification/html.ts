@@ -1,12 +1,22 @@
 /**
  * certification.html: the report a person reads and signs off. One file that loads nothing (the
  * Content-Security-Policy forbids it), so it can be archived, mailed and printed as is: no script,
- * no external style, font, image or link. After the environment and the coverage matrix come the
- * failures, warnings and skips with their evidence; what passed is folded away.
+ * no external style, font, image or link. The changes since the baseline come first, regressions
+ * at their top; after the environment and the coverage matrix come the failures, warnings and
+ * skips with their evidence; what passed is folded away.
  */
 import type { Verdict } from '../../tests/_support/checks/types.ts';
 import type { Certification, CheckResult, Evidence, OverallVerdict } from './model.ts';
-import { count, countsLine } from './text.ts';
+import {
+  changeLines,
+  changesHeadline,
+  count,
+  countsLine,
+  driftNotice,
+  runChangeText,
+  suiteChangedNotice,
+  type ChangeTag,
+} from './text.ts';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -74,10 +84,45 @@ const chipLink = (id: string, verdict: Verdict): string =>
   `<a class="chip v-${verdict}" title="${verdict}" href="#${anchor(id)}">${SIGN[verdict]} ${escapeHtml(id)}</a>`;
 
 function banner(report: Certification): string {
+  const since = report.changes === undefined ? '' : `\n<p>${escapeHtml(changesHeadline(report.changes))}</p>`;
   return `<header class="banner v-${report.verdict}">
 <p class="word">${SIGN[report.verdict]} ${report.verdict}</p>
-<p>${escapeHtml(countsLine(report))} · exit code ${report.exitCode}</p>
+<p>${escapeHtml(countsLine(report))} · exit code ${report.exitCode}</p>${since}
 </header>`;
+}
+
+/** A regression reads like a failure, an improvement like a pass, any other change is neutral. */
+const TAG_COLOUR: Readonly<Record<ChangeTag, Verdict>> = {
+  REGRESSION: 'FAILED',
+  improved: 'PASSED',
+  changed: 'SKIPPED',
+};
+
+function changes(report: Certification): string {
+  if (report.changes === undefined) return '';
+  const notices = [suiteChangedNotice(report.changes), driftNotice(report.changes)]
+    .filter((n) => n !== undefined)
+    .map((n) => `<div class="notice"><p>${escapeHtml(n)}</p></div>`);
+  const rows = [
+    ...changeLines(report.changes).map(
+      (l) => `<tr><td>${chip(TAG_COLOUR[l.tag], l.tag)}</td><td>${escapeHtml(l.text)}</td></tr>`,
+    ),
+    ...report.changes.run.map(
+      (c) => `<tr><td>${chip('SKIPPED', 'run')}</td><td>${escapeHtml(runChangeText(c))}</td></tr>`,
+    ),
+  ];
+  const table =
+    rows.length === 0
+      ? ''
+      : `\n<table>
+<thead><tr><th>Change</th><th>What</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>`;
+  return `<section id="changes"><h2>Changes since the baseline (${count(report.changes.regressions, 'regression')})</h2>
+<p>${escapeHtml(changesHeadline(report.changes))}</p>
+${notices.join('\n')}${table}</section>`;
 }
 
 function incompleteNotice(report: Certification): string {
@@ -232,6 +277,7 @@ ${rows.join('\n')}
 
 export function renderHtml(report: Certification): string {
   const sections: [id: string, label: string, html: string][] = [
+    ['changes', 'Changes', changes(report)],
     ['environment', 'Environment', environment(report)],
     ['coverage', 'Coverage', coverage(report)],
     ['failed', 'Failed', findings(report, 'FAILED', 'failed', 'Failed')],

@@ -1,15 +1,50 @@
 /**
- * summary.md, also appended to GITHUB_STEP_SUMMARY: the verdict and the findings at a glance.
- * GitHub renders HTML inside Markdown, so text that came from the environment is escaped.
+ * summary.md, also appended to GITHUB_STEP_SUMMARY: the verdict, the changes since the baseline
+ * and the findings at a glance. GitHub renders HTML inside Markdown, so text that came from the
+ * environment is escaped.
  */
-import type { Certification } from './model.ts';
-import { capped, count, errorLine, findingsOf, headline, oneLine, type ReportPaths } from './text.ts';
+import type { Certification, Changes } from './model.ts';
+import {
+  capped,
+  changeLines,
+  changesHeadline,
+  count,
+  driftNotice,
+  errorLine,
+  findingsOf,
+  headline,
+  oneLine,
+  runChangeText,
+  suiteChangedNotice,
+  type ReportPaths,
+} from './text.ts';
 
 const FINDINGS_SHOWN = 30;
 const ERRORS_SHOWN = 10;
+const CHANGES_SHOWN = 30;
 
 const escapeMarkdown = (text: string): string =>
   text.replace(/[\\`*_[\]<>|#!&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c] ?? `\\${c}`);
+
+function changesSection(changes: Changes | undefined): string[] {
+  if (changes === undefined) return [];
+  const notices = [suiteChangedNotice(changes), driftNotice(changes)].filter((n) => n !== undefined);
+  return [
+    '',
+    '### Changes since the baseline',
+    '',
+    escapeMarkdown(changesHeadline(changes)),
+    ...notices.flatMap((notice) => ['', `> ${escapeMarkdown(notice)}`]),
+    '',
+    ...capped(
+      changeLines(changes),
+      CHANGES_SHOWN,
+      (l) =>
+        `- ${l.tag === 'REGRESSION' ? '**REGRESSION**' : l.tag}: ${escapeMarkdown(oneLine(l.text, 300))}`,
+    ),
+    ...changes.run.map((c) => `- run: ${escapeMarkdown(runChangeText(c))}`),
+  ];
+}
 
 export function renderMarkdown(report: Certification, paths: ReportPaths): string {
   const { run } = report;
@@ -18,6 +53,7 @@ export function renderMarkdown(report: Certification, paths: ReportPaths): strin
     `## Pix withdrawal certification: ${report.verdict}`,
     '',
     `Exit code ${report.exitCode} · ${run.mode} mode against ${escapeMarkdown(run.baseUrl)} · spec ${escapeMarkdown(run.specVersion)} (sha256 ${run.specHash.slice(0, 12)}) · suite ${escapeMarkdown(run.suiteVersion)} · ${run.startTime} (${(run.durationMs / 1000).toFixed(1)} s)`,
+    ...changesSection(report.changes),
     '',
     '| Verdict | Checks |',
     '|---|---:|',

@@ -92,6 +92,83 @@ export interface ReportedObservation {
   readonly note?: string;
 }
 
+/**
+ * How a check's verdict moved since the baseline. Better or worse ranks FAILED below WARNING below
+ * PASSED; SKIPPED is no judgement at all, so a move to or from it is told apart.
+ */
+export type CheckChangeKind = 'regressed' | 'improved' | 'new' | 'removed' | 'now-skipped' | 'now-judged';
+
+export interface CheckChange {
+  readonly id: string;
+  readonly kind: CheckChangeKind;
+  /** Absent for a check the baseline's catalogue lacked. */
+  readonly before?: Verdict;
+  /** Absent for a check this run's catalogue lacks. */
+  readonly after?: Verdict;
+  /** The verdict got worse: PASSED to WARNING or FAILED, or WARNING to FAILED. */
+  readonly regression: boolean;
+}
+
+export type ObservationChangeKind =
+  | 'field-removed'
+  | 'field-added'
+  | 'type-changed'
+  | 'value-changed'
+  | 'list-changed'
+  | 'later'
+  | 'first-observed'
+  | 'no-longer-observed';
+
+export interface ObservationChange {
+  readonly topic: string;
+  readonly kind: ObservationChangeKind;
+  /** For a field kind: the field's path in the shape (`data.code`, `items[]`, `(body)` for the whole body). */
+  readonly field?: string;
+  /**
+   * What the baseline observed and what this run did, as shown to a person (a type, a status, a
+   * delay); for `list-changed`, the names no longer listed and the names newly listed.
+   */
+  readonly before?: string;
+  readonly after?: string;
+  /** An observed field disappeared. */
+  readonly regression: boolean;
+}
+
+export interface RunChange {
+  /** `suiteVersion`, `specHash`, `baseUrl`, `options.tokenField`… */
+  readonly field: string;
+  readonly before: string;
+  readonly after: string;
+  /** `suite`: the suite or the document it judges by changed; `configuration`: what it was pointed at or told. */
+  readonly source: 'suite' | 'configuration';
+}
+
+/** The run the changes are measured from. */
+export interface BaselineRun {
+  readonly verdict: OverallVerdict;
+  readonly baseUrl: string;
+  readonly startTime: string;
+  readonly suiteVersion: string;
+  readonly specHash: string;
+}
+
+/** What changed between a baseline certification and a later one; regressions come first in each list. */
+export interface Comparison {
+  readonly baseline: BaselineRun;
+  readonly regressions: number;
+  /** The suite's version or its document differ: a change may come from the suite, not the environment. */
+  readonly suiteChanged: boolean;
+  readonly run: readonly RunChange[];
+  readonly checks: readonly CheckChange[];
+  readonly observations: readonly ObservationChange[];
+}
+
+/** A comparison made by the reporter, which also decides whether a regression fails the run. */
+export interface Changes extends Comparison {
+  /** PIX_FAIL_ON_DRIFT=1: a regression makes the exit code 1. */
+  readonly failOnDrift: boolean;
+}
+
 export interface Certification {
   readonly schemaVersion: 1;
   readonly verdict: OverallVerdict;
@@ -105,4 +182,6 @@ export interface Certification {
   readonly coverage: Coverage;
   readonly observations: readonly ReportedObservation[];
   readonly suiteErrors: readonly SuiteError[];
+  /** Present when the run was compared with a baseline (PIX_BASELINE or certify --baseline). */
+  readonly changes?: Changes;
 }

@@ -20,6 +20,12 @@ const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:'"]+:[^\s/@'"]+@/gi;
 
 const isMasked = (value: string): boolean => value.startsWith('***');
 
+/**
+ * What shapeOf (tests/_support/shape.ts) writes in place of a value: `{"access_token":"string"}`
+ * is a response's shape, and masking it would hide its type from the report and from a baseline.
+ */
+const TYPE_NAMES: ReadonlySet<string> = new Set(['string', 'number', 'boolean', 'null', 'object', 'array']);
+
 /** Masks a credential header's value, keeping an authorization scheme readable. */
 function maskHeaderValue(name: string, value: string): string {
   if (value === '' || isMasked(value)) return value;
@@ -58,7 +64,7 @@ function scrubValue(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, member]) => [
       scrub(key),
-      typeof member === 'string' && SECRET_NAMES.has(key.toLowerCase())
+      typeof member === 'string' && SECRET_NAMES.has(key.toLowerCase()) && !TYPE_NAMES.has(member)
         ? maskHeaderValue(key, member)
         : scrubValue(member),
     ]),

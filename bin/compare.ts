@@ -1,0 +1,43 @@
+/**
+ * npm run compare -- <baseline.json> <new.json>: what changed between two certifications, without
+ * running anything; the same comparison certify --baseline adds to its reports. It also compares
+ * two environments (a sandbox and a production-like one). Exits 0 when nothing regressed, 1 on a
+ * regression (like diff, whatever PIX_FAIL_ON_DRIFT says), 2 when a file cannot be compared.
+ */
+import { compareCertifications } from '../reporters/certification/compare.ts';
+import { renderChanges } from '../reporters/certification/console.ts';
+import type { Certification } from '../reporters/certification/model.ts';
+import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
+
+const USAGE = 'usage: npm run compare -- <baseline certification.json> <new certification.json>';
+
+function stop(message: string): never {
+  process.stderr.write(`pix-compare: ${message}\n`);
+  process.exit(2);
+}
+
+function read(path: string): Certification {
+  try {
+    return readCertification(path);
+  } catch (error) {
+    if (error instanceof UnreadableCertification) stop(error.message);
+    throw error;
+  }
+}
+
+const describeRun = (path: string, report: Certification): string =>
+  `${path}: ${report.verdict}, ${report.run.mode} against ${report.run.baseUrl}, ${report.run.startTime}, suite ${report.run.suiteVersion}`;
+
+const [baselinePath, currentPath, ...extra] = process.argv.slice(2);
+if (baselinePath === undefined || currentPath === undefined || extra.length > 0) stop(USAGE);
+const baseline = read(baselinePath);
+const current = read(currentPath);
+const comparison = compareCertifications(baseline, current);
+const lines = [
+  `Baseline: ${describeRun(baselinePath, baseline)}`,
+  `Compared: ${describeRun(currentPath, current)}`,
+  '',
+  ...renderChanges(comparison),
+];
+process.stdout.write(`${lines.join('\n')}\n`);
+process.exit(comparison.regressions > 0 ? 1 : 0);

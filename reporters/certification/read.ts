@@ -1,0 +1,75 @@
+/**
+ * Reads a certification.json written by an earlier run (a baseline, or either side of npm run
+ * compare). A file that cannot be compared stops with one line saying why and what to do, never a
+ * stack trace: it may be missing, not JSON, not a certification, or from a suite whose report
+ * schema differs.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { Certification } from './model.ts';
+
+const SCHEMA_VERSION: Certification['schemaVersion'] = 1;
+const FIX = 'give the certification.json of an earlier run of this suite';
+
+export class UnreadableCertification extends Error {
+  constructor(path: string, problem: string, fix = FIX) {
+    super(`${path} ${problem}: ${fix}.`);
+    this.name = 'UnreadableCertification';
+  }
+}
+
+/** Compiled on first use: a run without a baseline never pays for it. */
+let validate: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  if (validate === undefined) {
+    const ajv = new Ajv2020({ allErrors: false, strict: true });
+    addFormats.default(ajv);
+    const schema = readFileSync(new URL('../certification.schema.json', import.meta.url), 'utf8');
+    validate = ajv.compile(JSON.parse(schema) as object);
+  }
+  return validate;
+}
+
+function parsed(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new UnreadableCertification(path, `cannot be read (${code})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UnreadableCertification(path, `is not JSON (${(error as Error).message})`);
+  }
+}
+
+export function readCertification(path: string): Certification {
+  const report = parsed(path);
+  const version =
+    report !== null && typeof report === 'object' && 'schemaVersion' in report
+      ? report.schemaVersion
+      : undefined;
+  if (version === undefined)
+    throw new UnreadableCertification(path, 'is not a certification (no schemaVersion)');
+  if (version !== SCHEMA_VERSION) {
+    throw new UnreadableCertification(
+      path,
+      `has report schema version ${JSON.stringify(version)}, and this suite reads version ${SCHEMA_VERSION}`,
+      'make a new baseline with this version of the suite (npm run certify)',
+    );
+  }
+  const valid = validator();
+  if (!valid(report)) {
+    const first = valid.errors?.[0];
+    const where = first?.instancePath === '' || first === undefined ? 'the report' : first.instancePath;
+    throw new UnreadableCertification(
+      path,
+      `is not a valid certification (${where} ${first?.message ?? ''})`,
+    );
+  }
+  return report as Certification;
+}

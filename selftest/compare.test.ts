@@ -1,0 +1,680 @@
+/**
+ * Regression against a baseline: the pure comparison on small hand-built certifications, then the
+ * real suite run twice against the sandbox (certify --baseline) and npm run compare on the reports.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { buildCertification } from '../reporters/certification/build.ts';
+import { compareCertifications, lateDelayMs } from '../reporters/certification/compare.ts';
+import { renderConsole } from '../reporters/certification/console.ts';
+import { renderHtml } from '../reporters/certification/html.ts';
+import { renderMarkdown } from '../reporters/certification/markdown.ts';
+import type {
+  Certification,
+  CheckChange,
+  ObservationChange,
+  RunInfo,
+} from '../reporters/certification/model.ts';
+import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
+import { changesHeadline } from '../reporters/certification/text.ts';
+import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import type { JsonValue, Verdict } from '../tests/_support/checks/types.ts';
+import { runSuite, type SuiteRun } from './support/run-suite.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const TSX_CLI = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const PATHS = {
+  html: 'certification.html',
+  json: 'certification.json',
+  markdown: 'summary.md',
+  junit: 'junit.xml',
+};
+
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+addFormats.default(ajv);
+const validate = ajv.compile(
+  JSON.parse(await readFile(join(ROOT, 'reporters', 'certification.schema.json'), 'utf8')) as object,
+);
+
+function assertValid(report: unknown): void {
+  assert.ok(validate(report), JSON.stringify(validate.errors, null, 2));
+}
+
+const RUN: RunInfo = {
+  suiteVersion: '0.1.0',
+  specVersion: '1.0.0',
+  specHash: 'aaaa',
+  mode: 'live',
+  baseUrl: 'https://sandbox.example.test',
+  strict: false,
+  startTime: '2026-01-05T09:00:00.000Z',
+  endTime: '2026-01-05T09:00:05.000Z',
+  durationMs: 5000,
+  options: { tokenField: 'access_token' },
+};
+
+interface Sketch {
+  readonly checks?: Readonly<Record<string, Verdict>>;
+  readonly observations?: readonly (readonly [topic: string, value: JsonValue])[];
+  readonly run?: Partial<RunInfo>;
+}
+
+/** A small certification valid against the schema: only verdicts, observations and the run vary. */
+function certification(sketch: Sketch = {}): Certification {
+  const verdicts: Readonly<Record<string, Verdict>> = sketch.checks ?? { A: 'PASSED' };
+  const checks = Object.entries(verdicts).map(([id, verdict]) => ({
+    id,
+    title: `title of ${id}`,
+    clause: '§4.1',
+    level: 'must' as const,
+    reason: `reason of ${id}`,
+    verdict,
+    evaluations: 1,
+    ...(verdict === 'PASSED' ? {} : { evidence: [{ verdict }], evidenceCount: 1 }),
+  }));
+  const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
+  for (const check of checks) counts[check.verdict] += 1;
+  return {
+    schemaVersion: 1,
+    verdict: counts.FAILED > 0 ? 'FAILED' : counts.WARNING > 0 ? 'WARNING' : 'PASSED',
+    exitCode: counts.FAILED > 0 ? 1 : 0,
+    complete: true,
+    incomplete: [],
+    run: { ...RUN, ...sketch.run },
+    counts,
+    checks,
+    coverage: { clauses: [], uncovered: [] },
+    observations: (sketch.observations ?? []).map(([topic, value]) => ({
+      topic,
+      clause: '§6 (not shown)',
+      value,
+    })),
+    suiteErrors: [],
+  };
+}
+
+const observationChanges = (before: Sketch, after: Sketch): readonly ObservationChange[] =>
+  compareCertifications(certification(before), certification(after)).observations;
+
+const TOKEN_SHAPE = { access_token: 'string', token_type: 'string', expires_in: 'number' };
+
+describe('compareCertifications', () => {
+  it('says "no change" for identical certifications', () => {
+    const report = certification({
+      checks: { A: 'PASSED', B: 'WARNING' },
+      observations: [
+        ['token.response.shape', TOKEN_SHAPE],
+        ['refusal.status.A', 403],
+        ['webhook.delayMs', 12],
+      ],
+    });
+    const comparison = compareCertifications(report, structuredClone(report));
+    assert.deepEqual([comparison.checks, comparison.observations, comparison.run], [[], [], []]);
+    assert.equal(comparison.regressions, 0);
+    assert.match(changesHeadline(comparison), /^No change since the baseline of 2026-01-05T09:00:00.000Z/);
+  });
+
+  it('tells improved, regressed, new, removed, no longer judged and judged again checks apart, regressions first', () => {
+    const comparison = compareCertifications(
+      certification({
+        checks: {
+          IMPROVES: 'WARNING',
+          REGRESSES: 'PASSED',
+          GONE: 'PASSED',
+          NOW_SKIPPED: 'PASSED',
+          WORSE: 'WARNING',
+          JUDGED: 'SKIPPED',
+        },
+      }),
+      certification({
+        checks: {
+          IMPROVES: 'PASSED',
+          REGRESSES: 'WARNING',
+          NOW_SKIPPED: 'SKIPPED',
+          WORSE: 'FAILED',
+          JUDGED: 'FAILED',
+          ADDED: 'PASSED',
+        },
+      }),
+    );
+    const expected: CheckChange[] = [
+      { id: 'REGRESSES', kind: 'regressed', before: 'PASSED', after: 'WARNING', regression: true },
+      { id: 'WORSE', kind: 'regressed', before: 'WARNING', after: 'FAILED', regression: true },
+      { id: 'IMPROVES', kind: 'improved', before: 'WARNING', after: 'PASSED', regression: false },
+      { id: 'NOW_SKIPPED', kind: 'now-skipped', before: 'PASSED', after: 'SKIPPED', regression: false },
+      { id: 'JUDGED', kind: 'now-judged', before: 'SKIPPED', after: 'FAILED', regression: false },
+      { id: 'ADDED', kind: 'new', after: 'PASSED', regression: false },
+      { id: 'GONE', kind: 'removed', before: 'PASSED', regression: false },
+    ];
+    assert.deepEqual(comparison.checks, expected);
+    assert.equal(comparison.regressions, 2);
+  });
+
+  it('reports a field added, a field removed (a regression) and a type changed, nested fields included', () => {
+    const changes = observationChanges(
+      {
+        observations: [
+          ['webhook.payload.shape', { id: 'string', amount: 'number', data: { code: 'string' } }],
+        ],
+      },
+      {
+        observations: [
+          ['webhook.payload.shape', { amount: 'string', data: { code: 'string', end_to_end_id: 'string' } }],
+        ],
+      },
+    );
+    assert.deepEqual(changes, [
+      {
+        topic: 'webhook.payload.shape',
+        kind: 'field-removed',
+        field: 'id',
+        before: 'string',
+        regression: true,
+      },
+      {
+        topic: 'webhook.payload.shape',
+        kind: 'field-added',
+        field: 'data.end_to_end_id',
+        after: 'string',
+        regression: false,
+      },
+      {
+        topic: 'webhook.payload.shape',
+        kind: 'type-changed',
+        field: 'amount',
+        before: 'number',
+        after: 'string',
+        regression: false,
+      },
+    ]);
+  });
+
+  it('compares every value a shape topic carries as one set of fields', () => {
+    const changes = observationChanges(
+      {
+        observations: [
+          ['error.response.shape.400', { error: 'string' }],
+          ['error.response.shape.400', { message: 'string' }],
+        ],
+      },
+      { observations: [['error.response.shape.400', { error: 'string', message: 'string' }]] },
+    );
+    assert.deepEqual(changes, [], 'a field seen in any value of the topic is still observed');
+    const body = observationChanges(
+      { observations: [['token.response.shape', TOKEN_SHAPE]] },
+      { observations: [['token.response.shape', 'not JSON']] },
+    );
+    assert.deepEqual(
+      body.map((c) => [c.kind, c.field, c.regression]),
+      [
+        ['field-removed', 'access_token', true],
+        ['field-removed', 'token_type', true],
+        ['field-removed', 'expires_in', true],
+        ['type-changed', '(body)', false],
+      ],
+    );
+  });
+
+  it('reports a refusal status that moved, check_code.default and the duplicates, but not a reordered set', () => {
+    const changes = observationChanges(
+      {
+        observations: [
+          ['refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 403],
+          ['refusal.status.TOKEN-REFUSE-MALFORMED-CERT-CLIENT', 400],
+          ['refusal.status.TOKEN-REFUSE-MALFORMED-CERT-CLIENT', 403],
+          ['check_code.default', 'true (a repeated code is refused with 400)'],
+          ['webhook.deliveries', 1],
+        ],
+      },
+      {
+        observations: [
+          ['refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 401],
+          ['refusal.status.TOKEN-REFUSE-MALFORMED-CERT-CLIENT', 403],
+          ['refusal.status.TOKEN-REFUSE-MALFORMED-CERT-CLIENT', 400],
+          ['check_code.default', 'false (a repeated code is answered 200)'],
+          ['webhook.deliveries', 2],
+        ],
+      },
+    );
+    assert.deepEqual(
+      changes.map((c) => [c.topic, c.kind, c.before, c.after, c.regression]),
+      [
+        [
+          'check_code.default',
+          'value-changed',
+          'true (a repeated code is refused with 400)',
+          'false (a repeated code is answered 200)',
+          false,
+        ],
+        ['refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 'value-changed', '403', '401', false],
+        ['webhook.deliveries', 'value-changed', '1', '2', false],
+      ],
+    );
+  });
+
+  it('flags a webhook delay only beyond max(1000 ms, twice the baseline)', () => {
+    const delay = (was: number[], now: number[]): readonly ObservationChange[] =>
+      observationChanges(
+        { observations: was.map((ms) => ['webhook.delayMs', ms] as const) },
+        { observations: now.map((ms) => ['webhook.delayMs', ms] as const) },
+      );
+    assert.equal(lateDelayMs(13), 1000);
+    assert.equal(lateDelayMs(800), 1600);
+    assert.deepEqual(delay([13, 20], [950]), [], 'within the 1000 ms floor');
+    assert.deepEqual(delay([800], [1500]), [], 'within twice the baseline');
+    assert.deepEqual(delay([5, 13], [40, 1200]), [
+      { topic: 'webhook.delayMs', kind: 'later', before: '13 ms', after: '1200 ms', regression: false },
+    ]);
+  });
+
+  it('reports topics first or no longer observed and lists of names by the names that changed', () => {
+    const changes = observationChanges(
+      {
+        observations: [
+          ['error.response.shape.403', { error: 'string' }],
+          ['webhook.signature', ['webhook-id', 'webhook-signature']],
+        ],
+      },
+      {
+        observations: [
+          ['error.response.shape.401', { error: 'string' }],
+          ['webhook.signature', ['x-signature', 'webhook-id']],
+        ],
+      },
+    );
+    assert.deepEqual(
+      changes.map((c) => [c.topic, c.kind, c.before, c.after]),
+      [
+        ['error.response.shape.401', 'first-observed', undefined, '{"error":"string"}'],
+        ['error.response.shape.403', 'no-longer-observed', '{"error":"string"}', undefined],
+        ['webhook.signature', 'list-changed', 'webhook-signature', 'x-signature'],
+      ],
+    );
+  });
+
+  it('tells a changed suite (spec hash, version) from a changed configuration', () => {
+    const comparison = compareCertifications(
+      certification(),
+      certification({
+        run: { specHash: 'bbbb', baseUrl: 'https://prod.example.test', options: { tokenField: 'token' } },
+      }),
+    );
+    assert.deepEqual(comparison.run, [
+      { field: 'specHash', before: 'aaaa', after: 'bbbb', source: 'suite' },
+      {
+        field: 'baseUrl',
+        before: 'https://sandbox.example.test',
+        after: 'https://prod.example.test',
+        source: 'configuration',
+      },
+      { field: 'options.tokenField', before: 'access_token', after: 'token', source: 'configuration' },
+    ]);
+    assert.equal(comparison.suiteChanged, true);
+    assert.equal(
+      compareCertifications(certification(), certification({ run: { baseUrl: 'x' } })).suiteChanged,
+      false,
+    );
+  });
+});
+
+describe('a certification built against a baseline', () => {
+  const baseline = certification({
+    checks: { A: 'PASSED', B: 'PASSED' },
+    observations: [['token.response.shape', TOKEN_SHAPE]],
+  });
+  const build = (failOnDrift: boolean): Certification =>
+    buildCertification({
+      checks: ['A', 'B'].map((id) => ({
+        id,
+        title: `title of ${id}`,
+        clause: '§4.1',
+        level: 'must' as const,
+        reason: `reason of ${id}`,
+        needs: [],
+      })),
+      clauses: { '§4.1': 'Create token' },
+      metadata: {
+        suiteVersion: RUN.suiteVersion,
+        specVersion: RUN.specVersion,
+        specHash: RUN.specHash,
+        mode: RUN.mode,
+        baseUrl: RUN.baseUrl,
+        reportDir: 'reports',
+        strict: false,
+        options: RUN.options,
+      },
+      tests: [
+        {
+          titlePath: ['live', 'token.spec.ts', 'a test'],
+          status: 'passed',
+          errors: [],
+          evaluations: [
+            { checkId: 'A', verdict: 'PASSED' },
+            { checkId: 'B', verdict: 'WARNING', expected: '403', actual: '401' },
+          ],
+          observations: [
+            {
+              topic: 'token.response.shape',
+              clause: '§2.3 (not shown)',
+              value: { token: 'string', token_type: 'string', expires_in: 'number' },
+            },
+          ],
+        },
+      ],
+      suiteErrors: [],
+      startTime: new Date('2026-01-12T09:00:00.000Z'),
+      durationMs: 5000,
+      baseline: { certification: baseline, failOnDrift },
+    });
+
+  it('carries the changes in certification.json, valid against the schema, and keeps its verdict', () => {
+    const report = build(false);
+    assertValid(report);
+    assert.equal(report.verdict, 'WARNING');
+    assert.equal(report.exitCode, 0, 'a regression alone does not fail the run without PIX_FAIL_ON_DRIFT=1');
+    assert.deepEqual([report.changes?.regressions, report.changes?.failOnDrift], [2, false]);
+  });
+
+  it('fails the run with exit code 1 under PIX_FAIL_ON_DRIFT=1', () => {
+    const report = build(true);
+    assertValid(report);
+    assert.equal(report.exitCode, 1);
+  });
+
+  it('shows the regressions first in the console, the Markdown summary and the HTML report', () => {
+    const report = build(true);
+    const console = renderConsole(report, PATHS);
+    const firstLines = console.trim().split('\n').slice(0, 3);
+    assert.match(
+      firstLines[0] ?? '',
+      /^Changes since the baseline of 2026-01-05T09:00:00.000Z .*: 2 regressions, 1 other change\.$/,
+    );
+    assert.deepEqual(firstLines.slice(1), [
+      '  REGRESSION  B: PASSED → WARNING',
+      '  REGRESSION  token.response.shape: field access_token (string) disappeared',
+    ]);
+    assert.match(
+      console,
+      /PIX_FAIL_ON_DRIFT=1: a regression since the baseline fails the run \(exit code 1\)/,
+    );
+    const markdown = renderMarkdown(report, PATHS);
+    assert.ok(markdown.indexOf('### Changes since the baseline') < markdown.indexOf('| Verdict | Checks |'));
+    assert.match(markdown, /^- \*\*REGRESSION\*\*: B: PASSED → WARNING$/m);
+    const html = renderHtml(report);
+    assert.ok(html.indexOf('<section id="changes">') < html.indexOf('<section id="environment">'));
+    assert.ok(html.indexOf('REGRESSION') < html.indexOf('new field token'));
+  });
+});
+
+describe('readCertification', () => {
+  let dir: string;
+  const write = async (name: string, content: string): Promise<string> => {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return path;
+  };
+  const problemOf = (path: string): string => {
+    try {
+      readCertification(path);
+    } catch (error) {
+      assert.ok(error instanceof UnreadableCertification, String(error));
+      assert.ok(!error.message.includes('\n'), 'one line');
+      return error.message;
+    }
+    assert.fail(`${path} was read`);
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pix-compare-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('reads a certification it wrote', async () => {
+    const report = certification();
+    assert.deepEqual(readCertification(await write('good.json', JSON.stringify(report))), report);
+  });
+
+  it('says in one line why a file cannot be a baseline: older schema, not a certification, not JSON, missing', async () => {
+    assert.match(
+      problemOf(await write('old.json', JSON.stringify({ ...certification(), schemaVersion: 0 }))),
+      /old\.json has report schema version 0, and this suite reads version 1: make a new baseline/,
+    );
+    assert.match(
+      problemOf(await write('other.json', '{"name":"pkg"}')),
+      /other\.json is not a certification \(no schemaVersion\)/,
+    );
+    assert.match(
+      problemOf(await write('broken.json', JSON.stringify({ ...certification(), checks: [{ id: 'A' }] }))),
+      /broken\.json is not a valid certification \(\/checks\/0 /,
+    );
+    assert.match(problemOf(await write('text.json', 'PASSED')), /text\.json is not JSON/);
+    assert.match(problemOf(join(dir, 'missing.json')), /missing\.json cannot be read \(ENOENT\)/);
+  });
+});
+
+const PAYEE = {
+  PIX_ALLOW_PAYOUTS: '1',
+  PIX_PAYEE_KEY_TYPE: 'EVP',
+  PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
+  PIX_PAYEE_DOCUMENT: '52998224725',
+  PIX_PAYEE_NAME: 'Sandbox Payee',
+};
+
+interface Compare {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function npmRunCompare(...files: string[]): Promise<Compare> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [TSX_CLI, join(ROOT, 'bin', 'compare.ts'), ...files],
+      { cwd: ROOT },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1,
+          stdout,
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+const regressionsFirst = (changes: readonly { readonly regression: boolean }[]): boolean =>
+  !changes.some((change, i) => change.regression && changes.slice(0, i).some((c) => !c.regression));
+
+const changesOf = (run: SuiteRun): NonNullable<Certification['changes']> => {
+  const changes = (run.report as Certification | undefined)?.changes;
+  assert.ok(
+    changes !== undefined,
+    `no changes in the certification: exit ${run.code}\n${run.stderr.slice(-2000)}`,
+  );
+  return changes;
+};
+
+/** A scenario no run of this file certifies: any request to it comes from a run that should have stopped. */
+const UNSENT = 'webhook-none';
+
+describe('certify --baseline and npm run compare against the sandbox', () => {
+  let sandbox: RunningSandbox;
+  let work: string;
+  const requests: string[] = [];
+  let badBaseline: SuiteRun;
+  let oldBaseline: SuiteRun;
+  let first: SuiteRun;
+  let again: SuiteRun;
+  let lenient: SuiteRun;
+  let anonymous: SuiteRun;
+  let baselinePath: string;
+  let oldSchemaPath: string;
+
+  const envFor = (scenario: string, extra: Record<string, string> = {}): Record<string, string> => ({
+    PIX_BASE_URL: scenarioUrl(sandbox, scenario),
+    PIX_CLIENT_ID: sandbox.credentials.clientId,
+    PIX_CLIENT_SECRET: sandbox.credentials.clientSecret,
+    PIX_CERT_CLIENT: sandbox.credentials.certClient,
+    PIX_WEBHOOK_TIMEOUT_MS: '1500',
+    ...PAYEE,
+    ...extra,
+  });
+
+  before(async () => {
+    sandbox = await startSandbox({ log: (line) => requests.push(line) });
+    work = await mkdtemp(join(tmpdir(), 'pix-baseline-'));
+    oldSchemaPath = join(work, 'old-schema.json');
+    await writeFile(oldSchemaPath, JSON.stringify({ ...certification(), schemaVersion: 0 }));
+    // The runs with an unusable baseline have a scenario to themselves, so that their requests would show.
+    [badBaseline, oldBaseline, first] = await Promise.all([
+      runSuite(envFor(UNSENT), ['--workers=1', '--baseline', join(work, 'missing.json')]),
+      runSuite(envFor(UNSENT, { PIX_BASELINE: oldSchemaPath }), ['--workers=1']),
+      runSuite(envFor('reference'), ['--workers=1']),
+    ]);
+    baselinePath = join(first.reportDir, 'certification.json');
+    [again, lenient, anonymous] = await Promise.all([
+      runSuite(envFor('reference', { PIX_BASELINE: baselinePath }), ['--workers=1']),
+      runSuite(envFor('lenient', { PIX_TOKEN_FIELD: 'token', PIX_FAIL_ON_DRIFT: '1' }), [
+        '--workers=1',
+        '--baseline',
+        baselinePath,
+      ]),
+      runSuite(envFor('webhook-anonymous'), ['--workers=1', `--baseline=${baselinePath}`]),
+    ]);
+  });
+
+  after(async () => {
+    await sandbox.close();
+    await Promise.all(
+      [work, ...[badBaseline, oldBaseline, first, again, lenient, anonymous].map((r) => r.reportDir)].map(
+        (d) => rm(d, { recursive: true, force: true }),
+      ),
+    );
+  });
+
+  it('stops with exit code 2 and one line when the baseline is missing or from another report schema', () => {
+    assert.equal(badBaseline.code, 2, badBaseline.stderr);
+    assert.match(
+      badBaseline.stderr.trim(),
+      /^pix-certify: baseline: .*missing\.json cannot be read \(ENOENT\): [^\n]*$/,
+    );
+    assert.equal(badBaseline.report, undefined);
+    assert.deepEqual(
+      requests.filter((line) => line.includes(`/s/${UNSENT}/`)),
+      [],
+      'nothing was sent',
+    );
+    assert.equal(oldBaseline.code, 2, oldBaseline.stderr);
+    assert.match(
+      oldBaseline.stderr.trim(),
+      /^pix-certify: baseline: .*old-schema\.json has report schema version 0[^\n]*$/,
+    );
+  });
+
+  it('says "no change" when the same environment is certified again', async () => {
+    assert.equal(first.code, 0, first.stderr.slice(-2000));
+    assert.equal(again.code, 0, again.stderr.slice(-2000));
+    const changes = changesOf(again);
+    assert.deepEqual(
+      [changes.regressions, changes.checks, changes.observations, changes.run],
+      [0, [], [], []],
+    );
+    assert.match(again.stdout, /^No change since the baseline of .* in the checks or the observations\.$/m);
+    const html = await readFile(join(again.reportDir, 'certification.html'), 'utf8');
+    assert.match(html, /<p>No change since the baseline of /);
+  });
+
+  it('reports what a lenient reading changed in certification.json, certification.html and the console, and fails under PIX_FAIL_ON_DRIFT=1', async () => {
+    const report = lenient.report as Certification | undefined;
+    assertValid(report);
+    assert.equal(
+      report?.verdict,
+      'WARNING',
+      'the lenient reading conforms: the exit code comes from the drift',
+    );
+    assert.equal(lenient.code, 1, lenient.stderr.slice(-2000));
+    const changes = changesOf(lenient);
+    assert.equal(changes.failOnDrift, true);
+    assert.deepEqual(
+      changes.checks.find((c) => c.id === 'TOKEN-REFUSE-MISSING-CLIENT-ID'),
+      {
+        id: 'TOKEN-REFUSE-MISSING-CLIENT-ID',
+        kind: 'regressed',
+        before: 'PASSED',
+        after: 'WARNING',
+        regression: true,
+      },
+    );
+    const observed = (
+      topic: string,
+      kind: ObservationChange['kind'],
+      field?: string,
+    ): ObservationChange | undefined =>
+      changes.observations.find((c) => c.topic === topic && c.kind === kind && c.field === field);
+    assert.equal(observed('token.response.shape', 'field-removed', 'access_token')?.regression, true);
+    assert.equal(observed('token.response.shape', 'field-added', 'token')?.after, 'string');
+    assert.deepEqual(
+      [
+        observed('refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 'value-changed')?.before,
+        observed('refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 'value-changed')?.after,
+      ],
+      ['403', '401'],
+    );
+    assert.match(observed('check_code.default', 'value-changed')?.after ?? '', /^false/);
+    assert.deepEqual(
+      changes.run.map((c) => c.field),
+      ['baseUrl', 'options.tokenField'],
+    );
+    assert.equal(changes.suiteChanged, false, 'same suite, so the changes come from the environment');
+    assert.ok(regressionsFirst(changes.checks) && regressionsFirst(changes.observations));
+
+    assert.match(lenient.stdout, /^Changes since the baseline of .*: \d+ regressions, \d+ other changes\.$/m);
+    assert.match(lenient.stdout, /^ {2}REGRESSION {2}TOKEN-REFUSE-MISSING-CLIENT-ID: PASSED → WARNING$/m);
+    assert.match(lenient.stdout, /PIX_FAIL_ON_DRIFT=1: a regression since the baseline fails the run/);
+    assert.ok(
+      lenient.stdout.indexOf('Changes since the baseline') < lenient.stdout.indexOf('Verdict: WARNING'),
+    );
+    const html = await readFile(join(lenient.reportDir, 'certification.html'), 'utf8');
+    assert.match(html, /token\.response\.shape: field access_token \(string\) disappeared/);
+    assert.match(html, /refusal\.status\.PAYMENT-REFUSE-WRONG-CLIENT-SECRET: 403 → 401/);
+    const summary = await readFile(join(lenient.reportDir, 'summary.md'), 'utf8');
+    assert.match(summary, /^- \*\*REGRESSION\*\*: TOKEN-REFUSE-MISSING-CLIENT-ID: PASSED → WARNING$/m);
+  });
+
+  it('reports a regression without failing the run when PIX_FAIL_ON_DRIFT is not set', () => {
+    assert.equal(anonymous.code, 0, anonymous.stderr.slice(-2000));
+    const changes = changesOf(anonymous);
+    assert.deepEqual(
+      changes.checks.filter((c) => c.regression).map((c) => c.id),
+      ['WEBHOOK-REFERS-TO-WITHDRAWAL'],
+    );
+    assert.ok(
+      changes.observations.some(
+        (c) => c.topic === 'webhook.payload.shape' && c.kind === 'field-removed' && c.field === 'code',
+      ),
+    );
+  });
+
+  it('prints the same comparison with npm run compare: exit 1 on a regression, 0 without, 2 for a file it cannot read', async () => {
+    const lenientPath = join(lenient.reportDir, 'certification.json');
+    const [regressed, same, unreadable] = await Promise.all([
+      npmRunCompare(baselinePath, lenientPath),
+      npmRunCompare(baselinePath, join(again.reportDir, 'certification.json')),
+      npmRunCompare(oldSchemaPath, lenientPath),
+    ]);
+    assert.equal(regressed.code, 1, regressed.stderr);
+    for (const line of lenient.stdout.split('\n').filter((l) => l.startsWith('  REGRESSION  ')))
+      assert.ok(regressed.stdout.includes(line), `${line} in npm run compare`);
+    assert.equal(same.code, 0, same.stderr);
+    assert.match(same.stdout, /^No change since the baseline/m);
+    assert.equal(unreadable.code, 2);
+    assert.match(unreadable.stderr, /^pix-compare: .*old-schema\.json has report schema version 0/);
+  });
+});
