@@ -114,41 +114,59 @@ async function main(): Promise<void> {
     throw error;
   }
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
-  const dryRun = listOnly || config.dryRun;
-  // Prism takes about two seconds to load: launched first, it is ready by the time Playwright needs it.
-  const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
-  // Loaded after the launch for the same reason: the spec, the cases and the catalogue take a moment.
-  const [{ withdrawalPlan, budgetProblem }, { loadSpec }] = await Promise.all([
-    import('../tests/_support/plan.ts'),
-    import('../tests/_support/spec.ts'),
-  ]);
-  const plan = withdrawalPlan(loadSpec(), config.amount);
-  if (dryRun) {
+  if (config.mode === 'mock' && !listOnly && !config.dryRun) {
+    const startedAt = Date.now();
+    // Nothing can move money against the mock, so nothing has to be checked first: Prism (about two
+    // seconds to load) and Playwright start at once, and the plan is printed while they do.
+    const mock = await launchMock();
+    const run = runPlaywright(passThrough, { ...baseline, PIX_MOCK_URL: mock.url }).finally(() =>
+      mock.stop(),
+    );
+    process.stdout.write(`${describePlan(config, await loadPlan(config))}\n`);
+    finish(config, passThrough, await run, startedAt);
+  }
+  // From here on: a dry run, or a live environment, where the budget and the preflight come first.
+  const plan = await loadPlan(config);
+  if (listOnly || config.dryRun) {
     const { catalogue } = await import('../tests/_support/checks/catalogue.ts');
     printDryRun(config, plan, catalogue());
     return;
   }
-  if (config.mode === 'live' && config.allowPayouts) {
+  if (config.allowPayouts) {
+    const { budgetProblem } = await import('../tests/_support/plan.ts');
     const problem = budgetProblem(plan, config.maxPayouts, config.maxTotal);
     if (problem !== undefined)
       stop(
         `${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`,
       );
   }
-  if (config.mode === 'live') {
-    try {
-      await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
-    } catch (error) {
-      if (error instanceof PreflightError) stop(`PIX_BASE_URL: ${error.message}`);
-      throw error;
-    }
+  try {
+    await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
+  } catch (error) {
+    if (error instanceof PreflightError) stop(`PIX_BASE_URL: ${error.message}`);
+    throw error;
   }
   process.stdout.write(`${describePlan(config, plan)}\n`);
   const startedAt = Date.now();
-  const playwrightCode = await runPlaywright(
-    passThrough,
-    mock === undefined ? baseline : { ...baseline, PIX_MOCK_URL: mock.url },
-  ).finally(() => mock?.stop());
+  finish(config, passThrough, await runPlaywright(passThrough, baseline), startedAt);
+}
+
+/** The spec, the cases and the plan are loaded on demand: they take a moment the mock's start-up can hide. */
+async function loadPlan(config: Config): Promise<PayoutPlan> {
+  const [{ withdrawalPlan }, { loadSpec }] = await Promise.all([
+    import('../tests/_support/plan.ts'),
+    import('../tests/_support/spec.ts'),
+  ]);
+  return withdrawalPlan(loadSpec(), config.amount);
+}
+
+/** Exits with the certification's exit code, the single place where the verdict becomes one. */
+function finish(
+  config: Config,
+  passThrough: readonly string[],
+  playwrightCode: number,
+  startedAt: number,
+): never {
   const code = certificationExitCode(config.reportDir, startedAt);
   if (code === undefined && passThrough.some((a) => a.startsWith('--reporter'))) {
     // The user chose other reporters (e.g. blob for a shard): the certification comes from the merge.
