@@ -23,7 +23,8 @@ import type {
 } from '../reporters/certification/model.ts';
 import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
 import { changesHeadline } from '../reporters/certification/text.ts';
-import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { sandboxEnv } from './support/live-env.ts';
 import type { JsonValue, Verdict } from '../tests/_support/checks/types.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 
@@ -458,14 +459,6 @@ describe('readCertification', () => {
   });
 });
 
-const PAYEE = {
-  PIX_ALLOW_PAYOUTS: '1',
-  PIX_PAYEE_KEY_TYPE: 'EVP',
-  PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
-  PIX_PAYEE_DOCUMENT: '52998224725',
-  PIX_PAYEE_NAME: 'Sandbox Payee',
-};
-
 interface Compare {
   readonly code: number;
   readonly stdout: string;
@@ -517,15 +510,8 @@ describe('certify --baseline and npm run compare against the sandbox', () => {
   let baselinePath: string;
   let oldSchemaPath: string;
 
-  const envFor = (scenario: string, extra: Record<string, string> = {}): Record<string, string> => ({
-    PIX_BASE_URL: scenarioUrl(sandbox, scenario),
-    PIX_CLIENT_ID: sandbox.credentials.clientId,
-    PIX_CLIENT_SECRET: sandbox.credentials.clientSecret,
-    PIX_CERT_CLIENT: sandbox.credentials.certClient,
-    PIX_WEBHOOK_TIMEOUT_MS: '1500',
-    ...PAYEE,
-    ...extra,
-  });
+  const envFor = (scenario: string, extra: Record<string, string> = {}): Record<string, string> =>
+    sandboxEnv(sandbox, scenario, extra);
 
   before(async () => {
     sandbox = await startSandbox({ log: (line) => requests.push(line) });

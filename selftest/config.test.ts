@@ -3,19 +3,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../tests/_support/config.ts';
 import { isValidCnpj, isValidCpf, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
+import { TEST_PAYEE } from './support/live-env.ts';
 
 const LIVE = {
   PIX_BASE_URL: 'https://api.example.com',
   PIX_CLIENT_ID: 'client',
   PIX_CLIENT_SECRET: 'secret-value',
   PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
-};
-const PAYEE = {
-  PIX_ALLOW_PAYOUTS: '1',
-  PIX_PAYEE_KEY_TYPE: 'EVP',
-  PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
-  PIX_PAYEE_DOCUMENT: '52998224725',
-  PIX_PAYEE_NAME: 'Payee',
 };
 
 function problemWith(env: Record<string, string>): string {
@@ -37,7 +31,7 @@ describe('configuration', () => {
   });
 
   it('accepts a complete live configuration', () => {
-    const config = loadConfig({ ...LIVE, ...PAYEE, PIX_AMOUNT: '0.02' });
+    const config = loadConfig({ ...LIVE, ...TEST_PAYEE, PIX_AMOUNT: '0.02' });
     assert.equal(config.mode, 'live');
     assert.equal(config.baseUrl, 'https://api.example.com');
     assert.equal(config.webhook.timeoutMs, 15_000);
@@ -59,16 +53,20 @@ describe('configuration', () => {
     ['payouts without a payee', { ...LIVE, PIX_ALLOW_PAYOUTS: '1' }, 'PIX_PAYEE_KEY_TYPE'],
     [
       'a CPF key with wrong check digits',
-      { ...LIVE, ...PAYEE, PIX_PAYEE_KEY_TYPE: 'cpf', PIX_PAYEE_KEY: '52998224726' },
+      { ...LIVE, ...TEST_PAYEE, PIX_PAYEE_KEY_TYPE: 'cpf', PIX_PAYEE_KEY: '52998224726' },
       'PIX_PAYEE_KEY',
     ],
     [
       'an EVP key in capitals',
-      { ...LIVE, ...PAYEE, PIX_PAYEE_KEY: '123E4567-E89B-12D3-A456-426614174000' },
+      { ...LIVE, ...TEST_PAYEE, PIX_PAYEE_KEY: '123E4567-E89B-12D3-A456-426614174000' },
       'PIX_PAYEE_KEY',
     ],
-    ['an unknown key type', { ...LIVE, ...PAYEE, PIX_PAYEE_KEY_TYPE: 'IBAN' }, 'PIX_PAYEE_KEY_TYPE'],
-    ['an invalid document', { ...LIVE, ...PAYEE, PIX_PAYEE_DOCUMENT: '12345678900' }, 'PIX_PAYEE_DOCUMENT'],
+    ['an unknown key type', { ...LIVE, ...TEST_PAYEE, PIX_PAYEE_KEY_TYPE: 'IBAN' }, 'PIX_PAYEE_KEY_TYPE'],
+    [
+      'an invalid document',
+      { ...LIVE, ...TEST_PAYEE, PIX_PAYEE_DOCUMENT: '12345678900' },
+      'PIX_PAYEE_DOCUMENT',
+    ],
     ['an amount with three decimals', { PIX_AMOUNT: '0.011' }, 'PIX_AMOUNT'],
     ['an amount of zero', { PIX_AMOUNT: '0' }, 'PIX_AMOUNT'],
     ['a negative amount', { PIX_AMOUNT: '-1' }, 'PIX_AMOUNT'],

@@ -6,9 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSandbox, scenarioUrl, type RunningSandbox } from '../sandbox/server.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { SCENARIOS, type Scenario } from '../sandbox/scenarios.ts';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
+import { sandboxEnv } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 
 /** What each fault must make the suite say; a fault may be caught by more checks than listed. */
@@ -89,14 +90,6 @@ const PROVEN_ELSEWHERE: Readonly<Record<string, string>> = {
   'TRANSPORT-ENCRYPTED': 'selftest/checks.test.ts (a plain-http base URL to another host)',
 };
 
-const PAYEE = {
-  PIX_ALLOW_PAYOUTS: '1',
-  PIX_PAYEE_KEY_TYPE: 'EVP',
-  PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
-  PIX_PAYEE_DOCUMENT: '52998224725',
-  PIX_PAYEE_NAME: 'Sandbox Payee',
-};
-
 /** Two runs at a time: the machine has two cores and each run is mostly waiting on loopback. */
 const PARALLEL_RUNS = 2;
 
@@ -105,15 +98,7 @@ async function runAll(sandbox: RunningSandbox): Promise<Map<string, SuiteRun>> {
   const queue = [...SCENARIOS];
   const worker = async (): Promise<void> => {
     for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) {
-      const env = {
-        PIX_BASE_URL: scenarioUrl(sandbox, scenario.name),
-        PIX_CLIENT_ID: sandbox.credentials.clientId,
-        PIX_CLIENT_SECRET: sandbox.credentials.clientSecret,
-        PIX_CERT_CLIENT: sandbox.credentials.certClient,
-        PIX_WEBHOOK_TIMEOUT_MS: '1500',
-        ...PAYEE,
-        ...scenario.suiteEnv,
-      };
+      const env = sandboxEnv(sandbox, scenario.name, scenario.suiteEnv);
       results.set(
         scenario.name,
         await runSuite(env, ['--workers=1', '--reporter=./reporters/certification.ts']),

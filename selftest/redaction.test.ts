@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DOUBLE_CREDENTIALS, startProviderDouble, type ProviderDouble } from './support/provider-double.ts';
+import { TEST_PAYEE } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 
 function filesUnder(dir: string): string[] {
@@ -29,11 +30,7 @@ describe('redaction', () => {
       ...DOUBLE_CREDENTIALS,
       PIX_REPORT_DIR: reportDir,
       PIX_WEBHOOK_TIMEOUT_MS: '300',
-      PIX_ALLOW_PAYOUTS: '1',
-      PIX_PAYEE_KEY_TYPE: 'EVP',
-      PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
-      PIX_PAYEE_DOCUMENT: '52998224725',
-      PIX_PAYEE_NAME: 'Double Payee',
+      ...TEST_PAYEE,
     });
   });
   after(() => double.close());

@@ -8,14 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DOUBLE_CREDENTIALS, startProviderDouble, type ProviderDouble } from './support/provider-double.ts';
+import { TEST_PAYEE } from './support/live-env.ts';
 import { runSuite } from './support/run-suite.ts';
-
-const PAYEE = {
-  PIX_PAYEE_KEY_TYPE: 'EVP',
-  PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
-  PIX_PAYEE_DOCUMENT: '52998224725',
-  PIX_PAYEE_NAME: 'Double Payee',
-};
 
 function liveAgainst(
   double: ProviderDouble,
@@ -58,19 +52,14 @@ describe('safety against a live environment', () => {
     after(() => double.close());
 
     it('refuses to start when the plan exceeds the budget, before any request', async () => {
-      const run = await runSuite(
-        liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE, PIX_MAX_PAYOUTS: '5' }),
-      );
+      const run = await runSuite(liveAgainst(double, reportDir, { ...TEST_PAYEE, PIX_MAX_PAYOUTS: '5' }));
       assert.equal(run.code, 2);
       assert.match(run.stderr, /PIX_MAX_PAYOUTS/);
       assert.equal(double.issuedTokens.length + double.withdrawals.length, 0);
     });
 
     it('writes each withdrawal to the ledger before the provider receives it', async () => {
-      const run = await runSuite(liveAgainst(double, reportDir, { PIX_ALLOW_PAYOUTS: '1', ...PAYEE }), [
-        '--grep',
-        '@payout',
-      ]);
+      const run = await runSuite(liveAgainst(double, reportDir, TEST_PAYEE), ['--grep', '@payout']);
       assert.notEqual(run.code, 2, run.stderr);
       assert.ok(double.withdrawals.length >= 30, `only ${double.withdrawals.length} withdrawals arrived`);
       assert.deepEqual(double.unledgered, []);
@@ -84,7 +73,7 @@ describe('safety against a live environment', () => {
       ]) {
         assert.ok(!ledger.includes(secret), 'the ledger holds no secret');
       }
-      assert.ok(!ledger.includes(PAYEE.PIX_PAYEE_KEY), 'the payee key is masked');
+      assert.ok(!ledger.includes(TEST_PAYEE.PIX_PAYEE_KEY), 'the payee key is masked');
     });
   });
 
@@ -98,8 +87,7 @@ describe('safety against a live environment', () => {
 
     it('is sent once, recorded as outcome unknown, and the run ends in a suite error', async () => {
       const env = liveAgainst(double, reportDir, {
-        PIX_ALLOW_PAYOUTS: '1',
-        ...PAYEE,
+        ...TEST_PAYEE,
         PIX_REQUEST_TIMEOUT_MS: '400',
       });
       const run = await runSuite(env, ['--grep', 'accepts a valid withdrawal']);
@@ -123,8 +111,7 @@ describe('safety against a live environment', () => {
 
     it('still sends a withdrawal only once', async () => {
       const env = liveAgainst(double, reportDir, {
-        PIX_ALLOW_PAYOUTS: '1',
-        ...PAYEE,
+        ...TEST_PAYEE,
         PIX_REQUEST_TIMEOUT_MS: '400',
       });
       const run = await runSuite(env, ['--grep', 'accepts a valid withdrawal', '--retries=2']);
