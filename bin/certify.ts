@@ -114,44 +114,38 @@ async function main(): Promise<void> {
     throw error;
   }
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
-  if (config.mode === 'mock' && !listOnly && !config.dryRun) {
-    const startedAt = Date.now();
-    // Nothing can move money against the mock, so nothing has to be checked first: Prism (about two
-    // seconds to load) and Playwright start at once, and the plan is printed while they do.
-    const mock = await launchMock();
-    const run = runPlaywright(passThrough, { ...baseline, PIX_MOCK_URL: mock.url }).finally(() =>
-      mock.stop(),
-    );
-    process.stdout.write(`${describePlan(config, await loadPlan(config))}\n`);
-    finish(config, passThrough, await run, startedAt);
-  }
-  // From here on: a dry run, or a live environment, where the budget and the preflight come first.
+  const dryRun = listOnly || config.dryRun;
+  // Prism takes about two seconds to load: launched first, it is ready by the time Playwright needs it.
+  const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
   const plan = await loadPlan(config);
-  if (listOnly || config.dryRun) {
+  if (dryRun) {
     const { catalogue } = await import('../tests/_support/checks/catalogue.ts');
     printDryRun(config, plan, catalogue());
     return;
   }
-  if (config.allowPayouts) {
-    const { budgetProblem } = await import('../tests/_support/plan.ts');
-    const problem = budgetProblem(plan, config.maxPayouts, config.maxTotal);
-    if (problem !== undefined)
-      stop(
-        `${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`,
-      );
-  }
-  try {
-    await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
-  } catch (error) {
-    if (error instanceof PreflightError) stop(`PIX_BASE_URL: ${error.message}`);
-    throw error;
+  if (config.mode === 'live') {
+    if (config.allowPayouts) {
+      const { budgetProblem } = await import('../tests/_support/plan.ts');
+      const problem = budgetProblem(plan, config.maxPayouts, config.maxTotal);
+      if (problem !== undefined)
+        stop(
+          `${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`,
+        );
+    }
+    try {
+      await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
+    } catch (error) {
+      if (error instanceof PreflightError) stop(`PIX_BASE_URL: ${error.message}`);
+      throw error;
+    }
   }
   process.stdout.write(`${describePlan(config, plan)}\n`);
   const startedAt = Date.now();
-  finish(config, passThrough, await runPlaywright(passThrough, baseline), startedAt);
+  const env = mock === undefined ? baseline : { ...baseline, PIX_MOCK_URL: mock.url };
+  finish(config, passThrough, await runPlaywright(passThrough, env).finally(() => mock?.stop()), startedAt);
 }
 
-/** The spec, the cases and the plan are loaded on demand: they take a moment the mock's start-up can hide. */
+/** The spec, the cases and the plan are loaded after the mock's launch: they take a moment it can hide. */
 async function loadPlan(config: Config): Promise<PayoutPlan> {
   const [{ withdrawalPlan }, { loadSpec }] = await Promise.all([
     import('../tests/_support/plan.ts'),
