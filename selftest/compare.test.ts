@@ -8,8 +8,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { buildCertification } from '../reporters/certification/build.ts';
 import { compareCertifications, lateDelayMs } from '../reporters/certification/compare.ts';
 import { renderConsole } from '../reporters/certification/console.ts';
@@ -26,6 +24,7 @@ import { changesHeadline } from '../reporters/certification/text.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import type { JsonValue, Verdict } from '../tests/_support/checks/types.ts';
+import { certificationValidator } from '../reporters/certification/read.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -37,11 +36,7 @@ const PATHS = {
   junit: 'junit.xml',
 };
 
-const ajv = new Ajv2020({ allErrors: true, strict: true });
-addFormats.default(ajv);
-const validate = ajv.compile(
-  JSON.parse(await readFile(join(ROOT, 'reporters', 'certification.schema.json'), 'utf8')) as object,
-);
+const validate = certificationValidator();
 
 function assertValid(report: unknown): void {
   assert.ok(validate(report), JSON.stringify(validate.errors, null, 2));

@@ -8,8 +8,6 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import {
   buildCertification,
   scrub,
@@ -22,6 +20,7 @@ import { renderConsole } from '../reporters/certification/console.ts';
 import { renderJunit } from '../reporters/certification/junit.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
+import { certificationValidator } from '../reporters/certification/read.ts';
 import type { CheckResult } from '../reporters/certification/model.ts';
 import type { CheckDefinition, Evaluation, Verdict } from '../tests/_support/checks/types.ts';
 import { MISSING_REASONS } from '../tests/_support/target.ts';
@@ -43,11 +42,7 @@ const PATHS = {
   junit: 'reports/junit.xml',
 };
 
-const ajv = new Ajv2020({ allErrors: true, strict: true });
-addFormats.default(ajv);
-const validate = ajv.compile(
-  JSON.parse(await readFile(join(ROOT, 'reporters', 'certification.schema.json'), 'utf8')) as object,
-);
+const validate = certificationValidator();
 
 function assertValid(report: Certification): void {
   assert.ok(validate(report), JSON.stringify(validate.errors, null, 2));

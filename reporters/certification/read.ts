@@ -22,7 +22,8 @@ export class UnreadableCertification extends Error {
 /** Compiled on first use: a run without a baseline never pays for it. */
 let validate: ValidateFunction | undefined;
 
-function validator(): ValidateFunction {
+/** The JSON Schema of certification.json, compiled: what every reader of the file can rely on. */
+export function certificationValidator(): ValidateFunction {
   if (validate === undefined) {
     const ajv = new Ajv2020({ allErrors: false, strict: true });
     addFormats.default(ajv);
@@ -62,7 +63,7 @@ export function readCertification(path: string): Certification {
       'make a new baseline with this version of the suite (npm run certify)',
     );
   }
-  const valid = validator();
+  const valid = certificationValidator();
   if (!valid(report)) {
     const first = valid.errors?.[0];
     const where = first?.instancePath === '' || first === undefined ? 'the report' : first.instancePath;
