@@ -29,14 +29,10 @@ function summary(label: string, samples: readonly number[]): string {
 
 async function certifyOnce(): Promise<void> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
-  await run(
-    process.execPath,
-    [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bin', 'certify.ts')],
-    {
-      cwd: ROOT,
-      env: { ...env, PIX_REPORT_DIR: mkdtempSync(join(tmpdir(), 'pix-bench-')) },
-    },
-  );
+  await run(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')], {
+    cwd: ROOT,
+    env: { ...env, PIX_REPORT_DIR: mkdtempSync(join(tmpdir(), 'pix-bench-')) },
+  });
 }
 
 const mockStarts: number[] = [];

@@ -28,7 +28,6 @@ import { certificationValidator } from '../reporters/certification/read.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const TSX_CLI = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const PATHS = {
   html: 'certification.html',
   json: 'certification.json',
@@ -464,7 +463,7 @@ function npmRunCompare(...files: string[]): Promise<Compare> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [TSX_CLI, join(ROOT, 'bin', 'compare.ts'), ...files],
+      ['--import', 'tsx', join(ROOT, 'bin', 'compare.ts'), ...files],
       { cwd: ROOT },
       (error, stdout, stderr) => {
         resolve({

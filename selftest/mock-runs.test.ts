@@ -15,7 +15,6 @@ import { describe, it } from 'node:test';
 import { runSuite, type Certification } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const TSX_CLI = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
 const verdicts = (report: Certification | undefined): Record<string, string> =>
@@ -116,7 +115,7 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     it(`leaves no Prism behind when the suite is stopped with ${signal}`, async () => {
       const before = prismProcesses();
       const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
-      const child = spawn(process.execPath, [TSX_CLI, join(ROOT, 'bin', 'certify.ts')], {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')], {
         cwd: ROOT,
         env: { ...env, PIX_REPORT_DIR: join(ROOT, 'reports', `lifecycle-${signal}`) },
         stdio: 'ignore',

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const TSX_CLI = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 export interface CheckResult {
   readonly id: string;
@@ -48,7 +47,7 @@ export function runSuite(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [TSX_CLI, join(ROOT, 'bin', 'certify.ts'), ...args],
+      ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts'), ...args],
       { cwd: ROOT, env: cleanEnvironment(env, reportDir), timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const path = join(reportDir, 'certification.json');
