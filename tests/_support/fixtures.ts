@@ -4,6 +4,7 @@
  */
 import { test as base, request } from '@playwright/test';
 import { Ledger } from './ledger.ts';
+import { waitUntilAnswering } from './mock/prism.ts';
 import { PixClient, workerSession, type WorkerSession } from './pix-client.ts';
 import { registerSecret } from './redact.ts';
 import { loadSpec, type SpecModel } from './spec.ts';
@@ -32,6 +33,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const target = loadTarget();
       registerSecret(target.config.clientSecret);
       registerSecret(target.config.certClient);
+      // The embedded mock may still be loading when the first worker is ready.
+      if (target.config.mode === 'mock') await waitUntilAnswering(target.baseUrl);
       await use(target);
     },
     { scope: 'worker' },

@@ -5,7 +5,7 @@
  */
 import type { FullConfig } from '@playwright/test';
 import { loadConfig } from './config.ts';
-import { startMock, waitUntilAnswering } from './mock/prism.ts';
+import { startMock } from './mock/prism.ts';
 import { newRunId } from './target.ts';
 import { startReceiver } from './webhook/receiver.ts';
 
@@ -20,11 +20,9 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   process.env.PIX_RUN_ID ??= newRunId();
   const stops: Stop[] = [];
   try {
-    const launched = process.env.PIX_MOCK_URL;
-    if (config.mode === 'mock' && launched !== undefined) {
-      // npm run certify launched Prism before Playwright, to overlap their start-ups, and stops it.
-      await waitUntilAnswering(launched);
-    } else if (config.mode === 'mock') {
+    // npm run certify launched Prism before Playwright and stops it; the workers wait until it answers,
+    // so that their own start-up overlaps Prism's.
+    if (config.mode === 'mock' && process.env.PIX_MOCK_URL === undefined) {
       const mock = await startMock();
       stops.push(() => mock.stop());
       process.env.PIX_MOCK_URL = mock.url;
