@@ -10,18 +10,12 @@ import { isJsonContentType, jsonPayload, statusDocumented } from '../tests/_supp
 import { readPath, tokenInField } from '../tests/_support/checks/token.ts';
 import { transportEncrypted } from '../tests/_support/checks/transport.ts';
 import { returnedIds } from '../tests/_support/checks/webhook.ts';
-import type { JsonValue } from '../tests/_support/checks/types.ts';
 import type { Exchange } from '../tests/_support/exchange.ts';
-import { curlLine } from '../tests/_support/exchange.ts';
+import { curlLine, parseJson } from '../tests/_support/exchange.ts';
 import { registerSecret } from '../tests/_support/redact.ts';
 
 function exchange(status: number, body: string, contentType = 'application/json'): Exchange {
-  let json: JsonValue | undefined;
-  try {
-    json = JSON.parse(body) as JsonValue;
-  } catch {
-    json = undefined;
-  }
+  const json = parseJson(body);
   return {
     operation: 'createWithdraw',
     request: { method: 'POST', url: 'http://127.0.0.1:1/pix/payment', headers: {}, body: undefined },

@@ -9,8 +9,8 @@ import { parse } from 'yaml';
 import { bodyCases, credentialCases, plainHeaderCases } from '../tests/_support/cases.ts';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import { isValidDocument, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
-import { ROOT } from '../tests/_support/paths.ts';
-import { loadSpec, SPEC_PATH } from '../tests/_support/spec.ts';
+import { ROOT, SPEC_PATH } from '../tests/_support/paths.ts';
+import { loadSpec } from '../tests/_support/spec.ts';
 
 interface Example {
   value: { amount: number; key_type: string; key_pix: string; document: string };

@@ -29,6 +29,15 @@ export interface Exchange {
   readonly durationMs: number;
 }
 
+/** The parsed JSON value, or undefined when the text is empty or not JSON. */
+export function parseJson(text: string): JsonValue | undefined {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
 function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -83,5 +83,3 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(new PixClient(target, httpContext, verify, ledger, webhooks, session, testInfo.retry));
   },
 });
-
-export { expect } from '@playwright/test';

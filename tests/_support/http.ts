@@ -3,8 +3,7 @@
  * POST that may move money is sent once.
  */
 import type { APIRequestContext } from '@playwright/test';
-import type { JsonValue } from './checks/types.ts';
-import type { Exchange, SentRequest } from './exchange.ts';
+import { parseJson, type Exchange, type SentRequest } from './exchange.ts';
 import type { OperationId } from './spec.ts';
 import { redact } from './redact.ts';
 
@@ -18,15 +17,6 @@ export class TransportError extends Error {
       `${request.method} ${request.url} got no response: ${redact(cause instanceof Error ? cause.message : String(cause))}`,
     );
     this.name = 'TransportError';
-  }
-}
-
-function parseJson(text: string): JsonValue | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return undefined;
   }
 }
 

@@ -10,8 +10,6 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { SPEC_PATH } from './paths.ts';
 
-export { SPEC_PATH };
-
 type Node = Record<string, unknown>;
 
 export type OperationId = 'createToken' | 'createWithdraw';

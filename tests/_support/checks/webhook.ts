@@ -1,6 +1,6 @@
 /** The webhook posted to PostBackUrl after an accepted withdrawal (§4.2, §6). */
 import type { Delivery } from '../webhook/receiver.ts';
-import type { Exchange } from '../exchange.ts';
+import { parseJson, type Exchange } from '../exchange.ts';
 import type { JsonValue } from './types.ts';
 import { defineCheck, violation } from './check.ts';
 import { isJsonContentType } from './responses.ts';
@@ -70,14 +70,6 @@ export const webhookIsJson = defineCheck<WebhookInput>(
         ),
       ),
 );
-
-export function parseJson(text: string): JsonValue | undefined {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Identifiers the withdrawal response returned: string or number values of fields named like ids. */
 export function returnedIds(response: JsonValue | undefined): string[] {

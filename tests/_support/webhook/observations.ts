@@ -1,6 +1,6 @@
 /** What the environment's webhooks look like where §6 shows nothing: recorded, never judged. */
 import type { JsonValue, Observation } from '../checks/types.ts';
-import { parseJson } from '../checks/webhook.ts';
+import { parseJson } from '../exchange.ts';
 import { shapeOf } from '../shape.ts';
 import type { Delivery } from './receiver.ts';
 
