@@ -20,8 +20,8 @@ export default defineConfig({
   outputDir: join(settings.reportDir, 'test-results'),
   // The certification reporter prints progress, the summary, and writes every report, JUnit included.
   reporter: [['./reporters/certification.ts']],
-  // Requests carry credentials, so nothing that could record them is kept.
-  use: { trace: 'off', screenshot: 'off', video: 'off' },
+  // No `use` options: the tests' base type has no browser or tracing fixtures (tests/_support/fixtures.ts),
+  // so nothing records the requests and their credentials, even under --trace on.
   metadata: { pix: runMetadata(settings) },
   projects: [{ name: settings.mode }],
 });

@@ -1,6 +1,6 @@
 /**
- * npm run certify: validates the configuration, checks the environment can be reached, builds the
- * payout plan, runs the Playwright suite and exits 0 (no FAILED), 1 (FAILED, or WARNING under
+ * npm run certify: validates the configuration, checks the environment can be reached and the payout
+ * plan fits the budget, runs the Playwright suite and exits 0 (no FAILED), 1 (FAILED, or WARNING under
  * PIX_STRICT=1, or a regression since the baseline under PIX_FAIL_ON_DRIFT=1) or 2 (configuration or
  * suite error). `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier
  * one; Playwright's own flags pass through.
@@ -12,7 +12,6 @@ import { join, resolve } from 'node:path';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
-import type { PayoutPlan } from '../tests/_support/plan.ts';
 import { preflight, PreflightError } from '../tests/_support/preflight.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
@@ -24,24 +23,8 @@ function stop(message: string): never {
   process.exit(EXIT.error);
 }
 
-function describePlan(config: Config, plan: PayoutPlan): string {
-  const lines = plan.lines.map((l) => `  ${String(l.requests).padStart(3)}  ${l.group}`);
-  const gate =
-    config.mode === 'mock'
-      ? 'against the embedded mock: nothing can move money'
-      : config.allowPayouts
-        ? 'PIX_ALLOW_PAYOUTS=1'
-        : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
-  return [
-    `Payout plan (${gate}):`,
-    ...lines,
-    `  ${String(plan.requests).padStart(3)}  withdrawal requests in all, at most ${plan.mostAccepted} accepted, ${plan.total.toFixed(2)} BRL at most (PIX_AMOUNT=${config.amountText}) to ${config.payee.keyType} ${config.payee.key.slice(0, 2)}***`,
-    `  budget: PIX_MAX_PAYOUTS=${config.maxPayouts}, PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}`,
-  ].join('\n');
-}
-
-function printDryRun(config: Config, plan: PayoutPlan, checks: readonly CheckDefinition[]): void {
-  process.stdout.write(`${describePlan(config, plan)}\n\n${checks.length} checks:\n`);
+function printDryRun(plan: string, checks: readonly CheckDefinition[]): void {
+  process.stdout.write(`${plan}\n\n${checks.length} checks:\n`);
   for (const c of checks)
     process.stdout.write(
       `  ${c.id.padEnd(42)} ${c.level.padEnd(7)} ${c.clause}${c.needs.length > 0 ? `  [needs ${c.needs.join(', ')}]` : ''}\n`,
@@ -119,16 +102,18 @@ async function main(): Promise<void> {
   const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
   mock?.ready.catch((error: unknown) => process.stderr.write(`pix-certify: ${String(error)}\n`));
-  const plan = await loadPlan(config);
   if (dryRun) {
-    const { catalogue } = await import('../tests/_support/checks/catalogue.ts');
-    printDryRun(config, plan, catalogue());
+    const [{ describePlan, planFor }, { catalogue }] = await Promise.all([
+      import('../tests/_support/plan.ts'),
+      import('../tests/_support/checks/catalogue.ts'),
+    ]);
+    printDryRun(describePlan(config, planFor(config)), catalogue());
     return;
   }
   if (config.mode === 'live') {
     if (config.allowPayouts) {
-      const { budgetProblem } = await import('../tests/_support/plan.ts');
-      const problem = budgetProblem(plan, config.maxPayouts, config.maxTotal);
+      const { budgetProblem, planFor } = await import('../tests/_support/plan.ts');
+      const problem = budgetProblem(planFor(config), config.maxPayouts, config.maxTotal);
       if (problem !== undefined)
         stop(
           `${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`,
@@ -141,19 +126,11 @@ async function main(): Promise<void> {
       throw error;
     }
   }
-  process.stdout.write(`${describePlan(config, plan)}\n`);
+  // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and the
+  // embedded mock's run starts without waiting for them here.
   const startedAt = Date.now();
   const env = mock === undefined ? baseline : { ...baseline, PIX_MOCK_URL: mock.url };
   finish(config, passThrough, await runPlaywright(passThrough, env).finally(() => mock?.stop()), startedAt);
-}
-
-/** The spec, the cases and the plan are loaded after the mock's launch: they take a moment it can hide. */
-async function loadPlan(config: Config): Promise<PayoutPlan> {
-  const [{ withdrawalPlan }, { loadSpec }] = await Promise.all([
-    import('../tests/_support/plan.ts'),
-    import('../tests/_support/spec.ts'),
-  ]);
-  return withdrawalPlan(loadSpec(), config.amount);
 }
 
 /** Exits with the certification's exit code, the single place where the verdict becomes one. */

@@ -25,13 +25,17 @@ describe('redaction', () => {
 
   before(async () => {
     double = await startProviderDouble({ reportDir, echoHeaders: true });
-    run = await runSuite({
-      PIX_BASE_URL: double.url,
-      ...DOUBLE_CREDENTIALS,
-      PIX_REPORT_DIR: reportDir,
-      PIX_WEBHOOK_TIMEOUT_MS: '300',
-      ...TEST_PAYEE,
-    });
+    run = await runSuite(
+      {
+        PIX_BASE_URL: double.url,
+        ...DOUBLE_CREDENTIALS,
+        PIX_REPORT_DIR: reportDir,
+        PIX_WEBHOOK_TIMEOUT_MS: '300',
+        ...TEST_PAYEE,
+      },
+      // A trace would hold every header sent; asked for one, the suite must still record none.
+      ['--trace', 'on'],
+    );
   });
   after(() => double.close());
 
@@ -69,6 +73,13 @@ describe('redaction', () => {
       canaries.filter((c) => text.includes(c)).map((c) => `${where}: ${c.slice(0, 8)}…`),
     );
     assert.deepEqual(leaks, []);
+  });
+
+  it('records no trace, even when asked for one', () => {
+    assert.deepEqual(
+      filesUnder(reportDir).filter((f) => f.endsWith('.zip') || f.endsWith('.trace')),
+      [],
+    );
   });
 
   it('keeps enough to tell tokens apart: their length and last four characters', () => {

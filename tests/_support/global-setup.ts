@@ -1,11 +1,12 @@
 /**
- * Starts what a run needs before any test (the embedded mock in mock mode, the webhook receiver) and
- * stops it after the last one, also when the run fails or is interrupted. Workers learn the
- * addresses through PIX_* variables set here.
+ * Prints the payout plan, starts what a run needs before any test (the embedded mock in mock mode,
+ * the webhook receiver) and stops it after the last one, also when the run fails or is interrupted.
+ * Workers learn the addresses through PIX_* variables set here.
  */
 import type { FullConfig } from '@playwright/test';
 import { loadConfig } from './config.ts';
 import { startMock } from './mock/prism.ts';
+import { describePlan, planFor } from './plan.ts';
 import { newRunId } from './target.ts';
 import { startReceiver } from './webhook/receiver.ts';
 
@@ -17,6 +18,7 @@ async function stopAll(stops: Stop[]): Promise<void> {
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = loadConfig();
+  process.stdout.write(`${describePlan(config, planFor(config))}\n`);
   process.env.PIX_RUN_ID ??= newRunId();
   const stops: Stop[] = [];
   try {

@@ -5,7 +5,8 @@
  */
 import { bodyCases, credentialCases, plainHeaderCases } from './cases.ts';
 import { TOKEN_REUSE_WITHDRAWALS } from './checks/token.ts';
-import type { SpecModel } from './spec.ts';
+import type { Config } from './config.ts';
+import { loadSpec, type SpecModel } from './spec.ts';
 
 /** Requests of the tests that send fixed numbers of withdrawals. */
 export const FIXED_WITHDRAWALS = {
@@ -41,6 +42,11 @@ export function withdrawalPlan(spec: SpecModel, amount: number): PayoutPlan {
   return { lines, requests, mostAccepted: requests, total: Math.round(requests * amount * 100) / 100 };
 }
 
+/** The plan of the complete suite under this configuration. */
+export function planFor(config: Config): PayoutPlan {
+  return withdrawalPlan(loadSpec(), config.amount);
+}
+
 /** Why the plan may not run under the configured budget, or undefined when it may. */
 export function budgetProblem(
   plan: PayoutPlan,
@@ -60,4 +66,21 @@ export function budgetProblem(
     };
   }
   return undefined;
+}
+
+/** What the run may send, in a few lines, printed before anything is. */
+export function describePlan(config: Config, plan: PayoutPlan): string {
+  const lines = plan.lines.map((l) => `  ${String(l.requests).padStart(3)}  ${l.group}`);
+  const gate =
+    config.mode === 'mock'
+      ? 'against the embedded mock: nothing can move money'
+      : config.allowPayouts
+        ? 'PIX_ALLOW_PAYOUTS=1'
+        : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
+  return [
+    `Payout plan (${gate}):`,
+    ...lines,
+    `  ${String(plan.requests).padStart(3)}  withdrawal requests in all, at most ${plan.mostAccepted} accepted, ${plan.total.toFixed(2)} BRL at most (PIX_AMOUNT=${config.amountText}) to ${config.payee.keyType} ${config.payee.key.slice(0, 2)}***`,
+    `  budget: PIX_MAX_PAYOUTS=${config.maxPayouts}, PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}`,
+  ].join('\n');
 }
