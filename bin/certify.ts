@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   }
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
-  // Prism takes about two seconds to load: launched first, it is ready by the time Playwright needs it.
+  // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.
   const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
   mock?.ready.catch((error: unknown) => process.stderr.write(`pix-certify: ${String(error)}\n`));
