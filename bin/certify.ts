@@ -111,14 +111,9 @@ async function main(): Promise<void> {
     return;
   }
   if (config.mode === 'live') {
-    if (config.allowPayouts) {
-      const { budgetProblem, planFor } = await import('../tests/_support/plan.ts');
-      const problem = budgetProblem(planFor(config), config.maxPayouts, config.maxTotal);
-      if (problem !== undefined)
-        stop(
-          `${problem.variable}: ${problem.problem}. Raise ${problem.variable}, lower PIX_AMOUNT, or narrow the run with --grep.`,
-        );
-    }
+    const { budgetProblem, planFor } = await import('../tests/_support/plan.ts');
+    const problem = budgetProblem(config, planFor(config));
+    if (problem !== undefined) stop(problem);
     try {
       await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
     } catch (error) {
@@ -126,8 +121,8 @@ async function main(): Promise<void> {
       throw error;
     }
   }
-  // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and the
-  // embedded mock's run starts without waiting for them here.
+  // Global setup prints the plan (and checks the budget again, for runs started without certify):
+  // Playwright has loaded the spec and the cases by then, and a mock run need not wait for them here.
   const startedAt = Date.now();
   const env = mock === undefined ? baseline : { ...baseline, PIX_MOCK_URL: mock.url };
   finish(config, passThrough, await runPlaywright(passThrough, env).finally(() => mock?.stop()), startedAt);

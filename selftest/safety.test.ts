@@ -58,6 +58,14 @@ describe('safety against a live environment', () => {
       assert.equal(double.issuedTokens.length + double.withdrawals.length, 0);
     });
 
+    it('refuses it too when Playwright is started directly, before any request', async () => {
+      const env = liveAgainst(double, reportDir, { ...TEST_PAYEE, PIX_MAX_TOTAL: '0.10' });
+      const run = await runSuite(env, [], 120_000, 'playwright');
+      assert.notEqual(run.code, 0);
+      assert.match(run.stdout + run.stderr, /PIX_MAX_TOTAL: the plan may pay out 0\.46 BRL/);
+      assert.equal(double.issuedTokens.length + double.withdrawals.length, 0);
+    });
+
     it('writes each withdrawal to the ledger before the provider receives it', async () => {
       const run = await runSuite(liveAgainst(double, reportDir, TEST_PAYEE), ['--grep', '@payout']);
       assert.notEqual(run.code, 2, run.stderr);

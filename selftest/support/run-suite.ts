@@ -1,6 +1,6 @@
 /**
- * Runs the real suite (npm run certify) as a user would, in a child process with its own report
- * directory, and returns its exit code, output and certification report.
+ * Runs the real suite (npm run certify, or npx playwright test) as a user would, in a child process
+ * with its own report directory, and returns its exit code, output and certification report.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -38,16 +38,23 @@ function cleanEnvironment(env: Record<string, string>, reportDir: string): NodeJ
   return { ...base, CI: '1', FORCE_COLOR: '0', PIX_REPORT_DIR: reportDir, ...env };
 }
 
+/** How a user starts the suite: npm run certify, or Playwright's own command line. */
+const ENTRY_POINTS = {
+  certify: ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')],
+  playwright: [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'],
+} as const;
+
 export function runSuite(
   env: Record<string, string>,
   args: readonly string[] = [],
   timeoutMs = 120_000,
+  entry: keyof typeof ENTRY_POINTS = 'certify',
 ): Promise<SuiteRun> {
   const reportDir = env.PIX_REPORT_DIR ?? mkdtempSync(join(tmpdir(), 'pix-run-'));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts'), ...args],
+      [...ENTRY_POINTS[entry], ...args],
       { cwd: ROOT, env: cleanEnvironment(env, reportDir), timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const path = join(reportDir, 'certification.json');

@@ -1,12 +1,13 @@
 /**
- * Prints the payout plan, starts what a run needs before any test (the embedded mock in mock mode,
- * the webhook receiver) and stops it after the last one, also when the run fails or is interrupted.
- * Workers learn the addresses through PIX_* variables set here.
+ * Prints the payout plan and refuses one over budget (again, for runs started with npx playwright
+ * test rather than bin/certify.ts), then starts what a run needs before any test (the embedded mock
+ * in mock mode, the webhook receiver) and stops it after the last one, also when the run fails or
+ * is interrupted. Workers learn the addresses through PIX_* variables set here.
  */
 import type { FullConfig } from '@playwright/test';
 import { loadConfig } from './config.ts';
 import { startMock } from './mock/prism.ts';
-import { describePlan, planFor } from './plan.ts';
+import { budgetProblem, describePlan, planFor } from './plan.ts';
 import { newRunId } from './target.ts';
 import { startReceiver } from './webhook/receiver.ts';
 
@@ -18,7 +19,10 @@ async function stopAll(stops: Stop[]): Promise<void> {
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = loadConfig();
-  process.stdout.write(`${describePlan(config, planFor(config))}\n`);
+  const plan = planFor(config);
+  process.stdout.write(`${describePlan(config, plan)}\n`);
+  const problem = budgetProblem(config, plan);
+  if (problem !== undefined) throw new Error(problem);
   process.env.PIX_RUN_ID ??= newRunId();
   const stops: Stop[] = [];
   try {

@@ -47,23 +47,18 @@ export function planFor(config: Config): PayoutPlan {
   return withdrawalPlan(loadSpec(), config.amount);
 }
 
-/** Why the plan may not run under the configured budget, or undefined when it may. */
-export function budgetProblem(
-  plan: PayoutPlan,
-  maxPayouts: number,
-  maxTotal: number,
-): { variable: string; problem: string } | undefined {
-  if (plan.mostAccepted > maxPayouts) {
-    return {
-      variable: 'PIX_MAX_PAYOUTS',
-      problem: `the plan may make ${plan.mostAccepted} payouts, more than PIX_MAX_PAYOUTS=${maxPayouts}`,
-    };
+/**
+ * Why the plan may not run, in one line naming the variable, or undefined when it may: a live run
+ * allowed to pay out must fit PIX_MAX_PAYOUTS and PIX_MAX_TOTAL. The plan is the complete suite's,
+ * whatever --grep selects, so the budget holds for any selection.
+ */
+export function budgetProblem(config: Config, plan: PayoutPlan): string | undefined {
+  if (config.mode !== 'live' || !config.allowPayouts) return undefined;
+  if (plan.mostAccepted > config.maxPayouts) {
+    return `PIX_MAX_PAYOUTS: the plan may make ${plan.mostAccepted} payouts, more than PIX_MAX_PAYOUTS=${config.maxPayouts}. Raise PIX_MAX_PAYOUTS.`;
   }
-  if (plan.total > maxTotal + 1e-9) {
-    return {
-      variable: 'PIX_MAX_TOTAL',
-      problem: `the plan may pay out ${plan.total.toFixed(2)} BRL in all, more than PIX_MAX_TOTAL=${maxTotal.toFixed(2)}`,
-    };
+  if (plan.total > config.maxTotal + 1e-9) {
+    return `PIX_MAX_TOTAL: the plan may pay out ${plan.total.toFixed(2)} BRL in all, more than PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}. Raise PIX_MAX_TOTAL or lower PIX_AMOUNT.`;
   }
   return undefined;
 }
