@@ -12,10 +12,9 @@ import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runSuite, type Certification } from './support/run-suite.ts';
+import { PLAYWRIGHT_CLI, runSuite, type Certification } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
 const verdicts = (report: Certification | undefined): Record<string, string> =>
   Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.verdict]));

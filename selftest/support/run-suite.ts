@@ -38,10 +38,12 @@ function cleanEnvironment(env: Record<string, string>, reportDir: string): NodeJ
   return { ...base, CI: '1', FORCE_COLOR: '0', PIX_REPORT_DIR: reportDir, ...env };
 }
 
+export const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+
 /** How a user starts the suite: npm run certify, or Playwright's own command line. */
 const ENTRY_POINTS = {
   certify: ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')],
-  playwright: [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), 'test'],
+  playwright: [PLAYWRIGHT_CLI, 'test'],
 } as const;
 
 export function runSuite(
