@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { loadConfig } from './tests/_support/config.ts';
+import { privateOutputDir } from './tests/_support/output-dir.ts';
 import { runMetadata } from './tests/_support/run-metadata.ts';
 
 const settings = loadConfig();
@@ -17,7 +17,8 @@ export default defineConfig({
   retries: 0,
   forbidOnly: process.env.CI !== undefined,
   timeout: settings.webhook.timeoutMs + 2 * settings.requestTimeoutMs + 10_000,
-  outputDir: join(settings.reportDir, 'test-results'),
+  // Never inside the report directory: Playwright empties its output directory when a run starts.
+  outputDir: privateOutputDir(),
   // The certification reporter prints progress, the summary, and writes every report, JUnit included.
   reporter: [['./reporters/certification.ts']],
   // No `use` options: the tests' base type has no browser or tracing fixtures (tests/_support/fixtures.ts),

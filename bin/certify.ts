@@ -10,6 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
+import { reportDirProblem } from '../reporters/certification/files.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { preflight, PreflightError } from '../tests/_support/preflight.ts';
@@ -98,6 +99,8 @@ async function main(): Promise<void> {
   }
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
+  const misplaced = dryRun ? undefined : reportDirProblem(config.reportDir);
+  if (misplaced !== undefined) stop(misplaced);
   // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.
   const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
@@ -145,7 +148,7 @@ function finish(
   }
   if (code === undefined) {
     stop(
-      `the run ended (Playwright exit ${playwrightCode}) without writing ${join(config.reportDir, 'certification.json')}; see the output above.`,
+      `no certification was written (Playwright exit ${playwrightCode}): the lines above say why; ${join(config.reportDir, 'certification.json')} was left as it was.`,
     );
   }
   process.exit(code);

@@ -6,19 +6,22 @@
  */
 import { compareCertifications } from '../reporters/certification/compare.ts';
 import { renderChanges } from '../reporters/certification/console.ts';
+import { layoutFor } from '../reporters/certification/layout.ts';
 import type { Certification } from '../reporters/certification/model.ts';
 import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
+import { visible, visibleJson } from '../reporters/certification/visible.ts';
 
 const USAGE = 'usage: npm run compare -- <baseline certification.json> <new certification.json>';
 
 function stop(message: string): never {
-  process.stderr.write(`pix-compare: ${message}\n`);
+  process.stderr.write(`pix-compare: ${visible(message)}\n`);
   process.exit(2);
 }
 
+/** Read and made visible: what a file says is printed, never obeyed by the terminal. */
 function read(path: string): Certification {
   try {
-    return readCertification(path);
+    return visibleJson(readCertification(path));
   } catch (error) {
     if (error instanceof UnreadableCertification) stop(error.message);
     throw error;
@@ -34,10 +37,10 @@ const baseline = read(baselinePath);
 const current = read(currentPath);
 const comparison = compareCertifications(baseline, current);
 const lines = [
-  `Baseline: ${describeRun(baselinePath, baseline)}`,
-  `Compared: ${describeRun(currentPath, current)}`,
+  `Baseline: ${describeRun(visible(baselinePath), baseline)}`,
+  `Compared: ${describeRun(visible(currentPath), current)}`,
   '',
-  ...renderChanges(comparison),
+  ...renderChanges(comparison, layoutFor(process.stdout, process.env).width),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 process.exit(comparison.regressions > 0 ? 1 : 0);

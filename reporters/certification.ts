@@ -11,7 +11,7 @@
  * carry its own in `metadata.pixCatalogue` ({ checks, clauses }): the reporter's self-test does,
  * and as config metadata it travels in blob reports, so merge-reports judges against it too.
  */
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type {
   FullConfig,
@@ -30,13 +30,15 @@ import { documentClauses } from '../tests/_support/spec.ts';
 import { readHandover } from './certification/attachments.ts';
 import { scrub } from './certification/scrub.ts';
 import { buildCertification, type Baseline } from './certification/build.ts';
-import { progressLine, renderConsole } from './certification/console.ts';
-import { renderHtml } from './certification/html.ts';
-import { renderJunit } from './certification/junit.ts';
-import { renderMarkdown } from './certification/markdown.ts';
+import { renderArtifacts } from './certification/artifacts.ts';
+import { progressLine } from './certification/console.ts';
+import { causeOf, groupErrors } from './certification/errors.ts';
+import { REPORT_FILES, writeAtomically } from './certification/files.ts';
+import { layoutFor, type Layout } from './certification/layout.ts';
 import { readCertification, UnreadableCertification } from './certification/read.ts';
 import type { SuiteError, TestOutcome } from './certification/model.ts';
 import type { ReportPaths } from './certification/text.ts';
+import { visible } from './certification/visible.ts';
 
 export { buildCertification, type CertificationInput } from './certification/build.ts';
 export { scrub } from './certification/scrub.ts';
@@ -54,6 +56,15 @@ function shown(path: string): string {
 }
 
 const messageOf = (error: TestError): string => error.message ?? error.value ?? 'unknown error';
+
+/** A test that started: it ran, or skipped itself after recording why (a static skip never starts). */
+const executed = (outcome: TestOutcome): boolean =>
+  outcome.status !== 'skipped' || outcome.evaluations.length > 0;
+
+const NO_TESTS_FOUND = /^Error: No tests found/;
+
+/** Text from the environment or from Playwright, made safe to print: secrets masked, controls escaped. */
+const safe = (text: string): string => visible(scrub(text));
 
 /** bin/certify.ts checked the baseline before the run; a merge-reports run may not have, so a bad one is a suite error. */
 function baselineFromEnvironment(suiteErrors: SuiteError[]): Baseline | undefined {
@@ -74,6 +85,10 @@ export default class CertificationReporter implements Reporter {
   /** Keyed by test id: with retries, the last attempt is the test's outcome. */
   private readonly outcomes = new Map<string, TestOutcome>();
   private readonly suiteErrors: SuiteError[] = [];
+  /** The progress position of the first test each error cause broke: later ones point there. */
+  private readonly firstBroken = new Map<string, string>();
+  private readonly layout: Layout = layoutFor(process.stdout, process.env);
+  private listing = false;
   private total = 0;
 
   constructor() {
@@ -85,7 +100,21 @@ export default class CertificationReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.metadata = config.metadata.pix as PixRunMetadata | undefined;
     this.override = config.metadata.pixCatalogue as CatalogueOverride | undefined;
-    this.total = suite.allTests().length;
+    this.listing = config.argv.includes('--list');
+    const tests = suite.allTests();
+    this.total = tests.length;
+    if (this.listing) {
+      const titles = tests.map((t) =>
+        safe(
+          t
+            .titlePath()
+            .filter((part) => part !== '')
+            .join(' › '),
+        ),
+      );
+      process.stdout.write(`${[...titles, `${tests.length} tests; --list runs none of them.`].join('\n')}\n`);
+      return;
+    }
     process.stdout.write(
       `Running ${this.total} tests (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
     );
@@ -99,12 +128,25 @@ export default class CertificationReporter implements Reporter {
     const outcome: TestOutcome = {
       titlePath,
       status: result.status,
+      durationMs: result.duration,
       errors: result.errors.map(messageOf),
       evaluations: handover.evaluations,
       observations: handover.observations,
     };
     this.outcomes.set(test.id, outcome);
-    process.stdout.write(scrub(progressLine(outcome, test.title, this.outcomes.size, this.total)));
+    const position = `[${String(this.outcomes.size).padStart(String(this.total).length)}/${this.total}]`;
+    process.stdout.write(
+      progressLine(outcome, safe(test.title), position, this.layout, this.brokeBy(outcome, position)),
+    );
+  }
+
+  /** What broke the test, told in full the first time its cause appears and as a pointer after. */
+  private brokeBy(outcome: TestOutcome, position: string): { cause: string; sameAs?: string } | undefined {
+    if (outcome.status === 'passed' || outcome.status === 'skipped') return undefined;
+    const cause = safe(causeOf(outcome.errors[0] ?? `the test ended ${outcome.status}`));
+    const sameAs = this.firstBroken.get(cause);
+    if (sameAs === undefined) this.firstBroken.set(cause, position);
+    return sameAs === undefined ? { cause } : { cause, sameAs };
   }
 
   onError(error: TestError): void {
@@ -117,6 +159,12 @@ export default class CertificationReporter implements Reporter {
         'certification: the Playwright config has no metadata.pix (see playwright.config.ts), so no certification was written.\n',
       );
       return { status: 'failed' };
+    }
+    // PIX_REPORT_DIR wins so that merge-reports on another machine writes where it is told to.
+    const dir = resolve(process.env.PIX_REPORT_DIR ?? this.metadata.reportDir);
+    if (![...this.outcomes.values()].some(executed)) {
+      if (!this.listing) this.tellNothingWritten(result, dir);
+      return undefined;
     }
     if (result.status === 'interrupted' || result.status === 'timedout') {
       this.suiteErrors.push({
@@ -135,13 +183,11 @@ export default class CertificationReporter implements Reporter {
       durationMs: result.duration,
       ...(baseline === undefined ? {} : { baseline }),
     });
-    // PIX_REPORT_DIR wins so that merge-reports on another machine writes where it is told to.
-    const dir = resolve(process.env.PIX_REPORT_DIR ?? this.metadata.reportDir);
-    const files: ReportPaths = {
-      html: join(dir, 'certification.html'),
-      json: join(dir, 'certification.json'),
-      markdown: join(dir, 'summary.md'),
-      junit: join(dir, 'junit.xml'),
+    const files = {
+      html: join(dir, REPORT_FILES.html),
+      json: join(dir, REPORT_FILES.json),
+      markdown: join(dir, REPORT_FILES.markdown),
+      junit: join(dir, REPORT_FILES.junit),
     };
     const paths: ReportPaths = {
       html: shown(files.html),
@@ -149,15 +195,38 @@ export default class CertificationReporter implements Reporter {
       markdown: shown(files.markdown),
       junit: shown(files.junit),
     };
-    const markdown = renderMarkdown(report, paths);
+    const artifacts = renderArtifacts(report, paths, this.layout);
     await mkdir(dir, { recursive: true });
-    await writeFile(files.json, `${JSON.stringify(report, null, 2)}\n`);
-    await writeFile(files.html, renderHtml(report));
-    await writeFile(files.markdown, markdown);
-    await writeFile(files.junit, renderJunit(report));
-    if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${markdown}\n`);
-    process.stdout.write(renderConsole(report, paths));
+    await writeAtomically(files.html, artifacts.html);
+    await writeAtomically(files.markdown, artifacts.markdown);
+    await writeAtomically(files.junit, artifacts.junit);
+    // Last: bin/certify.ts takes a fresh certification.json as the sign that every report was written.
+    await writeAtomically(files.json, artifacts.json);
+    if (process.env.GITHUB_STEP_SUMMARY)
+      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${artifacts.markdown}\n`);
+    process.stdout.write(artifacts.console);
     return undefined;
+  }
+
+  /** A run that executed no test certifies nothing, and must not replace a certification that does. */
+  private tellNothingWritten(result: FullResult, dir: string): void {
+    const selection = this.metadata?.selection ?? [];
+    // Playwright reports an empty selection as an error of its own; the selection says it better.
+    const stops = this.suiteErrors.filter((e) => !NO_TESTS_FOUND.test(causeOf(e.message)));
+    const why =
+      stops.length > 0
+        ? `the run stopped before its first test: ${groupErrors(stops)
+            .map((g) => g.cause)
+            .join('; ')}`
+        : this.total === 0
+          ? `no test matches ${selection.length > 0 ? `this run's selection (${selection.join(' ')})` : 'this run'}`
+          : result.status === 'interrupted'
+            ? 'the run was interrupted before its first test'
+            : `none of the ${this.total} selected tests started`;
+    // One line, like every stop of the suite, so that a log search finds it whole.
+    process.stderr.write(
+      `${safe(`certification: none written, because no test ran: ${why}. Nothing in ${shown(dir)} was changed.`)}\n`,
+    );
   }
 
   printsToStdio(): boolean {

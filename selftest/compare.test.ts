@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCertification } from '../reporters/certification/build.ts';
 import { compareCertifications, lateDelayMs } from '../reporters/certification/compare.ts';
-import { renderConsole } from '../reporters/certification/console.ts';
+import { renderChanges, renderConsole } from '../reporters/certification/console.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
 import type {
@@ -20,7 +20,7 @@ import type {
   RunInfo,
 } from '../reporters/certification/model.ts';
 import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
-import { changesHeadline } from '../reporters/certification/text.ts';
+import { changesHeadline, verdictChangeNotice } from '../reporters/certification/text.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import type { JsonValue, Verdict } from '../tests/_support/checks/types.ts';
@@ -48,6 +48,8 @@ const RUN: RunInfo = {
   mode: 'live',
   baseUrl: 'https://sandbox.example.test',
   strict: false,
+  requireComplete: false,
+  selection: [],
   startTime: '2026-01-05T09:00:00.000Z',
   endTime: '2026-01-05T09:00:05.000Z',
   durationMs: 5000,
@@ -71,12 +73,14 @@ function certification(sketch: Sketch = {}): Certification {
     reason: `reason of ${id}`,
     verdict,
     evaluations: 1,
+    durationMs: 10,
     ...(verdict === 'PASSED' ? {} : { evidence: [{ verdict }], evidenceCount: 1 }),
+    ...(verdict === 'SKIPPED' ? { notJudged: { cause: 'outcome' as const } } : {}),
   }));
   const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
   for (const check of checks) counts[check.verdict] += 1;
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     verdict: counts.FAILED > 0 ? 'FAILED' : counts.WARNING > 0 ? 'WARNING' : 'PASSED',
     exitCode: counts.FAILED > 0 ? 1 : 0,
     complete: true,
@@ -318,6 +322,54 @@ describe('compareCertifications', () => {
   });
 });
 
+describe('a verdict that moves to or from INCOMPLETE', () => {
+  const incomplete = (checks: Readonly<Record<string, Verdict>>): Certification => ({
+    ...certification({ checks }),
+    verdict: 'INCOMPLETE',
+    complete: false,
+    incomplete: [{ cause: 'payout', reason: 'PIX_ALLOW_PAYOUTS is not 1', checks: ['B'] }],
+  });
+
+  it('PASSED → INCOMPLETE: checks no longer judged, not a regression, said plainly in every format', () => {
+    const comparison = compareCertifications(
+      certification({ checks: { A: 'PASSED', B: 'PASSED' } }),
+      incomplete({ A: 'PASSED', B: 'SKIPPED' }),
+    );
+    assert.deepEqual(comparison.verdict, { before: 'PASSED', after: 'INCOMPLETE' });
+    assert.equal(comparison.regressions, 0, 'judging less is not the environment getting worse');
+    assert.deepEqual(
+      comparison.checks.map((c) => [c.id, c.kind]),
+      [['B', 'now-skipped']],
+    );
+    const notice = verdictChangeNotice(comparison) ?? '';
+    assert.match(
+      notice,
+      /^The run's verdict moved from PASSED to INCOMPLETE: this run judged fewer checks than the baseline/,
+    );
+    assert.ok(renderChanges(comparison, 200).includes(`  ${notice}`));
+  });
+
+  it('INCOMPLETE → FAILED: the checks judged now are told, and the verdict', () => {
+    const comparison = compareCertifications(
+      incomplete({ A: 'PASSED', B: 'SKIPPED' }),
+      certification({ checks: { A: 'PASSED', B: 'FAILED' } }),
+    );
+    assert.deepEqual(comparison.verdict, { before: 'INCOMPLETE', after: 'FAILED' });
+    assert.deepEqual(
+      comparison.checks.map((c) => [c.id, c.kind, c.after]),
+      [['B', 'now-judged', 'FAILED']],
+    );
+    assert.match(
+      verdictChangeNotice(comparison) ?? '',
+      /from INCOMPLETE to FAILED: this run judged checks the baseline could not/,
+    );
+  });
+
+  it('reads an INCOMPLETE baseline, valid against the schema', () => {
+    assertValid(incomplete({ A: 'PASSED', B: 'SKIPPED' }));
+  });
+});
+
 describe('a certification built against a baseline', () => {
   const baseline = certification({
     checks: { A: 'PASSED', B: 'PASSED' },
@@ -342,12 +394,15 @@ describe('a certification built against a baseline', () => {
         baseUrl: RUN.baseUrl,
         reportDir: 'reports',
         strict: false,
+        requireComplete: false,
+        selection: [],
         options: RUN.options,
       },
       tests: [
         {
           titlePath: ['live', 'token.spec.ts', 'a test'],
           status: 'passed',
+          durationMs: 100,
           errors: [],
           evaluations: [
             { checkId: 'A', verdict: 'PASSED' },
@@ -384,7 +439,7 @@ describe('a certification built against a baseline', () => {
 
   it('shows the regressions first in the console, the Markdown summary and the HTML report', () => {
     const report = build(true);
-    const console = renderConsole(report, PATHS);
+    const console = renderConsole(report, PATHS, { width: 200, colour: false });
     const firstLines = console.trim().split('\n').slice(0, 3);
     assert.match(
       firstLines[0] ?? '',
@@ -438,7 +493,7 @@ describe('readCertification', () => {
   it('says in one line why a file cannot be a baseline: older schema, not a certification, not JSON, missing', async () => {
     assert.match(
       problemOf(await write('old.json', JSON.stringify({ ...certification(), schemaVersion: 0 }))),
-      /old\.json has report schema version 0, and this suite reads version 1: make a new baseline/,
+      /old\.json has report schema version 0, written by an earlier version of this suite \(version 2 added the INCOMPLETE verdict\), and this suite reads version 2 only: run npm run certify with this version/,
     );
     assert.match(
       problemOf(await write('other.json', '{"name":"pkg"}')),
@@ -566,7 +621,11 @@ describe('certify --baseline and npm run compare against the sandbox', () => {
       [changes.regressions, changes.checks, changes.observations, changes.run],
       [0, [], [], []],
     );
-    assert.match(again.stdout, /^No change since the baseline of .* in the checks or the observations\.$/m);
+    // The console wraps long lines at spaces.
+    assert.match(
+      again.stdout,
+      /^No change since the baseline of [\s\S]*?in\s+the\s+checks\s+or\s+the\s+observations\.$/m,
+    );
     const html = await readFile(join(again.reportDir, 'certification.html'), 'utf8');
     assert.match(html, /<p>No change since the baseline of /);
   });
@@ -615,7 +674,10 @@ describe('certify --baseline and npm run compare against the sandbox', () => {
     assert.equal(changes.suiteChanged, false, 'same suite, so the changes come from the environment');
     assert.ok(regressionsFirst(changes.checks) && regressionsFirst(changes.observations));
 
-    assert.match(lenient.stdout, /^Changes since the baseline of .*: \d+ regressions, \d+ other changes\.$/m);
+    assert.match(
+      lenient.stdout,
+      /^Changes since the baseline of [\s\S]*?:\s+\d+\s+regressions,\s+\d+\s+other\s+changes\.$/m,
+    );
     assert.match(lenient.stdout, /^ {2}REGRESSION {2}TOKEN-REFUSE-MISSING-CLIENT-ID: PASSED → WARNING$/m);
     assert.match(lenient.stdout, /PIX_FAIL_ON_DRIFT=1: a regression since the baseline fails the run/);
     assert.ok(

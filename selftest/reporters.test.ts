@@ -4,7 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  link,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,15 +26,19 @@ import {
   type CertificationInput,
   type TestOutcome,
 } from '../reporters/certification.ts';
-import { clauseTokens, isFixableSkip, NOT_RUN_REASON } from '../reporters/certification/build.ts';
+import { renderArtifacts } from '../reporters/certification/artifacts.ts';
+import { clauseTokens } from '../reporters/certification/build.ts';
 import { renderConsole } from '../reporters/certification/console.ts';
 import { renderJunit } from '../reporters/certification/junit.ts';
+import { REPORT_FILES, reportDirProblem, writeAtomically } from '../reporters/certification/files.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
+import type { Layout } from '../reporters/certification/layout.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
 import { certificationValidator } from '../reporters/certification/read.ts';
 import type { CheckResult } from '../reporters/certification/model.ts';
 import type { CheckDefinition, Evaluation, Verdict } from '../tests/_support/checks/types.ts';
 import { MISSING_REASONS } from '../tests/_support/target.ts';
+import { parseXml } from './support/xml.ts';
 import {
   CANARY_SECRET,
   CANARY_TOKEN,
@@ -48,19 +63,28 @@ function assertValid(report: Certification): void {
   assert.ok(validate(report), JSON.stringify(validate.errors, null, 2));
 }
 
-const check = (id: string, clause = '§4.1', level: CheckDefinition['level'] = 'must'): CheckDefinition => ({
+/** A plain log, as in CI. */
+const LOG: Layout = { width: 100, colour: false };
+
+const check = (
+  id: string,
+  clause = '§4.1',
+  level: CheckDefinition['level'] = 'must',
+  needs: CheckDefinition['needs'] = [],
+): CheckDefinition => ({
   id,
   title: `title of ${id}`,
   clause,
   level,
   reason: `reason of ${id}`,
-  needs: [],
+  needs,
 });
 
 const outcome = (
   evaluations: Evaluation[],
   status: TestOutcome['status'] = 'passed',
   errors: string[] = [],
+  durationMs = 100,
 ): TestOutcome => ({
   titlePath: [
     'mock',
@@ -68,6 +92,7 @@ const outcome = (
     `a test with ${evaluations.map((e) => e.checkId).join(', ') || 'nothing'}`,
   ],
   status,
+  durationMs,
   errors,
   evaluations,
   observations: [],
@@ -81,6 +106,8 @@ const METADATA: CertificationInput['metadata'] = {
   baseUrl: 'https://sandbox.example.test',
   reportDir: 'reports',
   strict: false,
+  requireComplete: false,
+  selection: [],
   options: { allowPayouts: true, amount: '0.01' },
 };
 
@@ -109,18 +136,21 @@ function checkNamed(report: Certification, id: string): CheckResult {
 }
 
 describe('buildCertification', () => {
-  it('judges a check by its worst evaluation, and one evaluated nowhere as not run', () => {
-    const report = certify([
-      outcome([
-        { checkId: 'A', verdict: 'PASSED' },
-        { checkId: 'A', verdict: 'FAILED', expected: '403', actual: '200' },
-        { checkId: 'B', verdict: 'SKIPPED', reason: 'the withdrawal was not accepted' },
-      ]),
-      outcome([
-        { checkId: 'A', verdict: 'WARNING', expected: '403', actual: '400' },
-        { checkId: 'B', verdict: 'PASSED' },
-      ]),
-    ]);
+  it('judges a check by its worst evaluation, and one left out of a selection as not selected', () => {
+    const report = certify(
+      [
+        outcome([
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'A', verdict: 'FAILED', expected: '403', actual: '200' },
+          { checkId: 'B', verdict: 'SKIPPED', reason: 'the withdrawal was not accepted' },
+        ]),
+        outcome([
+          { checkId: 'A', verdict: 'WARNING', expected: '403', actual: '400' },
+          { checkId: 'B', verdict: 'PASSED' },
+        ]),
+      ],
+      { metadata: { ...METADATA, selection: ['--grep @auth'] } },
+    );
     assert.equal(checkNamed(report, 'A').verdict, 'FAILED');
     assert.equal(
       checkNamed(report, 'B').verdict,
@@ -128,7 +158,8 @@ describe('buildCertification', () => {
       'PASSED in one place and SKIPPED in another is PASSED',
     );
     assert.equal(checkNamed(report, 'C').verdict, 'SKIPPED');
-    assert.deepEqual(checkNamed(report, 'C').evidence, [{ verdict: 'SKIPPED', reason: NOT_RUN_REASON }]);
+    assert.deepEqual(checkNamed(report, 'C').notJudged, { cause: 'selection' });
+    assert.match(checkNamed(report, 'C').evidence?.[0]?.reason ?? '', /selection \(--grep @auth\) left out/);
     assert.equal(checkNamed(report, 'A').evaluations, 3);
     assert.deepEqual(report.counts, { PASSED: 1, FAILED: 1, WARNING: 0, SKIPPED: 1 });
     assert.equal(report.verdict, 'FAILED');
@@ -143,6 +174,7 @@ describe('buildCertification', () => {
         { checkId: 'A', verdict: 'WARNING', expected: '400', actual: '200' },
         { checkId: 'A', verdict: 'PASSED' },
         { checkId: 'B', verdict: 'PASSED' },
+        { checkId: 'C', verdict: 'PASSED' },
       ]),
     ]);
     const a = checkNamed(report, 'A');
@@ -195,7 +227,10 @@ describe('buildCertification', () => {
 
   it('makes a test that broke without a FAILED check a suite error: ERROR, exit code 2', () => {
     const report = certify([
-      outcome([{ checkId: 'A', verdict: 'PASSED' }]),
+      outcome([
+        { checkId: 'A', verdict: 'PASSED' },
+        { checkId: 'C', verdict: 'PASSED' },
+      ]),
       outcome([{ checkId: 'B', verdict: 'PASSED' }], 'timedOut', [
         `\u001b[31mTimeout\u001b[39m; sent -H 'client_secret: ${CANARY_SECRET}'`,
       ]),
@@ -208,9 +243,48 @@ describe('buildCertification', () => {
     assertValid(report);
   });
 
+  it('says a check went unjudged because the suite went wrong, never that --grep left it out when none was given', () => {
+    const report = certify([
+      outcome([{ checkId: 'A', verdict: 'PASSED' }]),
+      outcome([], 'failed', ['Error: POST https://h/pix/payment got no response: Timeout 400ms exceeded.']),
+    ]);
+    const b = checkNamed(report, 'B');
+    assert.deepEqual(b.notJudged, { cause: 'error' });
+    assert.match(b.evidence?.[0]?.reason ?? '', /the suite went wrong before a test judged it/);
+    for (const c of report.checks)
+      assert.doesNotMatch(JSON.stringify(c.evidence ?? []), /grep|shard|selection/);
+    assert.equal(report.complete, true, 'a suite error is no reason the user can remove');
+    assert.equal(report.verdict, 'ERROR');
+  });
+
+  it('makes a check that no test judged, in a whole run where nothing broke, a suite error naming it', () => {
+    const report = certify([
+      outcome([
+        { checkId: 'A', verdict: 'PASSED' },
+        { checkId: 'B', verdict: 'PASSED' },
+      ]),
+      { ...outcome([], 'skipped'), titlePath: ['mock', 'x.spec.ts', 'a silent skip'] },
+    ]);
+    assert.equal(report.verdict, 'ERROR');
+    assert.match(report.suiteErrors[0]?.message ?? '', /no test of this run judged the check C\b/);
+    assert.match(
+      report.suiteErrors[0]?.message ?? '',
+      /a test skipped without recording the checks it judges \(mock › x\.spec\.ts › a silent skip\)/,
+    );
+    assert.deepEqual(checkNamed(report, 'C').notJudged, { cause: 'error' });
+  });
+
   it('does not count a test that failed because a check FAILED as a suite error', () => {
     const report = certify([
-      outcome([{ checkId: 'A', verdict: 'FAILED' }], 'failed', ['FAILED A: expected 403; got 200']),
+      outcome(
+        [
+          { checkId: 'A', verdict: 'FAILED' },
+          { checkId: 'B', verdict: 'PASSED' },
+          { checkId: 'C', verdict: 'PASSED' },
+        ],
+        'failed',
+        ['FAILED A: expected 403; got 200'],
+      ),
     ]);
     assert.deepEqual(report.suiteErrors, []);
     assert.equal(report.verdict, 'FAILED');
@@ -236,7 +310,13 @@ describe('buildCertification', () => {
   });
 
   it('fails the run on a WARNING only in strict mode', () => {
-    const tests = [outcome([{ checkId: 'C', verdict: 'WARNING', actual: '200' }])];
+    const tests = [
+      outcome([
+        { checkId: 'A', verdict: 'PASSED' },
+        { checkId: 'B', verdict: 'PASSED' },
+        { checkId: 'C', verdict: 'WARNING', actual: '200' },
+      ]),
+    ];
     const lenient = certify(tests);
     const strict = certify(tests, { metadata: { ...METADATA, strict: true } });
     assert.equal(lenient.exitCode, 0);
@@ -244,38 +324,183 @@ describe('buildCertification', () => {
     assert.equal(strict.exitCode, 1);
   });
 
-  it('calls the certification incomplete when payouts were not allowed, and says why', () => {
-    const report = certify([
+  describe('INCOMPLETE', () => {
+    const payoutsOff: TestOutcome[] = [
       outcome([
         { checkId: 'A', verdict: 'PASSED' },
-        { checkId: 'B', verdict: 'SKIPPED', reason: MISSING_REASONS.payout },
-        { checkId: 'C', verdict: 'SKIPPED', reason: MISSING_REASONS.payout },
+        { checkId: 'B', verdict: 'SKIPPED', reason: MISSING_REASONS.payout, lacks: ['payout'] },
+        { checkId: 'C', verdict: 'SKIPPED', reason: MISSING_REASONS.payout, lacks: ['payout'] },
       ]),
-    ]);
-    assert.equal(report.complete, false);
-    assert.deepEqual(report.incomplete, [{ reason: MISSING_REASONS.payout, checks: ['B', 'C'] }]);
-    assert.equal(report.verdict, 'PASSED');
-    assertValid(report);
-  });
+    ];
 
-  it('does not call it incomplete for a skip that follows from another check', () => {
-    const report = certify([
-      outcome([
-        { checkId: 'A', verdict: 'FAILED' },
+    it('is the verdict of a live run without PIX_ALLOW_PAYOUTS, never PASSED, and says why', () => {
+      const report = certify(payoutsOff);
+      assert.equal(report.verdict, 'INCOMPLETE');
+      assert.equal(report.exitCode, 0);
+      assert.equal(report.complete, false);
+      assert.deepEqual(
+        report.incomplete.map((i) => [i.cause, i.checks]),
+        [['payout', ['B', 'C']]],
+      );
+      assert.match(report.incomplete[0]?.reason ?? '', /Set PIX_ALLOW_PAYOUTS=1/);
+      assertValid(report);
+    });
+
+    it('exits 1 under PIX_REQUIRE_COMPLETE=1 and under PIX_STRICT=1', () => {
+      const required = certify(payoutsOff, { metadata: { ...METADATA, requireComplete: true } });
+      const strict = certify(payoutsOff, { metadata: { ...METADATA, strict: true } });
+      assert.deepEqual([required.verdict, required.exitCode], ['INCOMPLETE', 1]);
+      assert.deepEqual([strict.verdict, strict.exitCode], ['INCOMPLETE', 1]);
+    });
+
+    it('comes before WARNING and after FAILED and ERROR', () => {
+      const warned = certify([
+        outcome([
+          { checkId: 'A', verdict: 'WARNING', actual: '401' },
+          { checkId: 'B', verdict: 'SKIPPED', reason: 'no payouts', lacks: ['payout'] },
+          { checkId: 'C', verdict: 'PASSED' },
+        ]),
+      ]);
+      assert.equal(warned.verdict, 'INCOMPLETE');
+      const failed = certify([
+        outcome([
+          { checkId: 'A', verdict: 'FAILED', actual: '200' },
+          { checkId: 'B', verdict: 'SKIPPED', reason: 'no payouts', lacks: ['payout'] },
+          { checkId: 'C', verdict: 'PASSED' },
+        ]),
+      ]);
+      assert.deepEqual([failed.verdict, failed.complete], ['FAILED', false]);
+    });
+
+    it('lists an unreachable webhook receiver, and a check no test reached because its test lacked the same', () => {
+      const report = certify(
+        [
+          outcome([
+            { checkId: 'A', verdict: 'PASSED' },
+            { checkId: 'B', verdict: 'SKIPPED', reason: MISSING_REASONS.webhook, lacks: ['webhook'] },
+          ]),
+        ],
         {
-          checkId: 'B',
-          verdict: 'SKIPPED',
-          reason: 'no access token: 401 (see TOKEN-ISSUED and TOKEN-FIELD)',
+          checks: [
+            check('A'),
+            check('B', '§6', 'must', ['webhook']),
+            check('C', '§6', 'must', ['payout', 'webhook']),
+          ],
         },
-        { checkId: 'C', verdict: 'PASSED' },
-      ]),
-    ]);
-    assert.equal(report.complete, true);
+      );
+      assert.deepEqual(checkNamed(report, 'C').notJudged, { cause: 'lacks', lacks: ['webhook'] });
+      assert.deepEqual(
+        report.incomplete.map((i) => [i.cause, i.checks]),
+        [['webhook', ['B', 'C']]],
+      );
+      assert.match(report.incomplete[0]?.reason ?? '', /PIX_WEBHOOK_PUBLIC_URL/);
+      assert.equal(report.verdict, 'INCOMPLETE');
+    });
+
+    it('comes from the capabilities an evaluation lacked, never from the wording of its reason', () => {
+      const worded = certify([
+        outcome([
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'B', verdict: 'PASSED' },
+          {
+            checkId: 'C',
+            verdict: 'SKIPPED',
+            reason: 'no access token: set PIX_TOKEN_FIELD (see TOKEN-FIELD)',
+          },
+        ]),
+      ]);
+      assert.deepEqual([worded.complete, worded.verdict], [true, 'PASSED']);
+      assert.deepEqual(checkNamed(worded, 'C').notJudged, { cause: 'outcome' });
+      const unworded = certify([
+        outcome([
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'B', verdict: 'PASSED' },
+          { checkId: 'C', verdict: 'SKIPPED', reason: 'the mock cannot tell', lacks: ['provider'] },
+        ]),
+      ]);
+      assert.deepEqual([unworded.complete, unworded.verdict], [false, 'INCOMPLETE']);
+    });
+
+    it('lists a --grep or --shard selection as a reason, with the selection', () => {
+      const report = certify([outcome([{ checkId: 'A', verdict: 'PASSED' }])], {
+        metadata: { ...METADATA, selection: ['--grep @auth', '--shard 1/2'] },
+      });
+      assert.deepEqual(
+        report.incomplete.map((i) => [i.cause, i.checks]),
+        [['selection', ['B', 'C']]],
+      );
+      assert.match(report.incomplete[0]?.reason ?? '', /\(--grep @auth --shard 1\/2\)/);
+      assert.equal(report.verdict, 'INCOMPLETE');
+    });
+
+    it('says plainly in every summary that a mock run certifies nothing about a provider', () => {
+      const report = certify(
+        [
+          outcome([
+            { checkId: 'A', verdict: 'PASSED' },
+            { checkId: 'B', verdict: 'PASSED' },
+            { checkId: 'C', verdict: 'SKIPPED', reason: MISSING_REASONS.provider, lacks: ['provider'] },
+          ]),
+        ],
+        { metadata: { ...METADATA, mode: 'mock' } },
+      );
+      assert.equal(report.exitCode, 0);
+      for (const text of [
+        renderConsole(report, PATHS, LOG),
+        renderMarkdown(report, PATHS),
+        renderHtml(report),
+      ])
+        assert.match(text.replace(/\s+/g, ' '), /certifies nothing about a provider/);
+      assert.match(renderConsole(report, PATHS, LOG), /^Verdict: INCOMPLETE$/m);
+    });
+
+    it('is never shown green', () => {
+      const report = certify(payoutsOff);
+      assert.match(renderHtml(report), /<header class="banner v-INCOMPLETE">/);
+      assert.doesNotMatch(renderHtml(report), /class="banner v-PASSED"/);
+      const coloured = renderConsole(report, PATHS, { width: 100, colour: true });
+      assert.ok(
+        coloured.includes('Verdict: \u001b[36;1mINCOMPLETE\u001b[0m'),
+        'cyan on a terminal, not green',
+      );
+    });
   });
 
-  it('treats every missing capability of the target as a skip the user can fix', () => {
-    for (const reason of Object.values(MISSING_REASONS)) assert.ok(isFixableSkip(reason), reason);
-    assert.ok(isFixableSkip(NOT_RUN_REASON));
+  it('sums the durations of the tests that judged a check', () => {
+    const report = certify([
+      outcome(
+        [
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'B', verdict: 'PASSED' },
+        ],
+        'passed',
+        [],
+        250,
+      ),
+      outcome(
+        [
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'C', verdict: 'PASSED' },
+        ],
+        'passed',
+        [],
+        1_000,
+      ),
+    ]);
+    assert.deepEqual(
+      report.checks.map((c) => [c.id, c.durationMs]),
+      [
+        ['A', 1_250],
+        ['B', 250],
+        ['C', 1_000],
+      ],
+    );
+    const cases = parseXml(renderJunit(report)).filter((e) => e.name === 'testcase');
+    assert.deepEqual(
+      cases.map((c) => c.attributes.time),
+      ['1.250', '0.250', '1.000'],
+    );
   });
 
   it('keeps each observation once, sorted by topic', () => {
@@ -341,7 +566,7 @@ describe('scrub', () => {
       JSON.stringify(report),
       renderHtml(report),
       renderMarkdown(report, PATHS),
-      renderConsole(report, PATHS),
+      renderConsole(report, PATHS, LOG),
       renderJunit(report),
     ]) {
       assert.ok(!artifact.includes(CANARY_SECRET) && !artifact.includes(CANARY_TOKEN), artifact);
@@ -359,7 +584,8 @@ describe('the artifacts', () => {
         actual: '200 <script>alert(1)</script> | *x*',
         reproduction: "curl -X POST 'https://h/auth/token'",
       },
-      { checkId: 'C', verdict: 'WARNING', actual: '400' },
+      { checkId: 'C', verdict: 'WARNING', expected: 'refused with 403', actual: '400' },
+      { checkId: 'B', verdict: 'PASSED' },
     ]),
   ]);
 
@@ -378,28 +604,285 @@ describe('the artifacts', () => {
     );
   });
 
-  it('the Markdown lists the findings with their clause, escaped', () => {
+  it('the Markdown lists each finding with its clause, what was expected and what came back, escaped', () => {
     const markdown = renderMarkdown(report, PATHS);
     assert.match(markdown, /^## Pix withdrawal certification: FAILED$/m);
-    assert.match(
-      markdown,
-      /^- \*\*FAILED\*\* `A` \(§4\.1\): 200 &lt;script&gt;alert\(1\)&lt;\/script&gt; \\\| \\\*x\\\*$/m,
-    );
-    assert.match(markdown, /^- \*\*WARNING\*\* `C` \(§4\.2, §5\.4\): 400$/m);
+    assert.match(markdown, /^- \*\*FAILED\*\* `A` title of A \(§4\.1; level must\)$/m);
+    assert.match(markdown, /^ {2}- expected: 403$/m);
+    assert.match(markdown, /^ {2}- actual: 200 &lt;script&gt;alert\(1\)&lt;\/script&gt; \\\| \\\*x\\\*$/m);
+    assert.match(markdown, /^- \*\*WARNING\*\* `C` title of C \(§4\.2, §5\.4; level should\)$/m);
+    assert.match(markdown, /^Report: reports\/certification\.html \(also .*junit\.xml\)$/m);
   });
 
-  it('the console summary stays short however many checks fail', () => {
-    const many = Array.from({ length: 100 }, (_, i) => check(`CHECK-${i}`));
-    const failing = certify(
-      [outcome(many.map((c) => ({ checkId: c.id, verdict: 'FAILED', actual: 'x\ny' })))],
-      { checks: many },
+  const longActual = `401 application/json ${'{"message":"the credentials were not accepted by the provider"} '.repeat(8)}— also a refusal the document lists (§7), but not the one it names here`;
+  const findings = certify(
+    [
+      outcome([
+        {
+          checkId: 'A',
+          verdict: 'WARNING',
+          expected: 'refused with 403 (credential header missing)',
+          actual: longActual,
+        },
+        {
+          checkId: 'B',
+          verdict: 'FAILED',
+          expected: 'POST',
+          actual: 'GET /hook/4f2a (application/json, 45 bytes, complete)',
+        },
+        { checkId: 'C', verdict: 'FAILED', expected: '', actual: '' },
+      ]),
+    ],
+    { checks: [check('A', '§4.1, §5.4', 'must'), check('B', '§6'), check('C', '§7')] },
+  );
+
+  it('the console and summary.md show expected against actual in full, wrapped, never cut, no line ending in ":"', () => {
+    const console = renderConsole(findings, PATHS, LOG);
+    const markdown = renderMarkdown(findings, PATHS);
+    for (const text of [console, markdown]) {
+      assert.ok(!text.includes('…'), 'nothing is cut');
+      assert.equal(
+        text.replace(/\s+/g, ' ').includes(longActual.replace(/\s+/g, ' ')),
+        true,
+        'the whole actual',
+      );
+      for (const line of text.split('\n')) assert.doesNotMatch(line, /:\s*$/, `a line ends in ":": ${line}`);
+    }
+    for (const line of console.split('\n')) assert.ok(line.length <= LOG.width, `${line.length}: ${line}`);
+    assert.match(console, /^ {9}expected {2}POST$/m, 'a webhook sent by GET says expected POST');
+    assert.match(console, /^ {9}actual {4}GET \/hook\/4f2a/m);
+    assert.match(markdown, /^ {2}- expected: POST$/m);
+    assert.match(console, /^ {9}actual {4}nothing was recorded$/m, 'an empty finding says so');
+  });
+
+  it('a WARNING of a must check says it is a warning because the document is ambiguous', () => {
+    const warning = checkNamed(findings, 'A');
+    assert.equal(warning.level, 'must');
+    for (const text of [
+      renderConsole(findings, PATHS, LOG),
+      renderMarkdown(findings, PATHS),
+      renderHtml(findings),
+      renderJunit(findings),
+    ])
+      assert.match(
+        text.replace(/\s+/g, ' '),
+        /must, a warning here: the document is ambiguous on this point/,
+      );
+  });
+
+  it('wraps the console to the terminal width at spaces, a long word on the next lines whole', () => {
+    const narrow = renderConsole(findings, PATHS, { width: 50, colour: false });
+    for (const line of narrow.split('\n')) assert.ok(line.length <= 50, `${line.length}: ${line}`);
+    const token = 'x'.repeat(120);
+    const long = certify(
+      [outcome([{ checkId: 'A', verdict: 'FAILED', expected: 'refused', actual: `200 ${token} end` }])],
+      { checks: [check('A')] },
     );
-    const lines = renderConsole(failing, PATHS).trim().split('\n');
-    assert.ok(lines.length <= 40, `${lines.length} lines`);
-    assert.match(lines[0] ?? '', /^FAILED {3}CHECK-0 +§4\.1 {2}x y$/);
-    assert.ok(lines.includes('… and 80 more'));
+    const lines = renderConsole(long, PATHS, LOG).split('\n');
+    assert.ok(lines.every((l) => l.length <= LOG.width));
+    assert.ok(lines.join('').replace(/ /g, '').includes(token), 'the long word is all there');
+  });
+
+  it('groups the checks skipped for one reason under it once, in the console, summary.md and the HTML', () => {
+    const reason = `the withdrawal was not accepted (403), and the webhook follows acceptance; ${'see PAYMENT-ACCEPTED '.repeat(8)}`;
+    const many = Array.from({ length: 24 }, (_, i) => check(`SKIP-${i}`));
+    const skipped = certify(
+      [
+        outcome([
+          { checkId: 'A', verdict: 'FAILED', actual: '403' },
+          ...many.map((c): Evaluation => ({ checkId: c.id, verdict: 'SKIPPED', reason })),
+        ]),
+      ],
+      { checks: [check('A'), ...many] },
+    );
+    const once = (text: string): number => text.replace(/\s+/g, ' ').split(reason.trim()).length - 1;
+    assert.equal(once(renderConsole(skipped, PATHS, LOG)), 1);
+    assert.equal(once(renderMarkdown(skipped, PATHS)), 1);
+    assert.equal(once(renderHtml(skipped)), 1);
+    assert.match(
+      renderConsole(skipped, PATHS, LOG),
+      /^SKIPPED {2}24 checks: the withdrawal was not accepted/m,
+    );
+  });
+
+  it('the HTML has no empty Note column for observations, and shows a note where there is one', () => {
+    const observed = certify([
+      {
+        ...outcome([{ checkId: 'A', verdict: 'PASSED' }]),
+        observations: [
+          { topic: 'refusal.status.A', clause: '§5.4', value: 401 },
+          {
+            topic: 'webhook.delayMs',
+            clause: '§6 (not shown)',
+            value: 12,
+            note: 'from acceptance to delivery',
+          },
+        ],
+      },
+    ]);
+    const html = renderHtml(observed);
+    assert.doesNotMatch(html, /<th>Note<\/th>/);
+    assert.match(html, /<code>webhook\.delayMs<\/code><br>from acceptance to delivery/);
+  });
+
+  it('JUnit has one test case per check, suite errors attached to the checks they left unjudged, and parses as XML', () => {
+    const broken = certify([
+      outcome([{ checkId: 'A', verdict: 'PASSED' }]),
+      ...Array.from({ length: 8 }, () =>
+        outcome([], 'failed', [
+          '\u001b[31mError: POST https://h/pix/payment got no response: Timeout 400ms exceeded.\u001b[39m\nCall log:\n  - → POST https://h/pix/payment',
+        ]),
+      ),
+    ]);
+    const elements = parseXml(renderJunit(broken));
+    const cases = elements.filter((e) => e.name === 'testcase');
+    assert.equal(cases.length, broken.checks.length, 'exactly one test case per check');
+    const suite = elements.find((e) => e.name === 'testsuite');
+    assert.deepEqual(
+      [suite?.attributes.tests, suite?.attributes.errors, suite?.attributes.skipped],
+      ['3', '2', '0'],
+    );
+    assert.equal(elements.filter((e) => e.name === 'error').length, 2);
+    const systemErr = elements.find((e) => e.name === 'system-err')?.text ?? '';
+    assert.equal(systemErr.split('got no response').length - 1, 1, 'the cause is told once');
+    assert.match(systemErr, /^8 tests: Error: POST/);
+    assert.match(systemErr, /fix: the environment did not answer within PIX_REQUEST_TIMEOUT_MS/);
+  });
+
+  it('the console tells a transport failure once per cause, with the fix, and without colour codes', () => {
+    const broken = certify([
+      outcome([{ checkId: 'A', verdict: 'PASSED' }]),
+      ...Array.from({ length: 8 }, (_, i) =>
+        outcome([], 'failed', [
+          `\u001b[31mError: POST https://h/pix/payment got no response: Timeout 400ms exceeded.\u001b[39m\nCall log:\n  \u001b[2m- → POST https://h/pix/payment #${i}\u001b[22m`,
+        ]),
+      ),
+    ]);
+    const console = renderConsole(broken, PATHS, LOG);
+    assert.ok(!console.includes('\u001b'), 'no escape character in a log');
+    assert.equal(console.split('got no response').length - 1, 1, console);
+    assert.match(console, /^ERROR {4}8 tests: Error: POST https:\/\/h\/pix\/payment got no response/m);
+    assert.match(console, /^ {9}fix {7}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
+  });
+
+  it('the console puts the verdict, what it means and where the report is at the end', () => {
+    const lines = renderConsole(report, PATHS, LOG).trim().split('\n');
     assert.ok(lines.includes('Verdict: FAILED'));
-    assert.ok(lines.includes('Reports: reports/certification.html'));
+    assert.ok(lines.includes('Report:  reports/certification.html'));
+    assert.match(
+      lines.at(-1) ?? '',
+      /^Also: {4}reports\/certification\.json, reports\/summary\.md, reports\/junit\.xml$/,
+    );
+  });
+});
+
+describe('text from the environment in the artifacts', () => {
+  const HOSTILE =
+    'a\u001b[2Jb\u001b]0;owned\u0007c\u001b[8mhidden\u009b31m\r\u2028\u202edesrever\ufffe\uffff\ud800!';
+  const report = certify(
+    [
+      {
+        ...outcome([
+          { checkId: 'A', verdict: 'FAILED', expected: '403', actual: `200 ${HOSTILE}` },
+          { checkId: 'B', verdict: 'SKIPPED', reason: `no access token: ${HOSTILE}` },
+        ]),
+        observations: [{ topic: 'token.response.shape', clause: '§2.3', value: { [HOSTILE]: HOSTILE } }],
+      },
+      outcome([], 'failed', [`Error: ${HOSTILE}`]),
+    ],
+    { checks: [check('A'), check('B'), check('C')] },
+  );
+  const artifacts = renderArtifacts(report, PATHS, LOG);
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point here.
+  const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202e\ufffe\uffff\ud800-\udfff]/u;
+
+  it('reaches no terminal and no text artifact raw: it is shown escaped, so nothing is lost', () => {
+    for (const name of ['json', 'console', 'markdown', 'html', 'junit'] as const)
+      assert.doesNotMatch(artifacts[name], FORBIDDEN, name);
+    // Markdown escapes the backslash and the bracket of an escape once more: unescaped, it reads the same.
+    const shown = { ...artifacts, markdown: artifacts.markdown.replace(/\\(.)/g, '$1') };
+    for (const name of ['console', 'markdown', 'html', 'junit'] as const)
+      for (const escaped of [
+        '\\x1b[2J',
+        '\\x1b]0;owned\\x07',
+        '\\x9b31m',
+        '\\x0d',
+        '\\u{2028}',
+        '\\u{202e}',
+        '\\u{fffe}',
+        '\\u{ffff}',
+        '\\u{d800}',
+      ])
+        assert.ok(shown[name].includes(escaped), `${escaped} in ${name}`);
+  });
+
+  it('keeps the JSON exact: the same strings come back when it is parsed', () => {
+    const parsed = JSON.parse(artifacts.json) as Certification;
+    assert.equal(checkNamed(parsed, 'A').evidence?.[0]?.actual, `200 ${HOSTILE}`);
+    assert.deepEqual(parsed.observations[0]?.value, { [HOSTILE]: HOSTILE });
+  });
+
+  it('keeps junit.xml to the XML 1.0 character set', () => {
+    assert.doesNotThrow(() => parseXml(artifacts.junit));
+  });
+});
+
+describe('the report directory', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pix-report-dir-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it("may be new, empty, or hold an earlier run's reports, ledger, output directory and half-written reports", async () => {
+    assert.equal(reportDirProblem(join(dir, 'new')), undefined);
+    const earlier = join(dir, 'earlier');
+    await mkdir(join(earlier, 'test-results'), { recursive: true });
+    for (const name of [
+      ...Object.values(REPORT_FILES),
+      'ledger.jsonl',
+      '.certification.json.0123456789abcdef.tmp',
+    ])
+      await writeFile(join(earlier, name), '');
+    assert.equal(reportDirProblem(earlier), undefined);
+  });
+
+  it('is refused in one line naming PIX_REPORT_DIR when it holds anything else, or a linked ledger', async () => {
+    const home = join(dir, 'home');
+    await mkdir(join(home, 'projects'), { recursive: true });
+    await writeFile(join(home, 'notes.txt'), 'mine');
+    await writeFile(join(home, 'certification.json'), '{}');
+    const problem = reportDirProblem(home) ?? '';
+    assert.match(
+      problem,
+      /^PIX_REPORT_DIR: .*home holds files this suite did not write \((notes\.txt, projects|projects, notes\.txt)\)\. Set PIX_REPORT_DIR/,
+    );
+    assert.ok(!problem.includes('\n'));
+    const linked = join(dir, 'linked');
+    await mkdir(linked);
+    await symlink(join(dir, 'elsewhere.jsonl'), join(linked, 'ledger.jsonl'));
+    assert.match(
+      reportDirProblem(linked) ?? '',
+      /ledger\.jsonl is a symbolic link, and the ledger is never written through one/,
+    );
+  });
+
+  it('gets each report whole by a rename: a linked report is replaced, never written through, and no temporary file stays', async () => {
+    const reports = join(dir, 'atomic');
+    await mkdir(reports);
+    const target = join(dir, 'someone-elses-file');
+    await writeFile(target, 'precious');
+    await symlink(target, join(reports, 'certification.json'));
+    await writeAtomically(join(reports, 'certification.json'), 'new');
+    assert.equal(await readFile(target, 'utf8'), 'precious');
+    assert.equal(await readFile(join(reports, 'certification.json'), 'utf8'), 'new');
+    assert.ok(!(await lstat(join(reports, 'certification.json'))).isSymbolicLink());
+    // An earlier report is replaced, not rewritten in place: whoever holds the old file still reads it whole.
+    await writeFile(join(reports, 'summary.md'), 'old summary');
+    await link(join(reports, 'summary.md'), join(dir, 'held-summary.md'));
+    await writeAtomically(join(reports, 'summary.md'), 'new summary');
+    assert.equal(await readFile(join(dir, 'held-summary.md'), 'utf8'), 'old summary');
+    assert.deepEqual((await readdir(reports)).sort(), ['certification.json', 'summary.md']);
   });
 });
 
@@ -439,22 +922,30 @@ describe('a Playwright run with the certification reporter', () => {
   let work: string;
   let single: Run;
   let merge: Run;
+  let listed: Run;
+  let matchedNothing: Run;
+  const EARLIER = '{"an earlier certification":true}\n';
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), 'pix-reporter-'));
+    const earlier = join(work, 'earlier');
+    await mkdir(earlier);
+    await writeFile(join(earlier, 'certification.json'), EARLIER);
     const shard = (n: number): Promise<Run> =>
       playwright(['test', '-c', FIXTURE_CONFIG, `--shard=${n}/2`, '--reporter=blob'], {
         PIX_REPORT_DIR: join(work, `shard-${n}`),
         PLAYWRIGHT_BLOB_OUTPUT_DIR: join(work, `blob-${n}`),
       });
     await writeFile(join(work, 'step-summary.md'), '');
-    [single] = await Promise.all([
+    [single, , , listed, matchedNothing] = await Promise.all([
       playwright(['test', '-c', FIXTURE_CONFIG], {
         PIX_REPORT_DIR: join(work, 'single'),
         GITHUB_STEP_SUMMARY: join(work, 'step-summary.md'),
       }),
       shard(1),
       shard(2),
+      playwright(['test', '-c', FIXTURE_CONFIG, '--list'], { PIX_REPORT_DIR: earlier }),
+      playwright(['test', '-c', FIXTURE_CONFIG, '--grep', 'no such test'], { PIX_REPORT_DIR: earlier }),
     ]);
     await mkdir(join(work, 'blobs'));
     for (const n of [1, 2]) {
@@ -479,9 +970,36 @@ describe('a Playwright run with the certification reporter', () => {
       await readFile(join(work, 'step-summary.md'), 'utf8'),
       `${await readFile(join(dir, 'summary.md'), 'utf8')}\n`,
     );
-    assert.match(single.stdout, /^FAILED {3}FIX-FAILED {3}§4\.1, §5\.4 {2}200 application\/json/m);
+    assert.match(single.stdout, /^FAILED {3}FIX-FAILED · §4\.1, §5\.4 · level must$/m);
+    assert.match(single.stdout, /^ {9}actual {4}200 application\/json/m);
     assert.match(single.stdout, /^Verdict: FAILED$/m);
     assert.equal(single.code, 1, 'Playwright fails the run because a test failed');
+  });
+
+  it("writes only the reports in the report directory, Playwright's output elsewhere, and JUnit one case per check", async () => {
+    const dir = join(work, 'single');
+    assert.deepEqual((await readdir(dir)).sort(), [
+      'certification.html',
+      'certification.json',
+      'junit.xml',
+      'summary.md',
+    ]);
+    const cases = parseXml(await readFile(join(dir, 'junit.xml'), 'utf8')).filter(
+      (e) => e.name === 'testcase',
+    );
+    assert.equal(cases.length, FIXTURE_CHECKS.length);
+  });
+
+  it('writes no certification for a run that ran no test (--list, a --grep that matches nothing), and leaves the earlier one', async () => {
+    const earlier = join(work, 'earlier');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^\d+ tests; --list runs none of them\.$/m);
+    assert.match(
+      matchedNothing.stderr,
+      /^certification: none written, because no test ran: no test matches this run's selection \(--grep no such test\)\./m,
+    );
+    assert.equal(await readFile(join(earlier, 'certification.json'), 'utf8'), EARLIER);
+    assert.deepEqual(await readdir(earlier), ['certification.json']);
   });
 
   it('judges every fixture check as the fixture intends', async () => {
@@ -498,7 +1016,10 @@ describe('a Playwright run with the certification reporter', () => {
     assert.equal(report.verdict, 'FAILED');
     assert.equal(report.exitCode, 1);
     assert.deepEqual(report.suiteErrors, []);
-    assert.equal(report.complete, false);
+    assert.deepEqual(
+      report.incomplete.map((i) => [i.cause, i.checks]),
+      [['payout', ['FIX-SKIPPED-PAYOUTS', 'FIX-NOT-RUN']]],
+    );
     assert.deepEqual(report.coverage.uncovered, ['§9']);
     assert.equal(report.observations.length, 1);
     assert.equal(report.checks.length, FIXTURE_CHECKS.length);

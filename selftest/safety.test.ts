@@ -40,6 +40,17 @@ describe('safety against a live environment', () => {
       assert.ok(double.issuedTokens.length > 0, 'the token checks did run');
       assert.equal(run.verdictOf('PAYMENT-ACCEPTED'), 'SKIPPED');
       assert.equal(run.report?.complete, false);
+      // Never PASSED: INCOMPLETE, exit 0 unless PIX_REQUIRE_COMPLETE=1 or PIX_STRICT=1 (selftest/reporters.test.ts).
+      assert.equal(run.report.verdict, 'INCOMPLETE');
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /^Verdict: INCOMPLETE$/m);
+      const incomplete = run.report.incomplete as readonly { cause: string; checks: string[] }[];
+      assert.deepEqual(
+        incomplete.map((i) => i.cause),
+        ['payout'],
+      );
+      // The webhook test stops at its first check; the checks after it are not judged for the same reason.
+      assert.ok(incomplete[0]?.checks.includes('WEBHOOK-POST'));
     });
   });
 
@@ -101,6 +112,8 @@ describe('safety against a live environment', () => {
       const run = await runSuite(env, ['--grep', 'accepts a valid withdrawal']);
       assert.equal(double.withdrawals.length, 1);
       assert.equal(run.code, 2);
+      assert.ok(!run.stdout.includes('\u001b'), 'the colours of Playwright stay out of a log');
+      assert.match(run.stdout, /^ {9}fix {7}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
       const outcomes = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8')
         .split('\n')
         .filter((l) => l.includes('"outcome"'));

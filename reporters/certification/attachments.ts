@@ -22,12 +22,20 @@ export interface Handover {
 }
 
 const VERDICTS: ReadonlySet<unknown> = new Set(['PASSED', 'FAILED', 'WARNING', 'SKIPPED']);
+const CAPABILITIES: ReadonlySet<unknown> = new Set(['provider', 'payout', 'webhook']);
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** `lacks` decides whether the certification is complete, so a malformed one is refused, not ignored. */
 const isEvaluation = (value: unknown): value is Evaluation =>
-  isRecord(value) && typeof value.checkId === 'string' && VERDICTS.has(value.verdict);
+  isRecord(value) &&
+  typeof value.checkId === 'string' &&
+  VERDICTS.has(value.verdict) &&
+  (value.lacks === undefined ||
+    (value.verdict === 'SKIPPED' &&
+      Array.isArray(value.lacks) &&
+      value.lacks.every((capability) => CAPABILITIES.has(capability))));
 
 const isObservation = (value: unknown): value is Observation =>
   isRecord(value) && typeof value.topic === 'string' && typeof value.clause === 'string' && 'value' in value;

@@ -5,23 +5,33 @@
  * certification is scrubbed as a whole before it leaves, and every artifact is rendered from it,
  * so no string reaches a file unscrubbed.
  */
-import { stripVTControlCharacters } from 'node:util';
 import type { CheckDefinition, Evaluation, Verdict } from '../../tests/_support/checks/types.ts';
 import type { PixRunMetadata } from '../../tests/_support/run-metadata.ts';
 import { compareCertifications, type Compared } from './compare.ts';
-import type {
-  Certification,
-  Changes,
-  CheckResult,
-  Coverage,
-  Evidence,
-  IncompleteReason,
-  OverallVerdict,
-  ReportedObservation,
-  SuiteError,
-  TestOutcome,
+import {
+  incompleteness,
+  lackedBy,
+  notJudgedOf,
+  unevaluatedReason,
+  unjudgedError,
+  type RunFacts,
+} from './completeness.ts';
+import { withoutColours } from './errors.ts';
+import {
+  SCHEMA_VERSION,
+  type Certification,
+  type Changes,
+  type CheckResult,
+  type Coverage,
+  type Evidence,
+  type IncompleteReason,
+  type NotJudged,
+  type OverallVerdict,
+  type ReportedObservation,
+  type SuiteError,
+  type TestOutcome,
 } from './model.ts';
-import { scrubJson } from './scrub.ts';
+import { scrub, scrubJson } from './scrub.ts';
 
 export interface CertificationInput {
   readonly checks: readonly CheckDefinition[];
@@ -43,7 +53,6 @@ export interface Baseline {
   readonly failOnDrift: boolean;
 }
 
-export const NOT_RUN_REASON = 'not run in this selection (filtered by --grep, --shard or an earlier error)';
 const EVIDENCE_KEPT = 5;
 /** Enough for any message the suite writes; a longer one is a dump nobody reads in a report. */
 const MESSAGE_LIMIT = 2_000;
@@ -57,20 +66,13 @@ const worst = (verdicts: readonly Verdict[]): Verdict =>
 
 const titleOf = (test: TestOutcome): string => test.titlePath.join(' › ');
 
-/** Playwright's messages carry terminal colours; the artifacts are read elsewhere. */
-function plain(message: string): string {
-  const text = stripVTControlCharacters(message);
-  return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
-}
-
 /**
- * A skip the person running the suite can remove: the reason names a PIX_* setting or an npm
- * script to run (tests/_support/target.ts words every missing capability so), or the check was
- * left out of this selection. Skips that follow from another check's outcome ("no access token:
- * …, see TOKEN-ISSUED") are reported with that check, not as incompleteness.
+ * Playwright colours its messages; the artifacts are read elsewhere. Masked before it is
+ * shortened, so that a cut never leaves part of a secret unmasked.
  */
-export function isFixableSkip(reason: string): boolean {
-  return /\bPIX_[A-Z_]+\b|\bnpm run\b/.test(reason) || reason === NOT_RUN_REASON;
+function plain(message: string): string {
+  const text = scrub(withoutColours(message));
+  return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
 }
 
 /** Clause ids a check's clause string names: `§4.1, §5.4` → §4.1 and §5.4; `§5` names §5 only. */
@@ -96,9 +98,24 @@ function evidenceOf(evaluations: readonly Evaluation[]): Evidence[] {
   return [...distinct.values()];
 }
 
-function checkResult(check: CheckDefinition, evaluations: readonly Evaluation[]): CheckResult {
+/** What the tests said about one check: its evaluations and the time of the tests that made them. */
+interface Judged {
+  readonly evaluations: readonly Evaluation[];
+  readonly durationMs: number;
+}
+
+function checkResult(
+  check: CheckDefinition,
+  judged: Judged,
+  notJudged: NotJudged | undefined,
+  facts: RunFacts,
+): CheckResult {
+  const { evaluations } = judged;
   const verdict = worst(evaluations.map((e) => e.verdict));
-  const evidence = evaluations.length === 0 ? [{ verdict, reason: NOT_RUN_REASON }] : evidenceOf(evaluations);
+  const evidence =
+    evaluations.length === 0 && notJudged !== undefined
+      ? [{ verdict, reason: unevaluatedReason(notJudged, facts) }]
+      : evidenceOf(evaluations);
   return {
     id: check.id,
     title: check.title,
@@ -107,6 +124,8 @@ function checkResult(check: CheckDefinition, evaluations: readonly Evaluation[])
     reason: check.reason,
     verdict,
     evaluations: evaluations.length,
+    durationMs: Math.round(judged.durationMs),
+    ...(notJudged === undefined ? {} : { notJudged }),
     ...(verdict === 'PASSED'
       ? {}
       : { evidence: evidence.slice(0, EVIDENCE_KEPT), evidenceCount: evidence.length }),
@@ -122,21 +141,6 @@ function coverageOf(checks: readonly CheckResult[], clauses: Readonly<Record<str
       .map(({ id, verdict }) => ({ id, verdict })),
   }));
   return { clauses: covered, uncovered: covered.filter((c) => c.checks.length === 0).map((c) => c.clause) };
-}
-
-function incompleteness(
-  checks: readonly CheckResult[],
-  byCheck: ReadonlyMap<string, readonly Evaluation[]>,
-): IncompleteReason[] {
-  const reasons = new Map<string, string[]>();
-  for (const check of checks.filter((c) => c.verdict === 'SKIPPED')) {
-    const evaluations = byCheck.get(check.id) ?? [];
-    const skipReasons =
-      evaluations.length === 0 ? [NOT_RUN_REASON] : evaluations.map((e) => e.reason ?? 'no reason given');
-    for (const reason of new Set(skipReasons.filter(isFixableSkip)))
-      reasons.set(reason, [...(reasons.get(reason) ?? []), check.id]);
-  }
-  return [...reasons].map(([reason, ids]) => ({ reason, checks: ids }));
 }
 
 function observationsOf(tests: readonly TestOutcome[]): ReportedObservation[] {
@@ -169,16 +173,25 @@ function testErrors(tests: readonly TestOutcome[], known: ReadonlySet<string>): 
 function overall(
   counts: Readonly<Record<Verdict, number>>,
   suiteErrors: readonly SuiteError[],
+  incomplete: readonly IncompleteReason[],
 ): OverallVerdict {
   if (counts.FAILED > 0) return 'FAILED';
   if (suiteErrors.length > 0) return 'ERROR';
+  if (incomplete.length > 0) return 'INCOMPLETE';
   return counts.WARNING > 0 ? 'WARNING' : 'PASSED';
 }
 
-function exitCodeOf(verdict: OverallVerdict, strict: boolean, changes: Changes | undefined): 0 | 1 | 2 {
+function exitCodeOf(
+  verdict: OverallVerdict,
+  metadata: PixRunMetadata,
+  changes: Changes | undefined,
+): 0 | 1 | 2 {
   if (verdict === 'ERROR') return 2;
   const drifted = changes !== undefined && changes.failOnDrift && changes.regressions > 0;
-  return verdict === 'FAILED' || (verdict === 'WARNING' && strict) || drifted ? 1 : 0;
+  const strictly =
+    (verdict === 'WARNING' && metadata.strict) ||
+    (verdict === 'INCOMPLETE' && (metadata.strict || metadata.requireComplete));
+  return verdict === 'FAILED' || strictly || drifted ? 1 : 0;
 }
 
 /** Compared as written: the baseline was scrubbed, so this run is too, or a masked value would differ. */
@@ -189,21 +202,55 @@ function changesSince(baseline: Baseline, current: Compared): Changes {
   };
 }
 
+/** Each check's evaluations, and the summed durations of the distinct tests that made them. */
+function judgedByCheck(tests: readonly TestOutcome[]): Map<string, Judged> {
+  const judged = new Map<string, { evaluations: Evaluation[]; durationMs: number }>();
+  for (const test of tests) {
+    for (const id of new Set(test.evaluations.map((e) => e.checkId))) {
+      const entry = judged.get(id) ?? { evaluations: [], durationMs: 0 };
+      entry.evaluations.push(...test.evaluations.filter((e) => e.checkId === id));
+      entry.durationMs += test.durationMs;
+      judged.set(id, entry);
+    }
+  }
+  return judged;
+}
+
+/** Tests that Playwright skipped before they recorded any check: a suite error must name them. */
+const silentSkips = (tests: readonly TestOutcome[]): string[] =>
+  tests.filter((t) => t.status === 'skipped' && t.evaluations.length === 0).map(titleOf);
+
 export function buildCertification(input: CertificationInput): Certification {
   const { metadata } = input;
-  const byCheck = new Map<string, Evaluation[]>();
-  for (const evaluation of input.tests.flatMap((t) => t.evaluations)) {
-    byCheck.set(evaluation.checkId, [...(byCheck.get(evaluation.checkId) ?? []), evaluation]);
-  }
-  const checks = input.checks.map((check) => checkResult(check, byCheck.get(check.id) ?? []));
-  const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
-  for (const check of checks) counts[check.verdict] += 1;
+  const judged = judgedByCheck(input.tests);
+  const nothing: Judged = { evaluations: [], durationMs: 0 };
   const suiteErrors = [
     ...input.suiteErrors.map(({ test, message }) => ({ test, message: plain(message) })),
     ...testErrors(input.tests, new Set(input.checks.map((c) => c.id))),
   ];
-  const verdict = overall(counts, suiteErrors);
-  const incomplete = incompleteness(checks, byCheck);
+  const facts: RunFacts = {
+    lacked: lackedBy(input.tests.flatMap((t) => t.evaluations)),
+    selection: metadata.selection,
+    suiteErrors: suiteErrors.length,
+  };
+  const notJudged = new Map<string, NotJudged>();
+  for (const check of input.checks) {
+    const { evaluations } = judged.get(check.id) ?? nothing;
+    if (evaluations.every((e) => e.verdict === 'SKIPPED'))
+      notJudged.set(check.id, notJudgedOf(check, evaluations, facts));
+  }
+  const unjudged = [...notJudged]
+    .filter(([id, n]) => n.cause === 'error' && (judged.get(id)?.evaluations.length ?? 0) === 0)
+    .map(([id]) => id);
+  if (facts.suiteErrors === 0 && unjudged.length > 0)
+    suiteErrors.push(unjudgedError(unjudged, silentSkips(input.tests)));
+  const checks = input.checks.map((check) =>
+    checkResult(check, judged.get(check.id) ?? nothing, notJudged.get(check.id), facts),
+  );
+  const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
+  for (const check of checks) counts[check.verdict] += 1;
+  const incomplete = incompleteness(notJudged, metadata.selection);
+  const verdict = overall(counts, suiteErrors, incomplete);
   const run = {
     suiteVersion: metadata.suiteVersion,
     specVersion: metadata.specVersion,
@@ -211,6 +258,8 @@ export function buildCertification(input: CertificationInput): Certification {
     mode: metadata.mode,
     baseUrl: metadata.baseUrl,
     strict: metadata.strict,
+    requireComplete: metadata.requireComplete,
+    selection: metadata.selection,
     startTime: input.startTime.toISOString(),
     endTime: new Date(input.startTime.getTime() + input.durationMs).toISOString(),
     durationMs: Math.round(input.durationMs),
@@ -222,9 +271,9 @@ export function buildCertification(input: CertificationInput): Certification {
       ? undefined
       : changesSince(input.baseline, { verdict, run, checks, observations });
   return scrubJson<Certification>({
-    schemaVersion: 1,
+    schemaVersion: SCHEMA_VERSION,
     verdict,
-    exitCode: exitCodeOf(verdict, metadata.strict, changes),
+    exitCode: exitCodeOf(verdict, metadata, changes),
     complete: incomplete.length === 0,
     incomplete,
     run,

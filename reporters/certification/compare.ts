@@ -26,7 +26,7 @@ const SHAPE_TOPIC = /(^|\.)shape(\.|$)/;
 const BODY_FIELD = '(body)';
 
 const SUITE_FIELDS = ['suiteVersion', 'specVersion', 'specHash'] as const;
-const CONFIGURATION_FIELDS = ['mode', 'baseUrl', 'strict'] as const;
+const CONFIGURATION_FIELDS = ['mode', 'baseUrl', 'strict', 'requireComplete', 'selection'] as const;
 
 /**
  * A webhook counts as later only past this: delays of a few milliseconds more or less are the
@@ -210,7 +210,7 @@ function runFields(run: RunInfo): Map<string, string> {
   return new Map([
     ...[...SUITE_FIELDS, ...CONFIGURATION_FIELDS].map((field): [string, string] => [
       field,
-      String(run[field]),
+      field === 'selection' ? run.selection.join(' ') || '(the whole suite)' : String(run[field]),
     ]),
     ...Object.entries(run.options).map(([name, value]): [string, string] => [
       `options.${name}`,
@@ -241,6 +241,7 @@ export function compareCertifications(baseline: Compared, current: Compared): Co
   const { baseUrl, startTime, suiteVersion, specHash } = baseline.run;
   return {
     baseline: { verdict, baseUrl, startTime, suiteVersion, specHash },
+    verdict: { before: verdict, after: current.verdict },
     regressions: [...checks, ...observations].filter((c) => c.regression).length,
     suiteChanged: run.some((c) => c.source === 'suite'),
     run,

@@ -1,81 +1,138 @@
 /**
- * The closing lines in the terminal: the changes since the baseline, every finding on one line,
- * the totals, the verdict and where the reports are. Capped: under forty lines whatever the run
- * found, and fourteen more at most for the changes. npm run compare prints the changes the same
- * way, uncapped.
+ * The closing lines in the terminal: the changes since the baseline, every FAILED and WARNING check
+ * with what was expected and what came back (in full, wrapped to the terminal), the suite errors
+ * once per cause with their fix, the checks not judged grouped by reason, the totals, the verdict
+ * and where the report is. npm run compare prints the changes the same way.
  */
-import type { Certification, Changes, Comparison, TestOutcome } from './model.ts';
+import { groupErrors, whereText } from './errors.ts';
+import { labelled, paint, wrap, type Layout } from './layout.ts';
+import type { Certification, CheckResult, Comparison, TestOutcome } from './model.ts';
 import {
-  capped,
   changeLines,
   changesHeadline,
   count,
   countsLine,
   driftNotice,
-  errorLine,
+  evidenceParts,
   findingsOf,
-  headline,
-  oneLine,
+  levelText,
+  moreFindings,
+  otherSkips,
   runChangeText,
+  skipGroups,
   suiteChangedNotice,
+  verdictChangeNotice,
+  verdictMeaning,
   type ReportPaths,
 } from './text.ts';
 
-const FINDINGS_SHOWN = 20;
-const ERRORS_SHOWN = 5;
-const REASONS_SHOWN = 3;
+/** Findings and notes hang under the verdict column. */
+const HANG = ' '.repeat(9);
+const LABEL_WIDTH = 10;
 const CHANGES_SHOWN = 8;
 
-/** The changes since the baseline: a headline, then one line per change, regressions first. */
-export function renderChanges(comparison: Comparison, limit = Number.POSITIVE_INFINITY): string[] {
-  const notice = suiteChangedNotice(comparison);
+/** The changes since the baseline: a headline, then one entry per change, regressions first. */
+export function renderChanges(
+  comparison: Comparison,
+  width: number,
+  limit = Number.POSITIVE_INFINITY,
+): string[] {
+  const notices = [verdictChangeNotice(comparison), suiteChangedNotice(comparison)].filter(
+    (n) => n !== undefined,
+  );
   const run = comparison.run.map(runChangeText);
   const changes = changeLines(comparison);
   const left = changes.length - limit;
   return [
-    changesHeadline(comparison),
-    ...changes.slice(0, limit).map((l) => `  ${l.tag.padEnd(10)}  ${oneLine(l.text, 160)}`),
-    ...(left > 0 ? [`  … and ${left} more, every one in certification.html and certification.json`] : []),
-    ...(run.length === 0 ? [] : [`  Run differences: ${oneLine(run.join('; '), 200)}`]),
-    ...(notice === undefined ? [] : [`  ${notice}`]),
+    ...wrap(changesHeadline(comparison), width),
+    ...changes.slice(0, limit).flatMap((l) => labelled(l.tag.padEnd(12), l.text, width, '  ')),
+    ...(left > 0
+      ? wrap(`… and ${left} more, every one in certification.html and certification.json`, width, '  ')
+      : []),
+    ...(run.length === 0 ? [] : labelled('Run differences  ', run.join('; '), width, '  ')),
+    ...notices.flatMap((notice) => wrap(notice, width, '  ')),
   ];
 }
 
-function changesBlock(changes: Changes | undefined): string[] {
-  if (changes === undefined) return [];
-  const notice = driftNotice(changes);
-  return [...renderChanges(changes, CHANGES_SHOWN), ...(notice === undefined ? [] : [`  ${notice}`]), ''];
-}
-
-export function renderConsole(report: Certification, paths: ReportPaths): string {
-  const findings = findingsOf(report);
-  const idWidth = Math.max(0, ...findings.slice(0, FINDINGS_SHOWN).map((c) => c.id.length));
-  const lines = [
-    ...changesBlock(report.changes),
-    ...capped(
-      findings,
-      FINDINGS_SHOWN,
-      (c) => `${c.verdict.padEnd(7)}  ${c.id.padEnd(idWidth)}  ${c.clause}  ${headline(c)}`,
-    ),
-    ...capped(report.suiteErrors, ERRORS_SHOWN, (e) => `ERROR    ${oneLine(errorLine(e), 160)}`),
+function changesBlock(report: Certification, width: number): string[] {
+  if (report.changes === undefined) return [];
+  const notice = driftNotice(report.changes);
+  return [
+    ...renderChanges(report.changes, width, CHANGES_SHOWN),
+    ...(notice === undefined ? [] : wrap(notice, width, '  ')),
     '',
-    countsLine(report),
-    ...(report.complete
-      ? []
-      : [
-          'Incomplete certification: checks were skipped for reasons you can remove:',
-          ...capped(
-            report.incomplete,
-            REASONS_SHOWN,
-            (i) => `  ${count(i.checks.length, 'check')}: ${oneLine(i.reason, 160)}`,
-          ),
-        ]),
-    `Verdict: ${report.verdict}`,
-    `Reports: ${paths.html}`,
-    `         ${paths.json}`,
-    `         ${paths.markdown}`,
-    `         ${paths.junit}`,
   ];
+}
+
+function finding(check: CheckResult, layout: Layout): string[] {
+  const first = check.evidence?.[0];
+  const more = moreFindings(check, first === undefined ? 0 : 1);
+  return [
+    ...wrap(
+      `${check.id} · ${check.clause} · level ${levelText(check)}`,
+      layout.width,
+      HANG,
+      `${paint(layout, check.verdict, 7)}  `,
+    ),
+    ...wrap(check.title, layout.width, HANG),
+    ...(first === undefined ? [] : evidenceParts(first)).flatMap(([label, text]) =>
+      labelled(label.padEnd(LABEL_WIDTH), text, layout.width, HANG),
+    ),
+    ...(more > 0
+      ? wrap(`and ${count(more, 'more distinct finding')}, in certification.html`, layout.width, HANG)
+      : []),
+  ];
+}
+
+function errors(report: Certification, layout: Layout): string[] {
+  return groupErrors(report.suiteErrors).flatMap((group) => [
+    ...wrap(`${whereText(group)}: ${group.cause}`, layout.width, HANG, `${paint(layout, 'ERROR', 7)}  `),
+    ...(group.fix === undefined ? [] : labelled('fix'.padEnd(LABEL_WIDTH), group.fix, layout.width, HANG)),
+  ]);
+}
+
+function skipped(report: Certification, layout: Layout): string[] {
+  return skipGroups(otherSkips(report)).flatMap((group) => [
+    ...wrap(
+      `${count(group.checks.length, 'check')}: ${group.reason}`,
+      layout.width,
+      HANG,
+      `${paint(layout, 'SKIPPED', 7)}  `,
+    ),
+    ...wrap(group.checks.join(', '), layout.width, HANG),
+  ]);
+}
+
+function incomplete(report: Certification, width: number): string[] {
+  if (report.complete) return [];
+  return [
+    `Incomplete: checks were not judged, for ${count(report.incomplete.length, 'reason')} you can remove`,
+    ...report.incomplete.flatMap((i) =>
+      labelled(`${count(i.checks.length, 'check')}: `, i.reason, width, '  '),
+    ),
+  ];
+}
+
+/** Blocks separated by one empty line; empty blocks leave no trace. */
+const blocks = (...parts: string[][]): string[] =>
+  parts.filter((p) => p.length > 0).flatMap((p, i) => (i === 0 ? p : ['', ...p]));
+
+export function renderConsole(report: Certification, paths: ReportPaths, layout: Layout): string {
+  const { width } = layout;
+  const lines = blocks(
+    changesBlock(report, width),
+    findingsOf(report).flatMap((c) => finding(c, layout)),
+    errors(report, layout),
+    skipped(report, layout),
+    [
+      ...wrap(countsLine(report), width),
+      ...incomplete(report, width),
+      `Verdict: ${paint(layout, report.verdict)}`,
+      ...wrap(verdictMeaning(report), width, HANG),
+      ...wrap(paths.html, width, HANG, 'Report:  '),
+      ...wrap(`${paths.json}, ${paths.markdown}, ${paths.junit}`, width, HANG, 'Also:    '),
+    ],
+  );
   return `\n${lines.join('\n')}\n`;
 }
 
@@ -84,11 +141,28 @@ const VERDICT_ORDER = ['FAILED', 'WARNING', 'PASSED', 'SKIPPED'] as const;
 /**
  * One line per test as it ends, with the worst verdict of the checks it judged: a test that found a
  * FAILED check still "passes" for Playwright, so Playwright's own progress would say the wrong thing.
+ * A test that broke gets its cause on the next lines, or, when an earlier test broke the same way,
+ * a pointer to it: a time-out that breaks forty tests is told once.
  */
-export function progressLine(outcome: TestOutcome, title: string, done: number, total: number): string {
+export function progressLine(
+  outcome: TestOutcome,
+  title: string,
+  position: string,
+  layout: Layout,
+  error: { readonly cause: string; readonly sameAs?: string } | undefined,
+): string {
   const failedRun = outcome.status !== 'passed' && outcome.status !== 'skipped';
   const verdicts = new Set(outcome.evaluations.map((e) => e.verdict));
   const worst = failedRun ? 'ERROR' : (VERDICT_ORDER.find((v) => verdicts.has(v)) ?? 'PASSED');
-  const error = failedRun ? `\n           ${oneLine(outcome.errors[0] ?? outcome.status, 160)}` : '';
-  return `[${String(done).padStart(String(total).length)}/${total}] ${worst.padEnd(7)}  ${title}${error}\n`;
+  const head = `${position} ${paint(layout, worst, 7)}  `;
+  const indent = ' '.repeat(position.length + 10);
+  const detail =
+    error === undefined
+      ? []
+      : wrap(
+          error.sameAs === undefined ? error.cause : `the same error as ${error.sameAs}`,
+          layout.width,
+          indent,
+        );
+  return `${[...wrap(title, layout.width, indent, head), ...detail].join('\n')}\n`;
 }

@@ -6,6 +6,7 @@
  * skips with their evidence; what passed is folded away.
  */
 import type { Verdict } from '../../tests/_support/checks/types.ts';
+import { groupErrors, whereText } from './errors.ts';
 import type { Certification, CheckResult, Evidence, OverallVerdict } from './model.ts';
 import {
   changeLines,
@@ -13,8 +14,12 @@ import {
   count,
   countsLine,
   driftNotice,
+  levelText,
   runChangeText,
+  skipGroups,
   suiteChangedNotice,
+  verdictChangeNotice,
+  verdictMeaning,
   type ChangeTag,
 } from './text.ts';
 
@@ -34,11 +39,12 @@ const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
   WARNING: '!',
   FAILED: '✗',
   SKIPPED: '–',
+  INCOMPLETE: '◐',
   ERROR: '⚠',
 };
 
 const STYLE = `
-:root { --passed: #1a7f37; --warning: #9a6700; --failed: #cf222e; --skipped: #6e7781; --error: #8250df; --line: #d0d7de; }
+:root { --passed: #1a7f37; --warning: #9a6700; --failed: #cf222e; --skipped: #6e7781; --incomplete: #0550ae; --error: #8250df; --line: #d0d7de; }
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; max-width: 75rem; margin: 0 auto; padding: 1.5rem; }
 h1 { font-size: 1.4rem; margin: 0 0 1rem; }
@@ -56,7 +62,7 @@ nav a { margin-right: 1rem; }
 .notice { border-left: 4px solid var(--warning); background: #fff8c5; padding: .5rem 1rem; }
 .chip { display: inline-block; border-radius: 1rem; padding: 0 .55rem; margin: .1rem; color: #fff; font: 12px/1.6 ui-monospace, Menlo, Consolas, monospace; text-decoration: none; white-space: nowrap; }
 .v-PASSED { --v: var(--passed); } .v-WARNING { --v: var(--warning); } .v-FAILED { --v: var(--failed); }
-.v-SKIPPED { --v: var(--skipped); } .v-ERROR { --v: var(--error); }
+.v-SKIPPED { --v: var(--skipped); } .v-INCOMPLETE { --v: var(--incomplete); } .v-ERROR { --v: var(--error); }
 .banner, .chip { background: var(--v); }
 article { border: 1px solid var(--line); border-left: 6px solid var(--v); border-radius: 6px; padding: .8rem 1rem; margin: .8rem 0; }
 .meta { color: #59636e; margin: 0 0 .4rem; }
@@ -87,7 +93,8 @@ function banner(report: Certification): string {
   const since = report.changes === undefined ? '' : `\n<p>${escapeHtml(changesHeadline(report.changes))}</p>`;
   return `<header class="banner v-${report.verdict}">
 <p class="word">${SIGN[report.verdict]} ${report.verdict}</p>
-<p>${escapeHtml(countsLine(report))} · exit code ${report.exitCode}</p>${since}
+<p>${escapeHtml(verdictMeaning(report))}</p>
+<p>${escapeHtml(countsLine(report))}</p>${since}
 </header>`;
 }
 
@@ -100,7 +107,11 @@ const TAG_COLOUR: Readonly<Record<ChangeTag, Verdict>> = {
 
 function changes(report: Certification): string {
   if (report.changes === undefined) return '';
-  const notices = [suiteChangedNotice(report.changes), driftNotice(report.changes)]
+  const notices = [
+    verdictChangeNotice(report.changes),
+    suiteChangedNotice(report.changes),
+    driftNotice(report.changes),
+  ]
     .filter((n) => n !== undefined)
     .map((n) => `<div class="notice"><p>${escapeHtml(n)}</p></div>`);
   const rows = [
@@ -128,9 +139,12 @@ ${notices.join('\n')}${table}</section>`;
 function incompleteNotice(report: Certification): string {
   if (report.complete) return '';
   const items = report.incomplete
-    .map((i) => `<li>${count(i.checks.length, 'check')}: ${escapeHtml(i.reason)}</li>`)
+    .map(
+      (i) =>
+        `<li>${count(i.checks.length, 'check')}. ${escapeHtml(i.reason)}<br>${i.checks.map((id) => chipLink(id, 'SKIPPED')).join(' ')}</li>`,
+    )
     .join('\n');
-  return `<div class="notice"><p><strong>The certification is incomplete</strong>: some checks were skipped for reasons you can remove.</p>
+  return `<div class="notice"><p><strong>The certification is incomplete</strong>: some checks were not judged, for reasons you can remove.</p>
 <ul>
 ${items}
 </ul></div>`;
@@ -144,7 +158,9 @@ function environment(report: Certification): string {
     ['Suite version', run.suiteVersion],
     ['Spec version', run.specVersion],
     ['Spec hash (sha256)', run.specHash],
-    ['Strict (WARNING fails the run)', String(run.strict)],
+    ['Strict (WARNING or INCOMPLETE fails the run)', String(run.strict)],
+    ['Complete required (INCOMPLETE fails the run)', String(run.requireComplete)],
+    ['Selection', run.selection.length === 0 ? 'the whole suite' : run.selection.join(' ')],
     ['Started', run.startTime],
     ['Ended', run.endTime],
     ['Duration', `${(run.durationMs / 1000).toFixed(1)} s`],
@@ -200,7 +216,7 @@ function finding(check: CheckResult): string {
   const more = (check.evidenceCount ?? 0) - evidence.length;
   return `<article class="v-${check.verdict}" id="${anchor(check.id)}">
 <h3>${chip(check.verdict)} <code>${escapeHtml(check.id)}</code> ${escapeHtml(check.title)}</h3>
-<p class="meta">Clause ${escapeHtml(check.clause)} · level ${check.level} · evaluated ${count(check.evaluations, 'time')}</p>
+<p class="meta">Clause ${escapeHtml(check.clause)} · level ${escapeHtml(levelText(check))} · evaluated ${count(check.evaluations, 'time')}</p>
 <p>${escapeHtml(check.reason)}</p>
 ${evidence.map(evidenceItem).join('\n')}${more > 0 ? `\n<p>… and ${more} more distinct findings (see certification.json for the first ${evidence.length}).</p>` : ''}
 </article>`;
@@ -216,27 +232,40 @@ ${checks.map(finding).join('\n')}
 
 function suiteErrors(report: Certification): string {
   if (report.suiteErrors.length === 0) return '';
-  const items = report.suiteErrors.map(
-    (e) =>
-      `<article class="v-ERROR"><h3>${chip('ERROR')} ${escapeHtml(e.test ?? 'outside any test')}</h3><pre>${escapeHtml(e.message)}</pre></article>`,
+  const groups = groupErrors(report.suiteErrors).map(
+    (g) =>
+      `<article class="v-ERROR"><h3>${chip('ERROR')} ${escapeHtml(whereText(g))}</h3><pre>${escapeHtml(g.cause)}</pre>${g.fix === undefined ? '' : `\n<p><strong>What to do</strong>: ${escapeHtml(g.fix)}</p>`}</article>`,
+  );
+  const each = report.suiteErrors.map(
+    (e) => `<dt>${escapeHtml(e.test ?? 'outside any test')}</dt><dd><pre>${escapeHtml(e.message)}</pre></dd>`,
   );
   return `<section id="suite-errors"><h2>Suite errors (${report.suiteErrors.length})</h2>
 <p>The suite itself went wrong here; these are not findings about the environment.</p>
-${items.join('\n')}
+${groups.join('\n')}
+<details><summary>Each error as it was raised</summary>
+<dl class="evidence">
+${each.join('\n')}
+</dl></details>
 </section>`;
 }
 
 function skipped(report: Certification): string {
   const checks = report.checks.filter((c) => c.verdict === 'SKIPPED');
   if (checks.length === 0) return '';
-  const rows = checks.map((c) => {
-    const reasons = (c.evidence ?? []).map((e) => escapeHtml(e.reason ?? 'no reason given'));
-    return `<tr id="${anchor(c.id)}"><td><code>${escapeHtml(c.id)}</code></td><td>${escapeHtml(c.clause)}</td><td>${escapeHtml(c.title)}</td><td>${reasons.join('<br>')}</td></tr>`;
-  });
-  return `<section id="skipped"><h2>Skipped (${checks.length})</h2>
-<p>A skipped check was not judged; it never counts as passed.</p>
+  const byId = new Map(checks.map((c) => [c.id, c]));
+  const rows = skipGroups(checks).map(
+    (g) =>
+      `<tr><td>${escapeHtml(g.reason)}</td><td>${g.checks
+        .map(
+          (id) =>
+            `<span id="${anchor(id)}"><code>${escapeHtml(id)}</code> ${escapeHtml(byId.get(id)?.title ?? '')} (${escapeHtml(byId.get(id)?.clause ?? '')})</span>`,
+        )
+        .join('<br>')}</td></tr>`,
+  );
+  return `<section id="skipped"><h2>Not judged (${checks.length})</h2>
+<p>A skipped check was not judged; it never counts as passed. Checks are grouped by the reason they were skipped.</p>
 <table>
-<thead><tr><th>Check</th><th>Clause</th><th>Title</th><th>Why</th></tr></thead>
+<thead><tr><th>Why</th><th>Checks</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
@@ -247,12 +276,12 @@ function observations(report: Certification): string {
   if (report.observations.length === 0) return '';
   const rows = report.observations.map(
     (o) =>
-      `<tr><td><code>${escapeHtml(o.topic)}</code></td><td>${escapeHtml(o.clause)}</td><td><pre>${escapeHtml(JSON.stringify(o.value, null, 2))}</pre></td><td>${escapeHtml(o.note ?? '')}</td></tr>`,
+      `<tr><td><code>${escapeHtml(o.topic)}</code>${o.note === undefined ? '' : `<br>${escapeHtml(o.note)}`}</td><td>${escapeHtml(o.clause)}</td><td><pre>${escapeHtml(JSON.stringify(o.value, null, 2))}</pre></td></tr>`,
   );
   return `<section id="observations"><h2>Observations (${report.observations.length})</h2>
 <p>What the environment does where the document is silent: recorded, never judged.</p>
 <table>
-<thead><tr><th>Topic</th><th>Clause</th><th>Value</th><th>Note</th></tr></thead>
+<thead><tr><th>Topic</th><th>Clause</th><th>Value</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
@@ -283,7 +312,7 @@ export function renderHtml(report: Certification): string {
     ['failed', 'Failed', findings(report, 'FAILED', 'failed', 'Failed')],
     ['suite-errors', 'Suite errors', suiteErrors(report)],
     ['warnings', 'Warnings', findings(report, 'WARNING', 'warnings', 'Warnings')],
-    ['skipped', 'Skipped', skipped(report)],
+    ['skipped', 'Not judged', skipped(report)],
     ['observations', 'Observations', observations(report)],
     ['passed', 'Passed', passed(report)],
   ];

@@ -1,43 +1,56 @@
 /**
- * JUnit XML with one test case per check, not per Playwright test: a CI system then shows the
- * checks that FAILED as failures and those SKIPPED as skipped, with their clause and evidence.
- * JUnit has no warning, so a WARNING is a passing case whose system-out starts with "WARNING".
+ * JUnit XML with exactly one test case per check, not per Playwright test: a CI system then shows
+ * the checks that FAILED as failures and those SKIPPED as skipped, with their clause and evidence.
+ * - JUnit has no warning, so a WARNING is a passing case whose system-out starts with "WARNING".
+ * - Suite errors are no check, so they never become test cases of their own: a check that was not
+ *   judged because the suite went wrong is an error case carrying the errors, and the test suite's
+ *   system-err lists every error once per cause.
+ * - A case's time is the summed duration of the tests that evaluated the check.
+ * The text is already visible (no control character) and XML 1.0 allows the rest once escaped.
  */
+import { groupErrors, whereText } from './errors.ts';
 import type { Certification, CheckResult } from './model.ts';
+import { evidenceParts, levelText } from './text.ts';
 
 function xml(text: string): string {
-  return (
-    text
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      // XML 1.0 forbids most control characters even when escaped.
-      // eslint-disable-next-line no-control-regex -- matching control characters is the point here.
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
-  );
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
 function evidenceText(check: CheckResult): string {
   return (check.evidence ?? [])
     .map((e) =>
-      [e.reason, e.expected && `expected: ${e.expected}`, e.actual && `actual: ${e.actual}`, e.reproduction]
+      [...evidenceParts(e).map(([label, text]) => `${label}: ${text}`), e.reproduction]
         .filter(Boolean)
         .join('\n'),
     )
     .join('\n\n');
 }
 
-function testCase(check: CheckResult): string {
-  const open = `    <testcase classname="${xml(check.clause)}" name="${xml(`${check.id} ${check.title}`)}" time="0">`;
+function errorsText(report: Certification): string {
+  return groupErrors(report.suiteErrors)
+    .map((g) => `${whereText(g)}: ${g.cause}${g.fix === undefined ? '' : `\nfix: ${g.fix}`}`)
+    .join('\n\n');
+}
+
+/** A check that no test judged because the suite went wrong: an error, not a skip. */
+const brokenBySuite = (check: CheckResult): boolean =>
+  check.verdict === 'SKIPPED' && check.notJudged?.cause === 'error';
+
+function testCase(check: CheckResult, report: Certification): string {
+  const open = `    <testcase classname="${xml(check.clause)}" name="${xml(`${check.id} ${check.title}`)}" time="${seconds(check.durationMs)}">`;
   const evidence = xml(evidenceText(check));
+  const first = check.evidence?.[0];
+  if (brokenBySuite(check))
+    return `${open}\n      <error message="${xml(first?.reason ?? 'not judged')}" type="ERROR">${xml(errorsText(report))}</error>\n    </testcase>`;
   switch (check.verdict) {
     case 'FAILED':
-      return `${open}\n      <failure message="${xml(check.evidence?.[0]?.actual ?? check.title)}" type="FAILED">${evidence}</failure>\n    </testcase>`;
+      return `${open}\n      <failure message="${xml(`expected ${first?.expected ?? '?'}; actual ${first?.actual ?? '?'}`)}" type="FAILED">${evidence}</failure>\n    </testcase>`;
     case 'SKIPPED':
-      return `${open}\n      <skipped message="${xml(check.evidence?.[0]?.reason ?? 'not run')}"/>\n    </testcase>`;
+      return `${open}\n      <skipped message="${xml(first?.reason ?? 'not judged')}"/>\n    </testcase>`;
     case 'WARNING':
-      return `${open}\n      <system-out>WARNING ${evidence}</system-out>\n    </testcase>`;
+      return `${open}\n      <system-out>WARNING (level ${xml(levelText(check))})\n${evidence}</system-out>\n    </testcase>`;
     case 'PASSED':
       return `${open}</testcase>`;
   }
@@ -45,17 +58,17 @@ function testCase(check: CheckResult): string {
 
 export function renderJunit(report: Certification): string {
   const { counts, run } = report;
-  const total = counts.PASSED + counts.WARNING + counts.FAILED + counts.SKIPPED;
-  const errors = report.suiteErrors.map(
-    (e) =>
-      `    <testcase classname="suite" name="${xml(e.test ?? 'outside any test')}" time="0">\n      <error message="${xml(e.message)}"/>\n    </testcase>`,
-  );
+  const errors = report.checks.filter(brokenBySuite).length;
+  const skipped = counts.SKIPPED - errors;
+  const totals = `tests="${report.checks.length}" failures="${counts.FAILED}" errors="${errors}" skipped="${skipped}" time="${seconds(run.durationMs)}"`;
+  const systemErr =
+    report.suiteErrors.length === 0 ? [] : [`    <system-err>${xml(errorsText(report))}</system-err>`];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="pix-conformance" tests="${total + errors.length}" failures="${counts.FAILED}" errors="${errors.length}" skipped="${counts.SKIPPED}" time="${(run.durationMs / 1000).toFixed(3)}">`,
-    `  <testsuite name="pix-conformance ${xml(run.mode)} ${xml(run.baseUrl)}" tests="${total + errors.length}" failures="${counts.FAILED}" errors="${errors.length}" skipped="${counts.SKIPPED}" timestamp="${xml(run.startTime)}" time="${(run.durationMs / 1000).toFixed(3)}">`,
-    ...report.checks.map(testCase),
-    ...errors,
+    `<testsuites name="pix-conformance" ${totals}>`,
+    `  <testsuite name="pix-conformance ${xml(run.mode)} ${xml(run.baseUrl)}" ${totals} timestamp="${xml(run.startTime)}">`,
+    ...report.checks.map((check) => testCase(check, report)),
+    ...systemErr,
     '  </testsuite>',
     '</testsuites>',
     '',

@@ -1,34 +1,39 @@
 /**
- * summary.md, also appended to GITHUB_STEP_SUMMARY: the verdict, the changes since the baseline
- * and the findings at a glance. GitHub renders HTML inside Markdown, so text that came from the
- * environment is escaped.
+ * summary.md, also appended to GITHUB_STEP_SUMMARY: the verdict and what it means, the changes
+ * since the baseline, every FAILED and WARNING check with what was expected and what came back, the
+ * suite errors once per cause, the checks not judged grouped by reason, and where the report is.
+ * GitHub renders HTML inside Markdown, so text that came from the environment is escaped; nothing
+ * is cut, as the reader of a step summary has no other copy at hand.
  */
-import type { Certification, Changes } from './model.ts';
+import { groupErrors, whereText } from './errors.ts';
+import type { Certification, Changes, CheckResult } from './model.ts';
 import {
-  capped,
   changeLines,
   changesHeadline,
   count,
   driftNotice,
-  errorLine,
+  evidenceParts,
   findingsOf,
-  headline,
-  oneLine,
+  flat,
+  levelText,
+  moreFindings,
+  otherSkips,
   runChangeText,
+  skipGroups,
   suiteChangedNotice,
+  verdictChangeNotice,
+  verdictMeaning,
   type ReportPaths,
 } from './text.ts';
 
-const FINDINGS_SHOWN = 30;
-const ERRORS_SHOWN = 10;
-const CHANGES_SHOWN = 30;
-
 const escapeMarkdown = (text: string): string =>
-  text.replace(/[\\`*_[\]<>|#!&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c] ?? `\\${c}`);
+  flat(text).replace(/[\\`*_[\]<>|#!&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c] ?? `\\${c}`);
 
 function changesSection(changes: Changes | undefined): string[] {
   if (changes === undefined) return [];
-  const notices = [suiteChangedNotice(changes), driftNotice(changes)].filter((n) => n !== undefined);
+  const notices = [verdictChangeNotice(changes), suiteChangedNotice(changes), driftNotice(changes)].filter(
+    (n) => n !== undefined,
+  );
   return [
     '',
     '### Changes since the baseline',
@@ -36,23 +41,37 @@ function changesSection(changes: Changes | undefined): string[] {
     escapeMarkdown(changesHeadline(changes)),
     ...notices.flatMap((notice) => ['', `> ${escapeMarkdown(notice)}`]),
     '',
-    ...capped(
-      changeLines(changes),
-      CHANGES_SHOWN,
-      (l) =>
-        `- ${l.tag === 'REGRESSION' ? '**REGRESSION**' : l.tag}: ${escapeMarkdown(oneLine(l.text, 300))}`,
+    ...changeLines(changes).map(
+      (l) => `- ${l.tag === 'REGRESSION' ? '**REGRESSION**' : l.tag}: ${escapeMarkdown(l.text)}`,
     ),
     ...changes.run.map((c) => `- run: ${escapeMarkdown(runChangeText(c))}`),
   ];
 }
 
+function finding(check: CheckResult): string[] {
+  const evidence = check.evidence ?? [];
+  const more = moreFindings(check, evidence.length);
+  return [
+    `- **${check.verdict}** \`${check.id}\` ${escapeMarkdown(check.title)} (${escapeMarkdown(check.clause)}; level ${escapeMarkdown(levelText(check))})`,
+    ...evidence.flatMap((item) =>
+      evidenceParts(item).map(([label, text]) => `  - ${label}: ${escapeMarkdown(text)}`),
+    ),
+    ...(more > 0 ? [`  - and ${count(more, 'more distinct finding')}, in certification.json`] : []),
+  ];
+}
+
+function section(title: string, lines: readonly string[]): string[] {
+  return lines.length === 0 ? [] : ['', `### ${title}`, '', ...lines];
+}
+
 export function renderMarkdown(report: Certification, paths: ReportPaths): string {
   const { run } = report;
-  const findings = findingsOf(report);
   const lines = [
     `## Pix withdrawal certification: ${report.verdict}`,
     '',
-    `Exit code ${report.exitCode} · ${run.mode} mode against ${escapeMarkdown(run.baseUrl)} · spec ${escapeMarkdown(run.specVersion)} (sha256 ${run.specHash.slice(0, 12)}) · suite ${escapeMarkdown(run.suiteVersion)} · ${run.startTime} (${(run.durationMs / 1000).toFixed(1)} s)`,
+    escapeMarkdown(verdictMeaning(report)),
+    '',
+    `${run.mode} mode against ${escapeMarkdown(run.baseUrl)} · spec ${escapeMarkdown(run.specVersion)} (sha256 ${run.specHash.slice(0, 12)}) · suite ${escapeMarkdown(run.suiteVersion)} · ${run.startTime} (${(run.durationMs / 1000).toFixed(1)} s)`,
     ...changesSection(report.changes),
     '',
     '| Verdict | Checks |',
@@ -63,38 +82,28 @@ export function renderMarkdown(report: Certification, paths: ReportPaths): strin
       ? []
       : [
           '',
-          '> **Incomplete certification**: checks were skipped for reasons you can remove:',
+          `> **Incomplete certification**, for ${count(report.incomplete.length, 'reason')} you can remove`,
           ...report.incomplete.map(
-            (i) => `> - ${count(i.checks.length, 'check')}: ${escapeMarkdown(oneLine(i.reason, 300))}`,
+            (i) => `> - ${count(i.checks.length, 'check')}. ${escapeMarkdown(i.reason)}`,
           ),
         ]),
-    ...(findings.length === 0
-      ? []
-      : [
-          '',
-          '### Findings',
-          '',
-          ...capped(
-            findings,
-            FINDINGS_SHOWN,
-            (c) =>
-              `- **${c.verdict}** \`${c.id}\` (${escapeMarkdown(c.clause)}): ${escapeMarkdown(headline(c))}`,
-          ),
-        ]),
-    ...(report.suiteErrors.length === 0
-      ? []
-      : [
-          '',
-          '### Suite errors',
-          '',
-          ...capped(
-            report.suiteErrors,
-            ERRORS_SHOWN,
-            (e) => `- ${escapeMarkdown(oneLine(errorLine(e), 300))}`,
-          ),
-        ]),
+    ...section('Findings', findingsOf(report).flatMap(finding)),
+    ...section(
+      'Suite errors',
+      groupErrors(report.suiteErrors).flatMap((g) => [
+        `- ${escapeMarkdown(`${whereText(g)}: ${g.cause}`)}`,
+        ...(g.fix === undefined ? [] : [`  - fix: ${escapeMarkdown(g.fix)}`]),
+      ]),
+    ),
+    ...section(
+      'Not judged',
+      skipGroups(otherSkips(report)).map(
+        (g) =>
+          `- ${count(g.checks.length, 'check')} (${g.checks.map((id) => `\`${id}\``).join(', ')}). ${escapeMarkdown(g.reason)}`,
+      ),
+    ),
     '',
-    `Reports: ${[paths.html, paths.json, paths.markdown].map(escapeMarkdown).join(', ')}`,
+    `Report: ${escapeMarkdown(paths.html)} (also ${[paths.json, paths.markdown, paths.junit].map(escapeMarkdown).join(', ')})`,
     '',
   ];
   return lines.join('\n');

@@ -4,6 +4,7 @@
  * anyone who reads the file without this code (baselines, dashboards).
  */
 import type {
+  Capability,
   JsonValue,
   Level,
   Observation,
@@ -11,14 +12,23 @@ import type {
   Verdict,
 } from '../../tests/_support/checks/types.ts';
 
-/** The run's verdict: a check verdict, or ERROR when the suite itself went wrong. */
-export type OverallVerdict = 'PASSED' | 'WARNING' | 'FAILED' | 'ERROR';
+/**
+ * The run's verdict, decided in this order: FAILED when a check failed; ERROR when the suite itself
+ * went wrong; INCOMPLETE when a check was not judged for a reason the person running the suite can
+ * change (see IncompleteCause); then WARNING or PASSED.
+ */
+export type OverallVerdict = 'PASSED' | 'WARNING' | 'INCOMPLETE' | 'FAILED' | 'ERROR';
+
+/** The report schema this code writes and reads (reporters/certification.schema.json). */
+export const SCHEMA_VERSION = 2;
 
 /** What Playwright tells about one test, reduced to what the certification needs. */
 export interface TestOutcome {
   /** Project, file, describe blocks and title. */
   readonly titlePath: readonly string[];
   readonly status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+  /** How long the test ran, in milliseconds. */
+  readonly durationMs: number;
   readonly errors: readonly string[];
   readonly evaluations: readonly Evaluation[];
   readonly observations: readonly Observation[];
@@ -39,6 +49,19 @@ export interface Evidence {
   readonly reason?: string;
 }
 
+/**
+ * Why a check was not judged: the target lacked a capability it needs, the run's selection left
+ * its tests out, a test ended with an error before judging it (a suite error says which), or what
+ * the run found made it moot (no token, a refused withdrawal: the check that found it says so).
+ */
+export type SkipCause = 'lacks' | 'selection' | 'error' | 'outcome';
+
+export interface NotJudged {
+  readonly cause: SkipCause;
+  /** For `lacks`: what the target lacked. */
+  readonly lacks?: readonly Capability[];
+}
+
 export interface CheckResult {
   readonly id: string;
   readonly title: string;
@@ -48,6 +71,10 @@ export interface CheckResult {
   readonly verdict: Verdict;
   /** How many times the check was evaluated in the run. */
   readonly evaluations: number;
+  /** The summed durations of the tests that evaluated the check (a test judging several counts for each). */
+  readonly durationMs: number;
+  /** For a SKIPPED check: why it was not judged. */
+  readonly notJudged?: NotJudged;
   /** For a check that did not pass: its first distinct non-passed evaluations, worst first. */
   readonly evidence?: readonly Evidence[];
   /** How many distinct non-passed evaluations there were, of which `evidence` keeps a few. */
@@ -66,8 +93,16 @@ export interface Coverage {
   readonly uncovered: readonly string[];
 }
 
-/** A reason some checks were SKIPPED that the person running the suite can remove. */
+/**
+ * What the person running the suite can change to judge more: give a provider instead of the
+ * mock, allow payouts, make the webhook receiver reachable, or run the whole suite.
+ */
+export type IncompleteCause = Capability | 'selection';
+
+/** Checks not judged for one cause the person running the suite can remove. */
 export interface IncompleteReason {
+  readonly cause: IncompleteCause;
+  /** What was missing and how to give it, in a sentence. */
   readonly reason: string;
   readonly checks: readonly string[];
 }
@@ -78,7 +113,12 @@ export interface RunInfo {
   readonly specHash: string;
   readonly mode: 'mock' | 'live';
   readonly baseUrl: string;
+  /** PIX_STRICT=1: a WARNING or an INCOMPLETE run exits 1. */
   readonly strict: boolean;
+  /** PIX_REQUIRE_COMPLETE=1: an INCOMPLETE run exits 1. */
+  readonly requireComplete: boolean;
+  /** The selecting options and file filters of the command line (`--grep @auth`); empty: the whole suite. */
+  readonly selection: readonly string[];
   readonly startTime: string;
   readonly endTime: string;
   readonly durationMs: number;
@@ -155,6 +195,8 @@ export interface BaselineRun {
 /** What changed between a baseline certification and a later one; regressions come first in each list. */
 export interface Comparison {
   readonly baseline: BaselineRun;
+  /** The run's verdict then and now (PASSED → INCOMPLETE: fewer checks judged, not a worse environment). */
+  readonly verdict: { readonly before: OverallVerdict; readonly after: OverallVerdict };
   readonly regressions: number;
   /** The suite's version or its document differ: a change may come from the suite, not the environment. */
   readonly suiteChanged: boolean;
@@ -170,11 +212,12 @@ export interface Changes extends Comparison {
 }
 
 export interface Certification {
-  readonly schemaVersion: 1;
+  readonly schemaVersion: typeof SCHEMA_VERSION;
   readonly verdict: OverallVerdict;
   readonly exitCode: 0 | 1 | 2;
-  /** False when checks were SKIPPED for a reason the person running the suite can remove. */
+  /** False when checks were not judged for a reason the person running the suite can remove. */
   readonly complete: boolean;
+  /** Each such reason with the checks it left unjudged; a check lacking two capabilities is under both. */
   readonly incomplete: readonly IncompleteReason[];
   readonly run: RunInfo;
   readonly counts: Readonly<Record<Verdict, number>>;

@@ -7,9 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { Certification } from './model.ts';
-
-const SCHEMA_VERSION: Certification['schemaVersion'] = 1;
+import { SCHEMA_VERSION, type Certification } from './model.ts';
 const FIX = 'give the certification.json of an earlier run of this suite';
 
 export class UnreadableCertification extends Error {
@@ -57,10 +55,14 @@ export function readCertification(path: string): Certification {
   if (version === undefined)
     throw new UnreadableCertification(path, 'is not a certification (no schemaVersion)');
   if (version !== SCHEMA_VERSION) {
+    const older =
+      typeof version === 'number' && version < SCHEMA_VERSION
+        ? ', written by an earlier version of this suite (version 2 added the INCOMPLETE verdict)'
+        : '';
     throw new UnreadableCertification(
       path,
-      `has report schema version ${JSON.stringify(version)}, and this suite reads version ${SCHEMA_VERSION}`,
-      'make a new baseline with this version of the suite (npm run certify)',
+      `has report schema version ${JSON.stringify(version)}${older}, and this suite reads version ${SCHEMA_VERSION} only`,
+      'run npm run certify with this version of the suite against the same environment, and compare with that certification.json',
     );
   }
   const valid = certificationValidator();

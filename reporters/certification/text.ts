@@ -6,6 +6,7 @@ import type {
   CheckChange,
   CheckResult,
   Comparison,
+  Evidence,
   ObservationChange,
   RunChange,
   SuiteError,
@@ -18,17 +19,8 @@ export interface ReportPaths {
   readonly junit: string;
 }
 
-/** Collapses whitespace and cuts to `max` characters, so that one finding stays one line. */
-export function oneLine(text: string, max = 120): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/** What went wrong in one line: what came back, else why it was not judged. */
-export function headline(check: CheckResult): string {
-  const first = check.evidence?.[0];
-  return oneLine(first?.actual ?? first?.reason ?? first?.expected ?? check.title);
-}
+/** Whitespace collapsed, so that a multi-line message reads as one paragraph; nothing is cut. */
+export const flat = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 export const errorLine = (error: SuiteError): string =>
   `${error.test ?? 'outside any test'}: ${error.message}`;
@@ -49,10 +41,78 @@ export function countsLine(report: Certification): string {
   return `${count(total, 'check')}: ${counts.FAILED} failed, ${count(counts.WARNING, 'warning')}, ${counts.PASSED} passed, ${counts.SKIPPED} skipped${errors}`;
 }
 
-/** The first `limit` items and a line saying how many were left out. */
-export function capped<T>(items: readonly T[], limit: number, line: (item: T) => string): string[] {
-  const shown = items.slice(0, limit).map(line);
-  return items.length > limit ? [...shown, `… and ${items.length - limit} more`] : shown;
+/**
+ * The level as it produced the verdict. A `must` check warns where the document is ambiguous
+ * (it names one status and lists others): its WARNING says so rather than claim "must".
+ */
+export function levelText(check: CheckResult): string {
+  return check.verdict === 'WARNING' && check.level === 'must'
+    ? 'must, a warning here: the document is ambiguous on this point'
+    : check.level;
+}
+
+/** One finding of a check as labelled parts, none of them empty. */
+export function evidenceParts(evidence: Evidence): [label: string, text: string][] {
+  const parts: [string, string | undefined][] = [
+    ['expected', evidence.expected],
+    ['actual', evidence.actual],
+    [evidence.verdict === 'SKIPPED' ? 'skipped' : 'note', evidence.reason],
+  ];
+  const shown = parts.filter(
+    (part): part is [string, string] => part[1] !== undefined && part[1].trim() !== '',
+  );
+  return shown.length > 0 ? shown : [['actual', 'nothing was recorded']];
+}
+
+/** The distinct findings of a check beyond those its report keeps or shows. */
+export const moreFindings = (check: CheckResult, shown: number): number => (check.evidenceCount ?? 0) - shown;
+
+export interface SkipGroup {
+  /** The reason, as the checks' first evidence gives it. */
+  readonly reason: string;
+  readonly checks: readonly string[];
+}
+
+/** SKIPPED checks grouped by their reason: one reason shown once, with every check it covers. */
+export function skipGroups(checks: readonly CheckResult[]): SkipGroup[] {
+  const groups = new Map<string, string[]>();
+  for (const check of checks.filter((c) => c.verdict === 'SKIPPED')) {
+    const reason = check.evidence?.[0]?.reason ?? 'no reason given';
+    groups.set(reason, [...(groups.get(reason) ?? []), check.id]);
+  }
+  return [...groups].map(([reason, ids]) => ({ reason, checks: ids }));
+}
+
+/** Skips that leave the certification incomplete are told with their cause; the others here. */
+export const otherSkips = (report: Certification): CheckResult[] =>
+  report.checks.filter(
+    (c) =>
+      c.verdict === 'SKIPPED' &&
+      c.notJudged !== undefined &&
+      (c.notJudged.cause === 'outcome' || c.notJudged.cause === 'error'),
+  );
+
+/** What the verdict means and the exit code it gives, for every summary. */
+export function verdictMeaning(report: Certification): string {
+  const exit = `Exit code ${report.exitCode}`;
+  switch (report.verdict) {
+    case 'FAILED':
+      return `${count(report.counts.FAILED, 'check')} of the document failed. ${exit}.`;
+    case 'ERROR':
+      return `The suite itself went wrong (${count(report.suiteErrors.length, 'suite error')}), so this run certifies nothing. ${exit}.`;
+    case 'INCOMPLETE': {
+      const mock =
+        report.run.mode === 'mock'
+          ? 'A run against the embedded mock certifies nothing about a provider. '
+          : '';
+      const gate = report.exitCode === 0 ? '; PIX_REQUIRE_COMPLETE=1 makes it 1' : '';
+      return `${mock}Checks were not judged, for reasons you can remove: this is no certification. ${exit}${gate}.`;
+    }
+    case 'WARNING':
+      return `No check failed; ${count(report.counts.WARNING, 'check')} warned. ${exit}${report.exitCode === 0 ? '; PIX_STRICT=1 makes a warning exit 1' : ''}.`;
+    case 'PASSED':
+      return `Every check was judged, and none failed or warned. ${exit}.`;
+  }
 }
 
 /** How a change is tagged in every format: regressions stand out, improvements are told apart. */
@@ -143,4 +203,23 @@ export function driftNotice(changes: Changes): string | undefined {
   return changes.failOnDrift && changes.regressions > 0
     ? 'PIX_FAIL_ON_DRIFT=1: a regression since the baseline fails the run (exit code 1).'
     : undefined;
+}
+
+/**
+ * Said when the run's verdict moved. INCOMPLETE is about how much was judged, not about the
+ * environment: PASSED → INCOMPLETE lost coverage, INCOMPLETE → FAILED judged what it could not.
+ */
+export function verdictChangeNotice(comparison: Comparison): string | undefined {
+  const { before, after } = comparison.verdict;
+  if (before === after) return undefined;
+  const judged = (v: string): boolean => v === 'PASSED' || v === 'WARNING' || v === 'FAILED';
+  const why =
+    after === 'INCOMPLETE' && judged(before)
+      ? ': this run judged fewer checks than the baseline (see the checks no longer judged), which says nothing about the environment getting worse'
+      : before === 'INCOMPLETE' && judged(after)
+        ? ': this run judged checks the baseline could not'
+        : after === 'ERROR'
+          ? ': the suite went wrong in this run, so a change may come from the suite, not the environment'
+          : '';
+  return `The run's verdict moved from ${before} to ${after}${why}.`;
 }

@@ -42,6 +42,7 @@ export interface Config {
   readonly webhook: WebhookSettings;
   readonly reportDir: string;
   readonly strict: boolean;
+  readonly requireComplete: boolean;
   readonly maxPayouts: number;
   readonly maxTotal: number;
   readonly codePrefix: string;
@@ -88,6 +89,7 @@ export const VARIABLES = [
   'PIX_REQUEST_TIMEOUT_MS',
   'PIX_REPORT_DIR',
   'PIX_STRICT',
+  'PIX_REQUIRE_COMPLETE',
   'PIX_DRY_RUN',
   'PIX_BASELINE',
   'PIX_FAIL_ON_DRIFT',
@@ -97,7 +99,12 @@ export const VARIABLES = [
 ] as const;
 
 /** Set by the suite itself for its worker processes; not part of the user's interface. */
-export const INTERNAL_VARIABLES = ['PIX_MOCK_URL', 'PIX_RUN_ID', 'PIX_WEBHOOK_CONTROL_URL'] as const;
+export const INTERNAL_VARIABLES = [
+  'PIX_MOCK_URL',
+  'PIX_RUN_ID',
+  'PIX_WEBHOOK_CONTROL_URL',
+  'PIX_OUTPUT_DIR',
+] as const;
 
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
 export const DEFAULT_MAX_PAYOUTS = 60;
@@ -372,6 +379,7 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
     webhook: readWebhook(read, mode),
     reportDir: resolve(read.text('PIX_REPORT_DIR') ?? 'reports'),
     strict: read.flag('PIX_STRICT'),
+    requireComplete: read.flag('PIX_REQUIRE_COMPLETE'),
     maxPayouts,
     maxTotal: readMaxTotal(read, Math.round(maxPayouts * amount * 100) / 100),
     codePrefix,

@@ -5,6 +5,7 @@
  * is interrupted. Workers learn the addresses through PIX_* variables set here.
  */
 import type { FullConfig } from '@playwright/test';
+import { reportDirProblem } from '../../reporters/certification/files.ts';
 import { loadConfig } from './config.ts';
 import { startMock } from './mock/prism.ts';
 import { budgetProblem, describePlan, planFor } from './plan.ts';
@@ -19,6 +20,8 @@ async function stopAll(stops: Stop[]): Promise<void> {
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = loadConfig();
+  const misplaced = reportDirProblem(config.reportDir);
+  if (misplaced !== undefined) throw new Error(misplaced);
   const plan = planFor(config);
   process.stdout.write(`${describePlan(config, plan)}\n`);
   const problem = budgetProblem(config, plan);

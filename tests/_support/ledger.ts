@@ -3,7 +3,7 @@
  * sent, and a second line records the outcome. An interrupted run leaves a ledger that tells exactly
  * which requests may have moved money. It holds no secret: the payee key is masked.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export const LEDGER_FILE = 'ledger.jsonl';
@@ -47,7 +47,9 @@ export class Ledger {
 
   private append(entry: Record<string, unknown>): void {
     mkdirSync(dirname(this.path), { recursive: true });
-    const fd = openSync(this.path, 'a');
+    // Appended to, created if missing, and never through a symbolic link (O_NOFOLLOW).
+    const { O_APPEND, O_CREAT, O_NOFOLLOW, O_WRONLY } = constants;
+    const fd = openSync(this.path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW);
     try {
       writeSync(fd, `${JSON.stringify({ time: new Date().toISOString(), runId: this.runId, ...entry })}\n`);
       fsyncSync(fd);

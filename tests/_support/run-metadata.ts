@@ -1,6 +1,7 @@
 /** What the reports say about the run: everything a reviewer needs, nothing secret. */
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
+import { selectionOfThisRun } from './selection.ts';
 import { loadSpec } from './spec.ts';
 
 export interface PixRunMetadata {
@@ -11,6 +12,9 @@ export interface PixRunMetadata {
   readonly baseUrl: string;
   readonly reportDir: string;
   readonly strict: boolean;
+  readonly requireComplete: boolean;
+  /** The command line's selecting options and file filters (`--grep @auth`); empty: the whole suite. */
+  readonly selection: readonly string[];
   readonly options: Readonly<Record<string, string | number | boolean>>;
 }
 
@@ -31,6 +35,8 @@ export function runMetadata(config: Config): PixRunMetadata {
     baseUrl: config.baseUrl ?? 'embedded mock (Prism, from openapi/pix-withdrawal.yaml)',
     reportDir: config.reportDir,
     strict: config.strict,
+    requireComplete: config.requireComplete,
+    selection: selectionOfThisRun(),
     options: {
       allowPayouts: config.allowPayouts,
       allowInsecure: config.allowInsecure,

@@ -13,6 +13,7 @@ import { verdictOf } from './checks/check.ts';
 import { responseChecks } from './checks/responses.ts';
 import {
   EVALUATIONS_ATTACHMENT,
+  type Capability,
   OBSERVATIONS_ATTACHMENT,
   type CheckDefinition,
   type Evaluation,
@@ -60,33 +61,62 @@ export class Verifier {
     this.observations.push(redactJson({ topic, clause, value, ...(note === undefined ? {} : { note }) }));
   }
 
+  /** The capabilities the target lacks for these checks, each with the reason it gives. */
+  private lacking(checks: readonly CheckDefinition[]): Map<Capability, string> {
+    const lacks = new Map<Capability, string>();
+    for (const need of new Set(checks.flatMap((c) => c.needs))) {
+      const reason = this.target.missing(need);
+      if (reason !== undefined) lacks.set(need, reason);
+    }
+    return lacks;
+  }
+
+  private recordSkips(
+    checks: readonly CheckDefinition[],
+    reason: string,
+    lacks: readonly Capability[] = [],
+  ): void {
+    for (const check of checks)
+      this.evaluations.push({
+        checkId: check.id,
+        verdict: 'SKIPPED',
+        reason,
+        ...(lacks.length === 0 ? {} : { lacks }),
+      });
+  }
+
   /**
    * Stops the test as SKIPPED, with the reason recorded for each check it would have judged, when
    * the target lacks something one of them needs. A check never passes because it could not run.
    */
   requires(checks: readonly CheckDefinition[]): void {
-    const reasons = [
-      ...new Set(checks.flatMap((c) => c.needs.map((need) => this.target.missing(need)))),
-    ].filter((r): r is string => r !== undefined);
-    if (reasons.length > 0) this.skip(checks, reasons.join('; '));
+    const lacks = this.lacking(checks);
+    if (lacks.size === 0) return;
+    const reason = [...lacks.values()].join('; ');
+    this.recordSkips(checks, reason, [...lacks.keys()]);
+    this.stop(reason);
   }
 
   /** Records SKIPPED for only these checks and lets the test go on with the others. */
   skipSome(checks: readonly CheckDefinition[], reason: string): void {
-    for (const check of checks) this.evaluations.push({ checkId: check.id, verdict: 'SKIPPED', reason });
+    this.recordSkips(checks, reason);
   }
 
   /** Records the checks the target cannot judge as SKIPPED and returns those it can. */
   runnable<C extends CheckDefinition>(checks: readonly C[]): C[] {
     return checks.filter((check) => {
-      const reason = check.needs.map((need) => this.target.missing(need)).find((r) => r !== undefined);
-      if (reason !== undefined) this.skipSome([check], reason);
-      return reason === undefined;
+      const lacks = this.lacking([check]);
+      if (lacks.size > 0) this.recordSkips([check], [...lacks.values()].join('; '), [...lacks.keys()]);
+      return lacks.size === 0;
     });
   }
 
   skip(checks: readonly CheckDefinition[], reason: string): never {
     this.skipSome(checks, reason);
+    return this.stop(reason);
+  }
+
+  private stop(reason: string): never {
     this.testInfo.skip(true, reason);
     throw new Error('unreachable: testInfo.skip throws');
   }

@@ -36,6 +36,13 @@ export interface Evaluation {
   readonly verdict: Verdict;
   /** For SKIPPED: why it could not run. Otherwise a short summary. */
   readonly reason?: string;
+  /**
+   * For SKIPPED: the capabilities the target lacked (the mock is no provider, payouts not allowed,
+   * the webhook receiver out of reach). Absent when the skip follows from something the run found
+   * (no token, a refused withdrawal). The certification is incomplete exactly when a check is
+   * SKIPPED for a lack or left out of the run's selection, whatever the reason's wording.
+   */
+  readonly lacks?: readonly Capability[];
   readonly expected?: string;
   readonly actual?: string;
   /** A `curl` line that reproduces the request, secrets masked. */

@@ -1,0 +1,98 @@
+/**
+ * How console text is laid out: wrapped to the terminal's width (100 columns when the output is not
+ * a terminal, as in a CI log) at spaces, never cut, and coloured only where colour is wanted.
+ */
+import type { Verdict } from '../../tests/_support/checks/types.ts';
+import type { OverallVerdict } from './model.ts';
+
+/** The width of a log that is not a terminal: wide enough for a finding, narrow enough to read. */
+export const DEFAULT_WIDTH = 100;
+/** Below this a terminal is too narrow to indent; lines still wrap, at this width. */
+const MIN_WIDTH = 40;
+
+export interface Layout {
+  readonly width: number;
+  readonly colour: boolean;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Colour on a terminal unless NO_COLOR is set (no-color.org) or TERM is dumb; FORCE_COLOR wins over
+ * both, as in Node and Playwright: `0` or `false` turns colour off, anything else on, terminal or not.
+ */
+export function wantsColour(env: Env, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return isTTY && env.TERM !== 'dumb';
+}
+
+export function layoutFor(stream: { readonly isTTY?: boolean; readonly columns?: number }, env: Env): Layout {
+  const isTTY = stream.isTTY === true;
+  const columns =
+    isTTY && stream.columns !== undefined && stream.columns > 0 ? stream.columns : DEFAULT_WIDTH;
+  return { width: Math.max(MIN_WIDTH, columns), colour: wantsColour(env, isTTY) };
+}
+
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** What a reader sees as characters: an accented letter or an emoji is one, whatever its code points. */
+const graphemes = (text: string): string[] => Array.from(GRAPHEMES.segment(text), (s) => s.segment);
+
+/**
+ * Wraps text at spaces so that no line is longer than `width`; every line after the first starts
+ * with `indent` (a hanging indent under a label), and so does the first when `first` is not given.
+ * A word longer than a line (a URL, a token) continues on the next: its characters are all kept.
+ * Line breaks in the text are kept; runs of spaces inside a line are collapsed.
+ */
+export function wrap(text: string, width: number, indent = '', first = indent): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  const newLine = (): void => {
+    lines.push(line.trimEnd());
+    line = indent;
+    empty = true;
+  };
+  const room = (): number => Math.max(1, width - graphemes(line).length - (empty ? 0 : 1));
+  text.split('\n').forEach((paragraph, index) => {
+    if (index > 0) newLine();
+    for (const word of paragraph.split(/[ \t]+/).filter((w) => w !== '')) {
+      let rest = graphemes(word);
+      if (!empty && rest.length > room()) newLine();
+      while (rest.length > 0) {
+        const part = rest.slice(0, room()).join('');
+        line = empty ? `${line}${part}` : `${line} ${part}`;
+        empty = false;
+        rest = rest.slice(graphemes(part).length);
+        if (rest.length > 0) newLine();
+      }
+    }
+  });
+  lines.push(line.trimEnd());
+  return lines;
+}
+
+/** A label in a column (`expected  `) followed by text wrapped under it. */
+export function labelled(label: string, text: string, width: number, indent: string): string[] {
+  const head = `${indent}${label}`;
+  return wrap(text, width, ' '.repeat(graphemes(head).length), head);
+}
+
+const SGR: Readonly<Record<OverallVerdict | Verdict, string>> = {
+  FAILED: '31;1',
+  ERROR: '35;1',
+  WARNING: '33',
+  INCOMPLETE: '36;1',
+  PASSED: '32',
+  SKIPPED: '2',
+};
+
+/** A verdict word, padded to `pad` columns, in its colour when the layout has colour. */
+export function paint(layout: Layout, verdict: OverallVerdict | Verdict, pad = 0): string {
+  const word = verdict.padEnd(pad);
+  if (!layout.colour) return word;
+  const trailing = word.slice(verdict.length);
+  return `\u001b[${SGR[verdict]}m${verdict}\u001b[0m${trailing}`;
+}

@@ -1,0 +1,22 @@
+/**
+ * Playwright's output directory, which it empties recursively when a run starts. It must never be
+ * inside the report directory (which may be any directory the user names, holding files the suite
+ * did not write): each run gets a private temporary directory, removed when the runner exits.
+ * Workers evaluate playwright.config.ts again; they inherit the directory through PIX_OUTPUT_DIR,
+ * set once by the runner. Playwright's --last-failed memory lives there too, so it lasts one run
+ * unless --last-failed-file (or PLAYWRIGHT_LAST_RUN_OUTPUT_FILE) keeps it elsewhere.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const VARIABLE = 'PIX_OUTPUT_DIR';
+
+export function privateOutputDir(): string {
+  const inherited = process.env[VARIABLE];
+  if (inherited !== undefined && inherited !== '') return inherited;
+  const dir = mkdtempSync(join(tmpdir(), 'pix-output-'));
+  process.env[VARIABLE] = dir;
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
