@@ -1,7 +1,10 @@
 /**
  * The certification reporter: gathers what every test recorded and, when the run ends, writes
- * certification.json, certification.html and summary.md to the report directory, appends the
- * summary to GITHUB_STEP_SUMMARY when set, and prints the findings and the verdict.
+ * certification.html, summary.md, junit.xml and certification.json to the report directory (each
+ * whole, by a rename), appends the summary to GITHUB_STEP_SUMMARY when set, and prints the findings
+ * and the verdict. A run that executed no test writes nothing and says why: it certifies nothing,
+ * and must not replace a certification that does. Everything printed is scrubbed of secrets and
+ * shows control characters escaped (certification/visible.ts).
  *
  * With PIX_BASELINE (an absolute path; npm run certify -- --baseline sets it) every report also
  * says what changed since that earlier certification, and PIX_FAIL_ON_DRIFT=1 makes a regression
@@ -63,6 +66,33 @@ const executed = (outcome: TestOutcome): boolean =>
 
 const NO_TESTS_FOUND = /^Error: No tests found/;
 
+const MATCH_ALL = String(/.*/);
+
+/**
+ * A selection written in a Playwright config rather than on the command line (which metadata.pix
+ * carries): its grep, a project's grep, a shard. Command-line filters never show here.
+ */
+function configuredSelection(config: FullConfig, fromCommandLine: readonly string[]): string[] {
+  const patterns = (grep: RegExp | RegExp[] | null, name: string): string[] =>
+    (grep === null ? [] : [grep].flat())
+      .map(String)
+      .filter((pattern) => pattern !== MATCH_ALL)
+      .map((pattern) => `${name} ${pattern}`);
+  const shard =
+    config.shard === null || fromCommandLine.some((s) => s.startsWith('--shard'))
+      ? []
+      : [`--shard ${config.shard.current}/${config.shard.total}`];
+  return [
+    ...patterns(config.grep, 'grep'),
+    ...patterns(config.grepInvert, 'grepInvert'),
+    ...config.projects.flatMap((p) => [
+      ...patterns(p.grep, `project ${p.name} grep`),
+      ...patterns(p.grepInvert, `project ${p.name} grepInvert`),
+    ]),
+    ...shard,
+  ];
+}
+
 /** Text from the environment or from Playwright, made safe to print: secrets masked, controls escaped. */
 const safe = (text: string): string => visible(scrub(text));
 
@@ -98,7 +128,11 @@ export default class CertificationReporter implements Reporter {
   }
 
   onBegin(config: FullConfig, suite: Suite): void {
-    this.metadata = config.metadata.pix as PixRunMetadata | undefined;
+    const pix = config.metadata.pix as PixRunMetadata | undefined;
+    this.metadata =
+      pix === undefined
+        ? undefined
+        : { ...pix, selection: [...pix.selection, ...configuredSelection(config, pix.selection)] };
     this.override = config.metadata.pixCatalogue as CatalogueOverride | undefined;
     this.listing = config.argv.includes('--list');
     const tests = suite.allTests();

@@ -37,6 +37,7 @@ import { renderMarkdown } from '../reporters/certification/markdown.ts';
 import { certificationValidator } from '../reporters/certification/read.ts';
 import type { CheckResult } from '../reporters/certification/model.ts';
 import type { CheckDefinition, Evaluation, Verdict } from '../tests/_support/checks/types.ts';
+import { selectionIn, selectionOfThisRun } from '../tests/_support/selection.ts';
 import { MISSING_REASONS } from '../tests/_support/target.ts';
 import { parseXml } from './support/xml.ts';
 import {
@@ -520,6 +521,39 @@ describe('buildCertification', () => {
   });
 });
 
+describe('the selection of a run', () => {
+  it('is read from the arguments of playwright test: filters kept as written, other options and their values left out', () => {
+    assert.deepEqual(
+      selectionIn([
+        '--workers=2',
+        '--grep',
+        '@auth',
+        '--reporter',
+        'list',
+        'tests/webhook',
+        '--shard=1/2',
+        '-x',
+        '--retries',
+        '0',
+        '-G',
+        '@payout',
+        '--project',
+        'live',
+        'mock',
+        '--last-failed',
+      ]),
+      ['--grep @auth', 'tests/webhook', '--shard 1/2', '-G @payout', '--project live mock', '--last-failed'],
+    );
+    assert.deepEqual(
+      selectionIn(['--list', '--workers', '1', '--reporter=./reporters/certification.ts']),
+      [],
+    );
+    assert.deepEqual(selectionIn(['--only-changed', 'main', '--trace', 'on']), ['--only-changed main']);
+    assert.deepEqual(selectionOfThisRun(['node', 'cli.js', 'test', '-g', 'x']), ['-g x']);
+    assert.deepEqual(selectionOfThisRun(['node', 'cli.js', 'merge-reports', 'blobs']), []);
+  });
+});
+
 describe('scrub', () => {
   it('masks credential headers in curl lines, whatever the quoting', () => {
     const line = `curl -X POST 'https://h/pix/payment' -H 'client_secret: ${CANARY_SECRET}' -H "cert_client: ${CANARY_SECRET}" -H 'Authorization: Bearer ${CANARY_TOKEN}' -H 'client_id: visible-id'`;
@@ -630,7 +664,13 @@ describe('the artifacts', () => {
           expected: 'POST',
           actual: 'GET /hook/4f2a (application/json, 45 bytes, complete)',
         },
-        { checkId: 'C', verdict: 'FAILED', expected: '', actual: '' },
+        { checkId: 'C', verdict: 'FAILED', expected: 'a JSON body', actual: '' },
+        {
+          checkId: 'C',
+          verdict: 'FAILED',
+          expected: 'a JSON body',
+          actual: 'GET /hook (no content-type, 0 bytes):',
+        },
       ]),
     ],
     { checks: [check('A', '§4.1, §5.4', 'must'), check('B', '§6'), check('C', '§7')] },
@@ -652,7 +692,7 @@ describe('the artifacts', () => {
     assert.match(console, /^ {9}expected {2}POST$/m, 'a webhook sent by GET says expected POST');
     assert.match(console, /^ {9}actual {4}GET \/hook\/4f2a/m);
     assert.match(markdown, /^ {2}- expected: POST$/m);
-    assert.match(console, /^ {9}actual {4}nothing was recorded$/m, 'an empty finding says so');
+    assert.match(console, /^ {9}actual {4}\(empty\)$/m, 'an empty finding says so');
   });
 
   it('a WARNING of a must check says it is a warning because the document is ambiguous', () => {

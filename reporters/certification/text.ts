@@ -51,17 +51,23 @@ export function levelText(check: CheckResult): string {
     : check.level;
 }
 
-/** One finding of a check as labelled parts, none of them empty. */
+/** A finding's text as shown: never blank, and never a line that ends in ":" with nothing after it. */
+function shownText(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '(empty)';
+  return trimmed.endsWith(':') ? `${trimmed} (empty)` : trimmed;
+}
+
+/** One finding of a check as labelled parts: what was expected and what came back, or why it was skipped. */
 export function evidenceParts(evidence: Evidence): [label: string, text: string][] {
-  const parts: [string, string | undefined][] = [
-    ['expected', evidence.expected],
-    ['actual', evidence.actual],
-    [evidence.verdict === 'SKIPPED' ? 'skipped' : 'note', evidence.reason],
+  if (evidence.verdict === 'SKIPPED') return [['skipped', shownText(evidence.reason ?? 'no reason given')]];
+  return [
+    ...(evidence.expected === undefined
+      ? []
+      : [['expected', shownText(evidence.expected)] as [string, string]]),
+    ['actual', shownText(evidence.actual ?? '')],
+    ...(evidence.reason === undefined ? [] : [['note', shownText(evidence.reason)] as [string, string]]),
   ];
-  const shown = parts.filter(
-    (part): part is [string, string] => part[1] !== undefined && part[1].trim() !== '',
-  );
-  return shown.length > 0 ? shown : [['actual', 'nothing was recorded']];
 }
 
 /** The distinct findings of a check beyond those its report keeps or shows. */

@@ -58,8 +58,8 @@ const OPTIONAL_VALUE = new Set(['--only-changed', '--debug', '-u', '--update-sna
 const VARIADIC = new Set(['--project']);
 
 /**
- * The selection in the arguments of `playwright test` (what follows `test`), as the person wrote
- * it: `--grep @auth`, `--shard 1/2`, `tests/webhook`. Empty: the whole suite.
+ * The selection in the arguments of `playwright test` (what follows `test`), each as `--name value`
+ * (`--grep @auth`, `--shard 1/2`) or a file filter (`tests/webhook`). Empty: the whole suite.
  */
 export function selectionIn(args: readonly string[]): string[] {
   const selection: string[] = [];
