@@ -1,8 +1,8 @@
 /**
  * npm run certify: validates the configuration, checks the environment can be reached and the payout
  * plan fits the budget, runs the Playwright suite and exits 0 (no FAILED), 1 (FAILED, or WARNING under
- * PIX_STRICT=1, or a regression since the baseline under PIX_FAIL_ON_DRIFT=1) or 2 (configuration or
- * suite error). `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier
+ * PIX_STRICT=1, or INCOMPLETE under PIX_REQUIRE_COMPLETE=1 or PIX_STRICT=1, or a regression since the
+ * baseline under PIX_FAIL_ON_DRIFT=1) or 2 (configuration or suite error, or no certification written). `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier
  * one; Playwright's own flags pass through.
  */
 import { spawn } from 'node:child_process';
