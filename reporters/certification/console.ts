@@ -37,20 +37,20 @@ export function renderChanges(
   width: number,
   limit = Number.POSITIVE_INFINITY,
 ): string[] {
-  const notices = [verdictChangeNotice(comparison), suiteChangedNotice(comparison)].filter(
-    (n) => n !== undefined,
-  );
+  const verdict = verdictChangeNotice(comparison);
+  const notice = suiteChangedNotice(comparison);
   const run = comparison.run.map(runChangeText);
   const changes = changeLines(comparison);
   const left = changes.length - limit;
   return [
     ...wrap(changesHeadline(comparison), width),
+    ...(verdict === undefined ? [] : wrap(verdict, width, '  ')),
     ...changes.slice(0, limit).flatMap((l) => labelled(l.tag.padEnd(12), l.text, width, '  ')),
     ...(left > 0
       ? wrap(`… and ${left} more, every one in certification.html and certification.json`, width, '  ')
       : []),
     ...(run.length === 0 ? [] : labelled('Run differences  ', run.join('; '), width, '  ')),
-    ...notices.flatMap((notice) => wrap(notice, width, '  ')),
+    ...(notice === undefined ? [] : wrap(notice, width, '  ')),
   ];
 }
 

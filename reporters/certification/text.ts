@@ -217,7 +217,9 @@ export function driftNotice(changes: Changes): string | undefined {
  */
 export function verdictChangeNotice(comparison: Comparison): string | undefined {
   const { before, after } = comparison.verdict;
-  if (before === after) return undefined;
+  // Between PASSED, WARNING and FAILED the checks' own changes tell it.
+  const untold = (v: string): boolean => v === 'INCOMPLETE' || v === 'ERROR';
+  if (before === after || !(untold(before) || untold(after))) return undefined;
   const judged = (v: string): boolean => v === 'PASSED' || v === 'WARNING' || v === 'FAILED';
   const why =
     after === 'INCOMPLETE' && judged(before)
