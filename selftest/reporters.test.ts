@@ -37,6 +37,7 @@ import { renderMarkdown } from '../reporters/certification/markdown.ts';
 import { certificationValidator } from '../reporters/certification/read.ts';
 import type { CheckResult } from '../reporters/certification/model.ts';
 import type { CheckDefinition, Evaluation, Verdict } from '../tests/_support/checks/types.ts';
+import { Ledger } from '../tests/_support/ledger.ts';
 import { selectionIn, selectionOfThisRun } from '../tests/_support/selection.ts';
 import { MISSING_REASONS } from '../tests/_support/target.ts';
 import { parseXml } from './support/xml.ts';
@@ -905,6 +906,20 @@ describe('the report directory', () => {
       reportDirProblem(linked) ?? '',
       /ledger\.jsonl is a symbolic link, and the ledger is never written through one/,
     );
+  });
+
+  it('keeps the ledger from being appended to through a link, even one made during the run', async () => {
+    const reports = join(dir, 'ledger-link');
+    await mkdir(reports);
+    const target = join(dir, 'not-a-ledger.txt');
+    await writeFile(target, 'precious');
+    await symlink(target, join(reports, 'ledger.jsonl'));
+    const ledger = new Ledger(reports, 'run-1');
+    assert.throws(
+      () => ledger.outcome({ code: 'c', status: 200, outcome: 'accepted' }),
+      (error: NodeJS.ErrnoException) => error.code === 'ELOOP',
+    );
+    assert.equal(await readFile(target, 'utf8'), 'precious');
   });
 
   it('gets each report whole by a rename: a linked report is replaced, never written through, and no temporary file stays', async () => {
