@@ -346,6 +346,15 @@ describe('buildCertification', () => {
       );
       assert.match(report.incomplete[0]?.reason ?? '', /Set PIX_ALLOW_PAYOUTS=1/);
       assertValid(report);
+      const properties = parseXml(renderJunit(report)).filter((e) => e.name === 'property');
+      assert.deepEqual(
+        properties.slice(0, 3).map((p) => [p.attributes.name, p.attributes.value]),
+        [
+          ['verdict', 'INCOMPLETE'],
+          ['exitCode', '0'],
+          ['complete', 'false'],
+        ],
+      );
     });
 
     it('exits 1 under PIX_REQUIRE_COMPLETE=1 and under PIX_STRICT=1', () => {

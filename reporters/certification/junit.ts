@@ -6,6 +6,7 @@
  *   judged because the suite went wrong is an error case carrying the errors, and the test suite's
  *   system-err lists every error once per cause.
  * - A case's time is the summed duration of the tests that evaluated the check.
+ * - The test suite's properties carry the run's verdict (INCOMPLETE included) and its exit code.
  * The text is already visible (no control character) and XML 1.0 allows the rest once escaped.
  */
 import { groupErrors, whereText } from './errors.ts';
@@ -63,10 +64,22 @@ export function renderJunit(report: Certification): string {
   const totals = `tests="${report.checks.length}" failures="${counts.FAILED}" errors="${errors}" skipped="${skipped}" time="${seconds(run.durationMs)}"`;
   const systemErr =
     report.suiteErrors.length === 0 ? [] : [`    <system-err>${xml(errorsText(report))}</system-err>`];
+  // The run's verdict, which no test case carries: a CI showing only cases would call INCOMPLETE green.
+  const properties = [
+    '    <properties>',
+    ...Object.entries({
+      verdict: report.verdict,
+      exitCode: String(report.exitCode),
+      complete: String(report.complete),
+      ...Object.fromEntries(report.incomplete.map((i) => [`incomplete.${i.cause}`, i.reason])),
+    }).map(([name, value]) => `      <property name="${xml(name)}" value="${xml(value)}"/>`),
+    '    </properties>',
+  ];
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="pix-conformance" ${totals}>`,
     `  <testsuite name="pix-conformance ${xml(run.mode)} ${xml(run.baseUrl)}" ${totals} timestamp="${xml(run.startTime)}">`,
+    ...properties,
     ...report.checks.map((check) => testCase(check, report)),
     ...systemErr,
     '  </testsuite>',
