@@ -1,76 +1,14 @@
 /**
  * The preflight tells a wrong PIX_BASE_URL from a provider that breaks the document, with one line
- * naming the variable, and lets every answer a real provider may give through to the checks. Each case
- * is a small local double: plain http, or https with a certificate made for the test.
+ * naming the variable, and lets every answer a real provider may give through to the checks.
  */
 import assert from 'node:assert/strict';
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError } from '../tests/_support/config.ts';
 import { preflight, PreflightError, TRUST_FIX } from '../tests/_support/preflight.ts';
+import { closing, json, listen, routerNotFound, serve, type Handler } from './support/answering-double.ts';
 import { selfSigned, type Certificate } from './support/certificates.ts';
-
-interface Received {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: string;
-}
-
-interface Double {
-  readonly url: string;
-  readonly received: Received[];
-  close(): Promise<void>;
-}
-
-type Handler = (path: string, res: ServerResponse) => void;
-
-async function listen(server: Server, scheme: 'http' | 'https'): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** Stops the server and drops its connections (http's keep-alive ones included). */
-function closing(server: Server & { closeAllConnections?: () => void }): () => Promise<void> {
-  return () =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections?.();
-    });
-}
-
-async function serve(handler: Handler, certificate?: Certificate): Promise<Double> {
-  const received: Received[] = [];
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const path = req.url ?? '';
-      received.push({
-        method: req.method ?? '',
-        path,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString(),
-      });
-      handler(path, res);
-    });
-  };
-  const server =
-    certificate === undefined ? createHttpServer(onRequest) : createHttpsServer(certificate, onRequest);
-  const url = await listen(server, certificate === undefined ? 'http' : 'https');
-  return { url, received, close: closing(server) };
-}
-
-const json = (res: ServerResponse, status: number, body: unknown): void => {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-};
-
-/** A JSON router's answer to any path it does not know, echoing the path and the time, as many do. */
-const routerNotFound = (path: string, res: ServerResponse): void => {
-  json(res, 404, { timestamp: new Date().toISOString(), status: 404, error: 'Not Found', path });
-};
 
 /** The one-line message preflight stops with, or undefined when it lets the run go on. */
 async function verdict(
