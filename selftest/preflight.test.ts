@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { createServer as createTcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { SCENARIOS } from '../sandbox/scenarios.ts';
+import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { ConfigError } from '../tests/_support/config.ts';
 import { preflight, PreflightError, TRUST_FIX } from '../tests/_support/preflight.ts';
 import { closing, json, listen, routerNotFound, serve, type Handler } from './support/answering-double.ts';
@@ -32,6 +34,7 @@ describe('preflight: what a provider may answer goes on to the checks', () => {
     ['403 JSON, as §5.4 names', (_, res) => json(res, 403, { error: 'forbidden' })],
     ['401 JSON', (_, res) => json(res, 401, { message: 'unauthorized' })],
     ['400 as text', (_, res) => res.writeHead(400, { 'content-type': 'text/plain' }).end('missing client_id')],
+    ["400 as an app server's HTML error page", (_, res) => res.writeHead(400, { 'content-type': 'text/html' }).end('<!doctype html><h1>HTTP Status 400</h1>')],
     ['500 JSON', (_, res) => json(res, 500, { error: 'internal' })],
     ['a gateway error page (502, HTML)', (_, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad gateway</html>')],
     ['a token without credentials (200)', (_, res) => json(res, 200, { access_token: 'x' })],
@@ -87,6 +90,28 @@ describe('preflight: nothing of this interface answers', () => {
     const message = await verdict(double.url.replace('//', '//user:s3cret-canary@'));
     assert.ok(message !== undefined && !message.includes('s3cret-canary'), message);
   });
+});
+
+describe('preflight against the sandbox, our reference provider', () => {
+  let sandbox: RunningSandbox;
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(() => sandbox.close());
+
+  it('lets every reading and every fault through to the checks', async () => {
+    for (const { name } of SCENARIOS)
+      assert.equal(await verdict(scenarioUrl(sandbox, name)), undefined, name);
+  });
+
+  for (const wrong of ['/s/reference/v1', '/v1', '/s/no-such-scenario']) {
+    it(`stops on the wrong base path ${wrong}`, async () => {
+      assert.match(
+        (await verdict(`${sandbox.url}${wrong}`)) ?? '',
+        /got 404, the same answer as a made-up path/,
+      );
+    });
+  }
 });
 
 describe('preflight: transport and TLS, one line each with the fix', () => {

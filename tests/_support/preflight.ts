@@ -4,17 +4,18 @@
  * variable), never a list of FAILED checks that blames the provider.
  *
  * The look is one harmless request, POST {base}/auth/token with no credentials and no body: it can
- * obtain no token and move no money. Nothing of this interface answers when that request gets
+ * obtain no token and move no money. Nothing of this interface answers there when it gets
  * - a redirect (3xx): the address is not where the API is, or not with this scheme;
- * - a web page (HTML) with a status below 500: a portal, a documentation site, a catch-all front end;
  * - 405: nothing there takes POST, and the token operation is a POST;
- * - 404 that is not JSON, or a JSON 404 that is the same answer a made-up path under the same base gets
- *   (same status, same content type, same body once the echoed path, numbers, times and ids are set
- *   aside): a router that knows no /auth/token.
- * Everything else goes on to the checks, which judge it: 400, 401 and 403 (a refusal, as §4.1 and §5.4
- * expect), any 5xx (a broken environment is the provider's to fix), a 2xx (a token without credentials
- * fails a check), and a JSON 404 unlike the made-up path's (the provider's own refusal, with a status
- * outside §7).
+ * - a 404 that is not JSON, or a JSON 404 that is the same answer a made-up path under the same base
+ *   gets (same status, same content type, same body once the echoed path, numbers, times and ids are
+ *   set aside): a router that knows no /auth/token;
+ * - a web page (HTML) with any other status, except a refusal the document names (400, 401, 403) and
+ *   a 5xx: a portal, a documentation site, a catch-all front end.
+ * Everything else goes on to the checks, which judge it: 400, 401 and 403 whatever their body (the
+ * refusals §4.1 and §5.4 expect; a body that is not JSON is the checks' to fail), any 5xx (a broken
+ * environment is the provider's to fix), a 2xx that is not a page (a token without credentials fails a
+ * check), and a JSON 404 unlike the made-up path's (the provider's own refusal, with a status outside §7).
  */
 import { randomBytes } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
@@ -171,14 +172,22 @@ function certificateProblem(url: URL, socket: TLSSocket): PreflightError | undef
   return fail(`the certificate of ${host} is refused (${printable(code)})`, TRUST_FIX);
 }
 
+/** One preflight: where, and within what time, over which TLS settings. */
+interface Attempt {
+  readonly base: URL;
+  readonly timeoutMs: number;
+  readonly deadline: number;
+  readonly tls: TlsSettings;
+}
+
 /**
  * Connects without sending anything. TLS is verified here rather than by OpenSSL refusing the
  * handshake, so the certificate can be described; nothing is sent unless it is verified.
  */
-function connect(url: URL, deadline: number, tls: TlsSettings, timeoutMs: number): Promise<Socket> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const secure = url.protocol === 'https:';
-  const port = Number(url.port || (secure ? 443 : 80));
+function connect({ base, deadline, tls, timeoutMs }: Attempt): Promise<Socket> {
+  const host = base.hostname.replace(/^\[|\]$/g, '');
+  const secure = base.protocol === 'https:';
+  const port = Number(base.port || (secure ? 443 : 80));
   return new Promise((resolve, reject) => {
     const socket = secure
       ? tlsConnect({
@@ -190,7 +199,7 @@ function connect(url: URL, deadline: number, tls: TlsSettings, timeoutMs: number
         })
       : netConnect({ host, port });
     const timer = setTimeout(() => {
-      stop(timeOut(url, timeoutMs));
+      stop(timeOut(base, timeoutMs));
     }, remaining(deadline));
     function stop(error: PreflightError): void {
       clearTimeout(timer);
@@ -198,10 +207,10 @@ function connect(url: URL, deadline: number, tls: TlsSettings, timeoutMs: number
       reject(error);
     }
     socket.once('error', (error: NodeJS.ErrnoException) => {
-      stop(connectionProblem(url, error));
+      stop(connectionProblem(base, error));
     });
     socket.once(secure ? 'secureConnect' : 'connect', () => {
-      const problem = secure ? certificateProblem(url, socket as TLSSocket) : undefined;
+      const problem = secure ? certificateProblem(base, socket as TLSSocket) : undefined;
       if (problem !== undefined) {
         stop(problem);
         return;
@@ -218,60 +227,60 @@ function mediaTypeOf(response: IncomingMessage): string {
   return /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : type === '' ? '' : 'an unusual content type';
 }
 
-/** POST `target` with no credentials and no body; reads the status, the headers and the body's start. */
-function ask(base: URL, target: URL, deadline: number, tls: TlsSettings, timeoutMs: number): Promise<Answer> {
-  return connect(base, deadline, tls, timeoutMs).then(
-    (socket) =>
-      new Promise((resolve, reject) => {
-        const req = request({
-          createConnection: () => socket,
-          method: 'POST',
-          path: target.pathname,
-          headers: {
-            host: target.host,
-            accept: 'application/json',
-            'content-length': '0',
-            connection: 'close',
-          },
+/**
+ * POST `target` with no credentials and no body, and read the status, the headers and the start of the
+ * body; at the deadline an answer already begun is judged on what has arrived.
+ */
+async function ask(attempt: Attempt, target: URL): Promise<Answer> {
+  const socket = await connect(attempt);
+  return new Promise((resolve, reject) => {
+    const req = request({
+      createConnection: () => socket,
+      method: 'POST',
+      path: target.pathname,
+      headers: { host: target.host, accept: 'application/json', 'content-length': '0', connection: 'close' },
+    });
+    let atDeadline = (): void => {
+      reject(timeOut(attempt.base, attempt.timeoutMs));
+    };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      atDeadline();
+    }, remaining(attempt.deadline));
+    // Also after the answer, when the sample is taken and the rest dropped: then rejecting is a no-op.
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(
+        fail(
+          `POST ${shown(target)} got no HTTP answer (${error.code ?? 'error'})`,
+          'Check that PIX_BASE_URL is right (https:// for a TLS port) and that the environment is up.',
+        ),
+      );
+    });
+    req.once('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = (): void => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve({
+          status: response.statusCode ?? 0,
+          mediaType: mediaTypeOf(response),
+          location: response.headers.location,
+          body: Buffer.concat(chunks).toString('utf8'),
         });
-        const timer = setTimeout(() => {
-          socket.destroy();
-          reject(timeOut(base, timeoutMs));
-        }, remaining(deadline));
-        // Also after the answer, when the sample is taken and the rest dropped: then rejecting is a no-op.
-        req.on('error', (error: NodeJS.ErrnoException) => {
-          clearTimeout(timer);
-          reject(
-            fail(
-              `POST ${shown(target)} got no HTTP answer (${error.code ?? 'error'})`,
-              'Check that PIX_BASE_URL is right (https:// for a TLS port) and that the environment is up.',
-            ),
-          );
-        });
-        req.once('response', (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          const done = (): void => {
-            clearTimeout(timer);
-            socket.destroy();
-            resolve({
-              status: response.statusCode ?? 0,
-              mediaType: mediaTypeOf(response),
-              location: response.headers.location,
-              body: Buffer.concat(chunks).toString('utf8'),
-            });
-          };
-          response.on('data', (chunk: Buffer) => {
-            chunks.push(chunk);
-            size += chunk.length;
-            if (size >= BODY_SAMPLE_BYTES) done();
-          });
-          response.once('end', done);
-          response.once('error', done);
-        });
-        req.end();
-      }),
-  );
+      };
+      atDeadline = done;
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= BODY_SAMPLE_BYTES) done();
+      });
+      response.once('end', done);
+      response.once('error', done);
+    });
+    req.end();
+  });
 }
 
 function looksLikeHtml(answer: Answer): boolean {
@@ -292,21 +301,23 @@ function looksLikeJson(answer: Answer): boolean {
   }
 }
 
+/** The refusals the document names for a token request (§4.1, §5.4, §7). */
+const REFUSALS = new Set([400, 401, 403]);
+
 /** What the token path's answer shows when it shows by itself that nothing of this interface is there. */
 function notAnInterfaceAnswer(answer: Answer, tokenUrl: URL): string | undefined {
-  if (answer.status >= 300 && answer.status < 400) {
-    const { location } = answer;
+  const { status, location, mediaType } = answer;
+  if (status >= 300 && status < 400) {
     const to =
       location !== undefined && URL.canParse(location, tokenUrl.href)
         ? printable(shown(new URL(location, tokenUrl)), 200)
         : 'nowhere';
-    return `a redirect (${answer.status}) to ${to}`;
+    return `a redirect (${status}) to ${to}`;
   }
-  if (answer.status < 500 && looksLikeHtml(answer)) return `a web page (${answer.status}, HTML)`;
-  if (answer.status === 405) return '405: nothing there takes POST';
-  if (answer.status === 404 && !looksLikeJson(answer))
-    return `404 (${answer.mediaType === '' ? 'no content type' : answer.mediaType})`;
-  return undefined;
+  if (status === 405) return '405: nothing there takes POST';
+  if (status === 404) return looksLikeJson(answer) ? undefined : `404 (${mediaType || 'no content type'})`;
+  if (REFUSALS.has(status) || status >= 500) return undefined;
+  return looksLikeHtml(answer) ? `a web page (${status}, HTML)` : undefined;
 }
 
 /** Every echo of the path (or of its end, after the base a router strips) becomes one placeholder. */
@@ -329,17 +340,11 @@ function normalised(answer: Answer, path: string): string {
  * A JSON 404 is a router's when a made-up path under the same base gets the same answer; any failure
  * to ask counts as different, so that only a proven mistake stops the run.
  */
-async function sameAsMadeUpPath(
-  base: URL,
-  token: { url: URL; answer: Answer },
-  deadline: number,
-  tls: TlsSettings,
-  timeoutMs: number,
-): Promise<boolean> {
-  const madeUp = under(base, `pix-certify-preflight-${randomBytes(6).toString('hex')}`);
+async function sameAsMadeUpPath(attempt: Attempt, tokenUrl: URL, answer: Answer): Promise<boolean> {
+  const madeUp = under(attempt.base, `pix-certify-preflight-${randomBytes(6).toString('hex')}`);
   try {
-    const answer = await ask(base, madeUp, deadline, tls, timeoutMs);
-    return normalised(answer, madeUp.pathname) === normalised(token.answer, token.url.pathname);
+    const other = await ask(attempt, madeUp);
+    return normalised(other, madeUp.pathname) === normalised(answer, tokenUrl.pathname);
   } catch {
     return false;
   }
@@ -347,19 +352,17 @@ async function sameAsMadeUpPath(
 
 /** Resolves when the interface may answer at `baseUrl`; throws PreflightError naming the mistake. */
 export async function preflight(baseUrl: string, timeoutMs: number, tls: TlsSettings = {}): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const base = new URL(baseUrl);
-  const tokenUrl = under(base, TOKEN_PATH);
-  const answer = await ask(base, tokenUrl, deadline, tls, timeoutMs);
+  const attempt: Attempt = { base: new URL(baseUrl), timeoutMs, deadline: Date.now() + timeoutMs, tls };
+  const tokenUrl = under(attempt.base, TOKEN_PATH);
+  const answer = await ask(attempt, tokenUrl);
   const why =
     notAnInterfaceAnswer(answer, tokenUrl) ??
-    (answer.status === 404 &&
-    (await sameAsMadeUpPath(base, { url: tokenUrl, answer }, deadline, tls, timeoutMs))
+    (answer.status === 404 && (await sameAsMadeUpPath(attempt, tokenUrl, answer))
       ? '404, the same answer as a made-up path'
       : undefined);
   if (why === undefined) return;
   throw fail(
-    `nothing of this interface answers at ${shown(base).replace(/\/$/, '')}: POST ${shown(tokenUrl)} got ${why}`,
+    `nothing of this interface answers at ${shown(attempt.base).replace(/\/$/, '')}: POST ${shown(tokenUrl)} got ${why}`,
     "Give the provider's base address, the part before /auth/token (e.g. https://api.example.com/v1).",
   );
 }
