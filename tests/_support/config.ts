@@ -1,6 +1,7 @@
 /**
  * The suite's public configuration: the PIX_* variables. Everything is validated before any
- * request, and a problem stops the run with one message naming the variable and what to do.
+ * request, and the problems found stop the run, all at once, one line each naming the variable and
+ * what to do.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
