@@ -2,8 +2,9 @@
  * npm run certify: validates the configuration, checks the environment can be reached and the payout
  * plan fits the budget, runs the Playwright suite and exits 0 (no FAILED), 1 (FAILED, or WARNING under
  * PIX_STRICT=1, or INCOMPLETE under PIX_REQUIRE_COMPLETE=1 or PIX_STRICT=1, or a regression since the
- * baseline under PIX_FAIL_ON_DRIFT=1) or 2 (configuration or suite error, or no certification written). `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier
- * one; Playwright's own flags pass through.
+ * baseline under PIX_FAIL_ON_DRIFT=1) or 2 (configuration or suite error, or no certification written).
+ * `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier one; `--help` and
+ * `--version` print and exit 0; Playwright's own flags pass through.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -13,15 +14,25 @@ import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { reportDirProblem } from '../reporters/certification/files.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
-import { preflight, PreflightError } from '../tests/_support/preflight.ts';
+import { preflight } from '../tests/_support/preflight.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
 
+/** Exit 2 with the message, each of its lines prefixed so that CI logs show whose they are. */
 function stop(message: string): never {
-  process.stderr.write(`pix-certify: ${message}\n`);
+  for (const line of message.split('\n')) process.stderr.write(`pix-certify: ${line}\n`);
   process.exit(EXIT.error);
+}
+
+/** --help and --version answer before the configuration is read: a broken one must not hide them. */
+async function answerInfoFlags(args: readonly string[]): Promise<void> {
+  const help = args.includes('--help') || args.includes('-h');
+  if (!help && !args.includes('--version')) return;
+  const { helpText, versionText } = await import('./usage.ts');
+  process.stdout.write(`${help ? helpText() : versionText()}\n`);
+  process.exit(EXIT.passed);
 }
 
 function printDryRun(plan: string, checks: readonly CheckDefinition[]): void {
@@ -87,6 +98,7 @@ async function baselineEnvironment(
 }
 
 async function main(): Promise<void> {
+  await answerInfoFlags(process.argv.slice(2));
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
   const listOnly = args.includes('--list');
   const passThrough = args.filter((a) => a !== '--list');
@@ -120,7 +132,7 @@ async function main(): Promise<void> {
     try {
       await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
     } catch (error) {
-      if (error instanceof PreflightError) stop(`PIX_BASE_URL: ${error.message}`);
+      if (error instanceof ConfigError) stop(error.message);
       throw error;
     }
   }
