@@ -13,13 +13,14 @@ import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { preflight, PreflightError } from '../tests/_support/preflight.ts';
+import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
 
 function stop(message: string): never {
-  process.stderr.write(`pix-certify: ${message}\n`);
+  process.stderr.write(`pix-certify: ${redact(message)}\n`);
   process.exit(EXIT.error);
 }
 
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) stop(error.message);
     throw error;
   }
+  registerConfigSecrets(config);
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
   // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { keyKindOf, keyProblem, isValidDocument } from './pix/keys.ts';
+import { MIN_SECRET_LENGTH } from './redact.ts';
 
 export type Mode = 'mock' | 'live';
 
@@ -46,6 +47,8 @@ export interface Config {
   readonly maxTotal: number;
   readonly codePrefix: string;
   readonly requestTimeoutMs: number;
+  /** Bytes of a response body, counted after decompression, past which the exchange is a transport error. */
+  readonly maxResponseBytes: number;
   readonly dryRun: boolean;
   readonly baseline: string | undefined;
   readonly failOnDrift: boolean;
@@ -86,6 +89,7 @@ export const VARIABLES = [
   'PIX_WEBHOOK_PUBLIC_URL',
   'PIX_WEBHOOK_TIMEOUT_MS',
   'PIX_REQUEST_TIMEOUT_MS',
+  'PIX_MAX_RESPONSE_BYTES',
   'PIX_REPORT_DIR',
   'PIX_STRICT',
   'PIX_DRY_RUN',
@@ -97,11 +101,18 @@ export const VARIABLES = [
 ] as const;
 
 /** Set by the suite itself for its worker processes; not part of the user's interface. */
-export const INTERNAL_VARIABLES = ['PIX_MOCK_URL', 'PIX_RUN_ID', 'PIX_WEBHOOK_CONTROL_URL'] as const;
+export const INTERNAL_VARIABLES = [
+  'PIX_MOCK_URL',
+  'PIX_RUN_ID',
+  'PIX_WEBHOOK_CONTROL_URL',
+  'PIX_SECRETS_DIR',
+] as const;
 
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
 export const DEFAULT_MAX_PAYOUTS = 60;
 export const DEFAULT_AMOUNT = '0.01';
+/** Far above any real answer of the two operations, far below what would strain memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** The mock accepts any credential value; these placeholders only make the requests well-formed. */
 const MOCK_CREDENTIALS = {
@@ -176,6 +187,16 @@ class Reader {
   }
 }
 
+/** A shorter secret cannot be masked safely in reports and logs (see MIN_SECRET_LENGTH in redact.ts). */
+function maskable(name: string, secret: string): string {
+  if (secret.length >= MIN_SECRET_LENGTH) return secret;
+  throw new ConfigError(
+    name,
+    `holds a secret of ${secret.length} characters, too short to be masked safely in reports and logs`,
+    `Use a credential of at least ${MIN_SECRET_LENGTH} characters.`,
+  );
+}
+
 function checkUnknownVariables(env: Env): void {
   const known = new Set<string>([...VARIABLES, ...INTERNAL_VARIABLES]);
   for (const name of Object.keys(env)) {
@@ -215,6 +236,7 @@ function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
   if (url.search !== '' || url.hash !== '') {
     throw new ConfigError('PIX_BASE_URL', 'has a query or fragment', 'Give only the base address.');
   }
+  if (url.password !== '' || url.username !== '') maskable('PIX_BASE_URL', url.password || url.username);
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -341,8 +363,11 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
   const credentials = live
     ? {
         clientId: read.required('PIX_CLIENT_ID', why),
-        clientSecret: read.required('PIX_CLIENT_SECRET', why),
-        certClient: readCertClient(read),
+        clientSecret: maskable('PIX_CLIENT_SECRET', read.required('PIX_CLIENT_SECRET', why)),
+        certClient: maskable(
+          read.text('PIX_CERT_FILE') === undefined ? 'PIX_CERT_CLIENT' : 'PIX_CERT_FILE',
+          readCertClient(read),
+        ),
       }
     : MOCK_CREDENTIALS;
   const { amountText, amount } = readAmount(read);
@@ -376,6 +401,12 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
     maxTotal: readMaxTotal(read, Math.round(maxPayouts * amount * 100) / 100),
     codePrefix,
     requestTimeoutMs: read.integer('PIX_REQUEST_TIMEOUT_MS', 10_000, 100, 300_000),
+    maxResponseBytes: read.integer(
+      'PIX_MAX_RESPONSE_BYTES',
+      DEFAULT_MAX_RESPONSE_BYTES,
+      1_024,
+      1_073_741_824,
+    ),
     dryRun: read.flag('PIX_DRY_RUN'),
     baseline: read.text('PIX_BASELINE'),
     failOnDrift: read.flag('PIX_FAIL_ON_DRIFT'),

@@ -2,12 +2,14 @@
  * Prints the payout plan and refuses one over budget (again, for runs started with npx playwright
  * test rather than bin/certify.ts), then starts what a run needs before any test (the embedded mock
  * in mock mode, the webhook receiver) and stops it after the last one, also when the run fails or
- * is interrupted. Workers learn the addresses through PIX_* variables set here.
+ * is interrupted. Workers learn the addresses, and where the run's secrets registry is, through PIX_*
+ * variables set here.
  */
 import type { FullConfig } from '@playwright/test';
 import { loadConfig } from './config.ts';
 import { startMock } from './mock/prism.ts';
 import { budgetProblem, describePlan, planFor } from './plan.ts';
+import { openSecretsRegistry, registerConfigSecrets } from './redact.ts';
 import { newRunId } from './target.ts';
 import { startReceiver } from './webhook/receiver.ts';
 
@@ -19,6 +21,9 @@ async function stopAll(stops: Stop[]): Promise<void> {
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = loadConfig();
+  // First, so that whatever this process or a worker prints from now on is masked.
+  openSecretsRegistry();
+  registerConfigSecrets(config);
   const plan = planFor(config);
   process.stdout.write(`${describePlan(config, plan)}\n`);
   const problem = budgetProblem(config, plan);
