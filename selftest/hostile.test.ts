@@ -27,10 +27,20 @@ function filesUnder(dir: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** The forms a leak would take: raw, base64 (the part that does not depend on padding) and URL-encoded. */
+/**
+ * The forms a leak would take: raw, base64 (the part that does not depend on padding), URL-encoded,
+ * and either half of it, which is what a secret cut in two before it was masked leaves.
+ */
 function leakForms(secret: string): string[] {
   const base64 = Buffer.from(secret).toString('base64');
-  return [secret, base64.slice(0, Math.floor((secret.length * 4) / 3)), encodeURIComponent(secret)];
+  const half = Math.floor(secret.length / 2);
+  return [
+    secret,
+    base64.slice(0, Math.floor((secret.length * 4) / 3)),
+    encodeURIComponent(secret),
+    secret.slice(0, half),
+    secret.slice(half),
+  ];
 }
 
 /** Splits a line written with single quotes and `'\''`, as exchange.ts writes curl lines. */
@@ -73,10 +83,10 @@ describe('against a hostile provider', () => {
   writeFileSync(certFile, pem);
   const credentials = {
     clientId: 'hostile-client',
-    clientSecret: `hostile-secret-${randomBytes(8).toString('hex')}`,
+    clientSecret: `hostile-secret-${randomBytes(12).toString('hex')}`,
     certClient: Buffer.from(pem).toString('base64'),
     user: 'hostile-user',
-    password: `hostile-pass-${randomBytes(8).toString('hex')}`,
+    password: `hostile-pass-${randomBytes(12).toString('hex')}`,
   };
   const pemBody = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
   let double: HostileDouble;

@@ -81,6 +81,8 @@ export interface HostileDouble {
 const HUGE_BODY_BYTES = 200 * 1024 * 1024;
 const ENDLESS_SAFETY_BYTES = 2 * 1024 * 1024 * 1024;
 const MANY_FIELDS = 200_000;
+/** Where a secret starts in a refusal's text, so that it crosses the 300th character. */
+const ACROSS = 296;
 const ESCAPES = '\x1b[2J\x1b]0;certified\x07\x1b[8mhidden verdict\x1b[28m \uFFFE\uFFFF';
 const WEBHOOK_OVERSIZE_BYTES = 2 * 1024 * 1024;
 
@@ -160,12 +162,18 @@ export async function startHostileDouble(
     res.writeHead(status, { 'content-type': type }).end(body);
   };
 
-  /** A refusal that leaks whatever the switches say, as JSON or, every other time, as text/plain. */
+  /**
+   * A refusal that leaks whatever the switches say, as JSON or, every other time, as text/plain. Escapes
+   * and the secret across the 300th character come first, where a description of the body shows them.
+   */
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number): void => {
     const latest = issued.at(-1) ?? 'no-token-issued-yet';
     const secret = credentials.clientSecret;
-    const leaks: Record<string, unknown> = {
-      ...(switches.secretAcross300 === true ? { detail: `${'x'.repeat(285)}${latest} ${secret}` } : {}),
+    const lead = switches.escapes === true ? ESCAPES : '';
+    const leaks = (shownLead: string, before: number): Record<string, unknown> => ({
+      ...(switches.secretAcross300 === true
+        ? { detail: `${lead}${'x'.repeat(ACROSS - before - shownLead.length)}${latest} ${secret}` }
+        : { detail: lead }),
       error: 'refused by the hostile double',
       ...(switches.echoHeaders === true ? { received: req.headers } : {}),
       ...(switches.echoAllTokens === true ? { tokens: issued } : {}),
@@ -179,14 +187,14 @@ export async function startHostileDouble(
         : {}),
       ...(switches.tokenAsKey === true ? { [latest]: 'a token as a member name' } : {}),
       ...(switches.pemEcho === true ? { pem, pemBody: pem.replace(/-----[^-]+-----|\s/g, '') } : {}),
-      ...(switches.escapes === true ? { message: ESCAPES } : {}),
-    };
+    });
     refusals += 1;
     if (refusals % 2 === 0) {
-      send(res, status, 'application/json', JSON.stringify(leaks));
+      const body = leaks(JSON.stringify(lead).slice(1, -1), '{"detail":"'.length);
+      send(res, status, 'application/json', JSON.stringify(body));
       return;
     }
-    const lines = Object.entries(leaks).map(
+    const lines = Object.entries(leaks(lead, 'detail: '.length)).map(
       ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
     );
     send(res, status, 'text/plain', lines.join('\n'));

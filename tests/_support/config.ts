@@ -112,7 +112,7 @@ export const INTERNAL_VARIABLES = [
 export const DEFAULT_MAX_PAYOUTS = 60;
 export const DEFAULT_AMOUNT = '0.01';
 /** Far above any real answer of the two operations, far below what would strain memory. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** The mock accepts any credential value; these placeholders only make the requests well-formed. */
 const MOCK_CREDENTIALS = {

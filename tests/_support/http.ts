@@ -76,7 +76,7 @@ const hasHeader = (headers: Readonly<Record<string, string>>, name: string): boo
  * Content-Length and Connection where the caller did not set them, and the URL without user-info,
  * which is never sent (the document authenticates with headers).
  */
-export function onTheWire(request: SentRequest): SentRequest {
+function onTheWire(request: SentRequest): SentRequest {
   const url = new URL(request.url);
   url.username = '';
   url.password = '';

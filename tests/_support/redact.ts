@@ -31,7 +31,7 @@ const SECRETS_FILE = 'secrets.jsonl';
 export const MIN_SECRET_LENGTH = 8;
 
 /** Header names whose values are credentials, compared case-insensitively. */
-export const SECRET_HEADERS: ReadonlySet<string> = new Set([
+const SECRET_HEADERS: ReadonlySet<string> = new Set([
   'authorization',
   'client_secret',
   'cert_client',
@@ -56,7 +56,7 @@ export type SecretKind = 'token' | 'secret';
  * Masks a value so that two different secrets stay distinguishable without revealing either:
  * tokens keep their length and last four characters, other secrets only their length.
  */
-export function mask(value: string, kind: SecretKind = 'secret'): string {
+function mask(value: string, kind: SecretKind = 'secret'): string {
   if (kind === 'token' && value.length >= 16) return `***(${value.length} chars, …${value.slice(-4)})`;
   return `***(${value.length} chars)`;
 }

@@ -8,16 +8,12 @@
 import type { JsonValue } from './checks/types.ts';
 import { excerpt, redactJson } from './redact.ts';
 
-export interface JsonLimits {
-  readonly depth: number;
-  /** Members of an object or items of an array. */
-  readonly width: number;
-  /** Characters of a string or a member name. */
-  readonly text: number;
-}
-
-/** Enough for any real response; a token response with 200,000 fields stays a few kilobytes. */
-export const REPORT_LIMITS: JsonLimits = { depth: 4, width: 100, text: 300 };
+/**
+ * Enough for any real response; a token response with 200,000 fields stays a few kilobytes. Width
+ * counts the members of an object or the items of an array; text, the characters of a string or a
+ * member name.
+ */
+const LIMITS = { depth: 4, width: 100, text: 300 } as const;
 
 /** The member that stands for those left out. */
 const MORE = '…';
@@ -47,31 +43,31 @@ export function shapeOf(value: JsonValue | undefined, depth = 0): JsonValue {
   if (value === undefined) return 'not JSON';
   if (value === null) return 'null';
   if (Array.isArray(value))
-    return value.length === 0 || depth >= REPORT_LIMITS.depth ? 'array' : [shapeOf(value[0], depth + 1)];
+    return value.length === 0 || depth >= LIMITS.depth ? 'array' : [shapeOf(value[0], depth + 1)];
   if (typeof value === 'object')
-    return depth >= REPORT_LIMITS.depth
+    return depth >= LIMITS.depth
       ? 'object'
-      : within(value, REPORT_LIMITS.width, (member) => shapeOf(member, depth + 1));
+      : within(value, LIMITS.width, (member) => shapeOf(member, depth + 1));
   return typeof value;
 }
 
 /** Drops what lies beyond the caps; strings stay whole, so that masking sees every secret entire. */
-function prune(value: JsonValue, limits: JsonLimits, depth: number): JsonValue {
+function prune(value: JsonValue, depth: number): JsonValue {
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= limits.depth) return Array.isArray(value) ? 'array' : 'object';
-  return within(value, limits.width, (member) => prune(member, limits, depth + 1));
+  if (depth >= LIMITS.depth) return Array.isArray(value) ? 'array' : 'object';
+  return within(value, LIMITS.width, (member) => prune(member, depth + 1));
 }
 
-function cut(value: JsonValue, limits: JsonLimits): JsonValue {
-  if (typeof value === 'string') return excerpt(value, limits.text);
+function cut(value: JsonValue): JsonValue {
+  if (typeof value === 'string') return excerpt(value, LIMITS.text);
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => cut(item, limits));
+  if (Array.isArray(value)) return value.map(cut);
   return Object.fromEntries(
-    Object.entries(value).map(([name, member]) => [excerpt(name, limits.text), cut(member, limits)]),
+    Object.entries(value).map(([name, member]) => [excerpt(name, LIMITS.text), cut(member)]),
   );
 }
 
 /** A redacted copy of a value within the limits: pruned, then masked, then its strings cut. */
-export function boundedJson(value: JsonValue, limits: JsonLimits = REPORT_LIMITS): JsonValue {
-  return cut(redactJson(prune(value, limits, 0)), limits);
+export function boundedJson(value: JsonValue): JsonValue {
+  return cut(redactJson(prune(value, 0)));
 }
