@@ -188,11 +188,11 @@ class Reader {
 }
 
 /** A shorter secret cannot be masked safely in reports and logs (see MIN_SECRET_LENGTH in redact.ts). */
-function maskable(name: string, secret: string): string {
+function maskable(name: string, secret: string, what = 'the secret'): string {
   if (secret.length >= MIN_SECRET_LENGTH) return secret;
   throw new ConfigError(
     name,
-    `holds a secret of ${secret.length} characters, too short to be masked safely in reports and logs`,
+    `${what} is ${secret.length} characters long, too short to be masked safely in reports and logs`,
     `Use a credential of at least ${MIN_SECRET_LENGTH} characters.`,
   );
 }
@@ -236,7 +236,8 @@ function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
   if (url.search !== '' || url.hash !== '') {
     throw new ConfigError('PIX_BASE_URL', 'has a query or fragment', 'Give only the base address.');
   }
-  if (url.password !== '' || url.username !== '') maskable('PIX_BASE_URL', url.password || url.username);
+  if (url.password !== '' || url.username !== '')
+    maskable('PIX_BASE_URL', url.password || url.username, 'the credential in its user-info');
   return url.toString().replace(/\/+$/, '');
 }
 

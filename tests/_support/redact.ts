@@ -65,7 +65,7 @@ const isMasked = (value: string): boolean => value.startsWith('***');
 
 // --- The registry ------------------------------------------------------------------------------
 
-const known = new Set<string>();
+const known = new Map<string, SecretKind>();
 /** Every form a registered secret may take in text, and the mask that replaces it. */
 const forms = new Map<string, string>();
 let formPattern: RegExp | undefined;
@@ -76,6 +76,8 @@ let registry = { path: '', offset: 0 };
 export function openSecretsRegistry(): string {
   const dir = mkdtempSync(join(tmpdir(), 'pix-secrets-'));
   process.env[SECRETS_DIR_VARIABLE] = dir;
+  // What this process learnt before (the reporter is built before global setup) is shared too.
+  for (const [value, kind] of known) append(value, kind);
   // 'exit' also fires after a failed run and after Playwright's own SIGINT handling; the reporter
   // runs after global teardown, so the file must outlive it.
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -112,7 +114,7 @@ function formsOf(value: string): string[] {
 /** Adds a secret to this process's view; false when it was known or is too short to mask. */
 function learn(value: string, kind: SecretKind): boolean {
   if (value.length < MIN_SECRET_LENGTH || known.has(value)) return false;
-  known.add(value);
+  known.set(value, kind);
   const masked = mask(value, kind);
   for (const form of formsOf(value)) {
     if (form.length >= MIN_SECRET_LENGTH && !forms.has(form)) forms.set(form, masked);
@@ -154,7 +156,10 @@ function sync(): void {
 export function registerSecret(value: string | undefined, kind: SecretKind = 'secret'): void {
   if (value === undefined) return;
   sync();
-  if (!learn(value, kind)) return;
+  if (learn(value, kind)) append(value, kind);
+}
+
+function append(value: string, kind: SecretKind): void {
   const path = registryPath();
   if (path !== undefined) appendFileSync(path, `${JSON.stringify({ value, kind })}\n`, { mode: 0o600 });
 }
