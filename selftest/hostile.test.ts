@@ -3,8 +3,8 @@
  * run with every switch that does not get in another's way: our secrets echoed back in every form,
  * tokens where refusals were due, a 200 MB body, an endless body, a gzip bomb, a token answer with
  * 200,000 fields, terminal escapes. Then: no secret or token in any file the run wrote or anything
- * it printed; the run's whole process tree stayed small and the run short; what the double received
- * is what the suite recorded, and what its curl line sends.
+ * it printed; the run's whole process tree stayed small in memory and in work; what the double
+ * received is what the suite recorded, and what its curl line sends.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -92,7 +92,7 @@ describe('against a hostile provider', () => {
   let double: HostileDouble;
   let run: SuiteRun;
   let tree: TreeWatch;
-  let seconds: number;
+  let seconds = 0;
 
   before(async () => {
     double = await startHostileDouble(credentials, {
@@ -200,13 +200,14 @@ describe('against a hostile provider', () => {
     assert.ok(!existsSync(tree.secretsDir));
   });
 
-  it('stays bounded under a 200 MB body, an endless body and a gzip bomb: under 1 GB and 40 s', () => {
+  // The run's processor time stands for its duration: wall time on a shared machine measures the
+  // machine. An unbounded endless body alone would cost the request time-out (60 s) of reading.
+  it('stays bounded under a 200 MB body, an endless body and a gzip bomb: under 1 GB and 40 s of work', (t) => {
     assert.ok(tree.samples > 0);
-    assert.ok(
-      tree.peakRssBytes < 1024 * MB,
-      `peak RSS of the run's processes: ${Math.round(tree.peakRssBytes / MB)} MB`,
-    );
-    assert.ok(seconds < 40, `the run took ${seconds.toFixed(1)} s`);
+    const measured = `peak ${Math.round(tree.peakRssBytes / MB)} MB, ${tree.cpuSeconds.toFixed(1)} s of processor time, ${seconds.toFixed(1)} s of wall time`;
+    t.diagnostic(measured);
+    assert.ok(tree.peakRssBytes < 1024 * MB, measured);
+    assert.ok(tree.cpuSeconds < 40, measured);
   });
 
   it('writes the withdrawal answered with the huge body as outcome unknown in the ledger', () => {

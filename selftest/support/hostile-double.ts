@@ -121,15 +121,35 @@ function stream(res: ServerResponse, total: number, chunk: Buffer): void {
   pump();
 }
 
-function post(url: string, headers: Record<string, string>, body: Buffer, cutAfter?: number): void {
-  const req = request(url, {
-    method: 'POST',
-    headers: { ...headers, 'content-length': String(body.length) },
+/** POSTs a body, or only its first `cutAfter` bytes before dropping the connection; settles either way. */
+function post(url: string, headers: Record<string, string>, body: Buffer, cutAfter?: number): Promise<void> {
+  return new Promise((resolve) => {
+    const req = request(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(body.length) },
+    });
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.on('response', (res) => res.resume());
+    if (cutAfter === undefined) req.end(body);
+    else req.write(body.subarray(0, cutAfter), () => req.destroy());
   });
-  req.on('error', () => undefined);
-  req.on('response', (res) => res.resume());
-  if (cutAfter === undefined) req.end(body);
-  else req.write(body.subarray(0, cutAfter), () => req.destroy());
+}
+
+/** Deliveries to random paths of the receiver, a few at a time so that the double's sockets stay bounded. */
+async function flood(origin: string, count: number, payload: Buffer): Promise<void> {
+  let sent = 0;
+  const one = async (): Promise<void> => {
+    while (sent < count) {
+      sent += 1;
+      await post(
+        `${origin}/${randomBytes(16).toString('hex')}`,
+        { 'content-type': 'application/json' },
+        payload,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, one));
 }
 
 export async function startHostileDouble(
@@ -249,14 +269,15 @@ export async function startHostileDouble(
   const webhooks = (postBackUrl: string, code: string): void => {
     const payload = Buffer.from(JSON.stringify({ code, status: 'PAID' }));
     const json = { 'content-type': 'application/json' };
-    if (switches.webhookHalfBody === true) post(postBackUrl, json, payload, Math.floor(payload.length / 2));
+    if (switches.webhookHalfBody === true)
+      void post(postBackUrl, json, payload, Math.floor(payload.length / 2));
     if (switches.webhookOversize === true)
-      post(postBackUrl, json, Buffer.alloc(WEBHOOK_OVERSIZE_BYTES, 0x20));
+      void post(postBackUrl, json, Buffer.alloc(WEBHOOK_OVERSIZE_BYTES, 0x20));
     const strays = switches.strayDeliveries ?? 0;
     if (strays > 0 && !strayFloodSent) {
       strayFloodSent = true;
       const origin = new URL(postBackUrl).origin;
-      for (let i = 0; i < strays; i++) post(`${origin}/${randomBytes(8).toString('hex')}`, json, payload);
+      void flood(origin, strays, payload);
     }
   };
 
