@@ -3,7 +3,7 @@
  * plan fits the budget, runs the Playwright suite and exits 0 (no FAILED), 1 (FAILED, or WARNING under
  * PIX_STRICT=1, or a regression since the baseline under PIX_FAIL_ON_DRIFT=1) or 2 (configuration or
  * suite error). `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier
- * one; Playwright's own flags pass through.
+ * one; `--help` and `--version` print and exit 0; Playwright's own flags pass through.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -12,16 +12,26 @@ import { join, resolve } from 'node:path';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
-import { preflight, PreflightError } from '../tests/_support/preflight.ts';
+import { preflight } from '../tests/_support/preflight.ts';
 import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
 
+/** Exit 2 with the message, each of its lines prefixed so that CI logs show whose they are. */
 function stop(message: string): never {
-  process.stderr.write(`pix-certify: ${redact(message)}\n`);
+  for (const line of redact(message).split('\n')) process.stderr.write(`pix-certify: ${line}\n`);
   process.exit(EXIT.error);
+}
+
+/** --help and --version answer before the configuration is read: a broken one must not hide them. */
+async function answerInfoFlags(args: readonly string[]): Promise<void> {
+  const help = args.includes('--help') || args.includes('-h');
+  if (!help && !args.includes('--version')) return;
+  const { helpText, versionText } = await import('./usage.ts');
+  process.stdout.write(`${help ? helpText() : versionText()}\n`);
+  process.exit(EXIT.passed);
 }
 
 function printDryRun(plan: string, checks: readonly CheckDefinition[]): void {
@@ -87,6 +97,7 @@ async function baselineEnvironment(
 }
 
 async function main(): Promise<void> {
+  await answerInfoFlags(process.argv.slice(2));
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
   const listOnly = args.includes('--list');
   const passThrough = args.filter((a) => a !== '--list');
@@ -119,7 +130,7 @@ async function main(): Promise<void> {
     try {
       await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
     } catch (error) {
-      if (error instanceof PreflightError) stop(`PIX_BASE_URL: ${error.message}`);
+      if (error instanceof ConfigError) stop(error.message);
       throw error;
     }
   }

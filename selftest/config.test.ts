@@ -1,26 +1,33 @@
 /** The configuration is the suite's public interface: every mistake stops the run with a message naming the variable. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../tests/_support/config.ts';
+import { parseEnv } from 'node:util';
+import { ConfigError, environmentWithDotEnv, loadConfig, VARIABLES } from '../tests/_support/config.ts';
 import { isValidCnpj, isValidCpf, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 
-const LIVE = {
-  PIX_BASE_URL: 'https://api.example.com',
+const LIVE_WITHOUT_TARGET = {
   PIX_CLIENT_ID: 'client',
   PIX_CLIENT_SECRET: 'secret-value',
   PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
 };
 
-function problemWith(env: Record<string, string>): string {
+const LIVE = { PIX_BASE_URL: 'https://api.example.com', ...LIVE_WITHOUT_TARGET };
+
+function refusal(env: Record<string, string>): ConfigError {
   try {
     loadConfig(env);
   } catch (error) {
     assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
-    return error.variable;
+    return error;
   }
   assert.fail('the configuration was accepted');
 }
+
+const problemWith = (env: Record<string, string>): string => refusal(env).variable;
 
 describe('configuration', () => {
   it('runs against the embedded mock with nothing set', () => {
@@ -90,6 +97,116 @@ describe('configuration', () => {
       loadConfig({ ...LIVE, PIX_BASE_URL: 'http://127.0.0.1:4020' }).baseUrl,
       'http://127.0.0.1:4020',
     );
+  });
+});
+
+describe('an explicit target: variables only a provider uses need PIX_BASE_URL', () => {
+  for (const [what, baseUrl] of [
+    ['empty (a CI secret that does not exist)', { PIX_BASE_URL: '' }],
+    ['unset', {}],
+  ] as const) {
+    it(`stops when PIX_BASE_URL is ${what}, naming it and every live-only variable set`, () => {
+      const error = refusal({ ...baseUrl, ...LIVE_WITHOUT_TARGET, ...TEST_PAYEE, PIX_ALLOW_INSECURE: '1' });
+      assert.equal(error.problems.length, 1);
+      assert.equal(error.variable, 'PIX_BASE_URL');
+      assert.match(
+        error.message,
+        baseUrl.PIX_BASE_URL === '' ? /^PIX_BASE_URL: is empty,/ : /^PIX_BASE_URL: is not set,/,
+      );
+      for (const name of [
+        ...Object.keys(LIVE_WITHOUT_TARGET),
+        ...Object.keys(TEST_PAYEE),
+        'PIX_ALLOW_INSECURE',
+      ])
+        assert.ok(error.message.includes(name), `${name} is named`);
+      assert.ok(!error.message.includes(LIVE.PIX_CLIENT_SECRET), 'names, never values');
+    });
+  }
+
+  it('lets the flags at their default (0), as .env.example sets them, run the mock', () => {
+    assert.equal(loadConfig({ PIX_ALLOW_PAYOUTS: '0', PIX_ALLOW_INSECURE: '0' }).mode, 'mock');
+  });
+
+  it('runs the mock from an unedited copy of .env.example', () => {
+    const example = parseEnv(readFileSync(join(import.meta.dirname, '..', '.env.example'), 'utf8'));
+    assert.equal(loadConfig(example).mode, 'mock');
+  });
+});
+
+describe('every problem at once, one line each', () => {
+  it('lists every missing variable of a live run with payouts', () => {
+    const error = refusal({
+      PIX_BASE_URL: 'https://api.example.com',
+      PIX_ALLOW_PAYOUTS: '1',
+      PIX_STRICT: 'yes',
+    });
+    assert.deepEqual(
+      error.problems.map((p) => p.variable),
+      [
+        'PIX_CLIENT_ID',
+        'PIX_CLIENT_SECRET',
+        'PIX_CERT_CLIENT',
+        'PIX_PAYEE_KEY_TYPE',
+        'PIX_PAYEE_KEY',
+        'PIX_PAYEE_DOCUMENT',
+        'PIX_PAYEE_NAME',
+        'PIX_STRICT',
+      ],
+    );
+    const lines = error.message.split('\n');
+    assert.equal(lines.length, error.problems.length);
+    for (const [i, line] of lines.entries())
+      assert.ok(line.startsWith(`${error.problems[i]?.variable ?? ''}: `), line);
+  });
+
+  it('suggests the variable a typo meant, and reports the rest too', () => {
+    const error = refusal({ PIX_ALLOW_PAYOUT: '1', PIX_AMONT: '0.02', PIX_URL: 'x', PIX_AMOUNT: '0' });
+    assert.deepEqual(error.message.split('\n'), [
+      'PIX_ALLOW_PAYOUT: is not a variable of this suite. Did you mean PIX_ALLOW_PAYOUTS?',
+      'PIX_AMONT: is not a variable of this suite. Did you mean PIX_AMOUNT?',
+      'PIX_URL: is not a variable of this suite. Check the spelling: npm run certify -- --help and .env.example list every variable.',
+      "PIX_AMOUNT: is '0'. Use a positive amount in BRL with at most two decimals, e.g. 0.01.",
+    ]);
+  });
+
+  it('keeps the one-problem form of ConfigError for the code that throws it', () => {
+    const error = new ConfigError('PIX_X', 'is wrong', 'Fix it.');
+    assert.equal(error.message, 'PIX_X: is wrong. Fix it.');
+    assert.equal(error.variable, 'PIX_X');
+    assert.deepEqual(error.problems, [{ variable: 'PIX_X', line: 'PIX_X: is wrong. Fix it.' }]);
+  });
+});
+
+describe('.env', () => {
+  const dotEnv = (text: string): string => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pix-dotenv-')), '.env');
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('parses one that starts with a UTF-8 byte order mark and has CRLF line ends', () => {
+    const env = environmentWithDotEnv(
+      {},
+      dotEnv('\uFEFFPIX_AMOUNT=0.02\r\nPIX_STRICT=1\r\nPIX_CODE_PREFIX="ci-"\r\n'),
+    );
+    const config = loadConfig(env);
+    assert.equal(config.amountText, '0.02');
+    assert.equal(config.strict, true);
+    assert.equal(config.codePrefix, 'ci-');
+  });
+
+  it('is overridden by the environment', () => {
+    const env = environmentWithDotEnv({ PIX_AMOUNT: '0.03' }, dotEnv('PIX_AMOUNT=0.02\n'));
+    assert.equal(loadConfig(env).amountText, '0.03');
+  });
+});
+
+describe('the variables table', () => {
+  it('.env.example documents exactly the variables the suite reads', () => {
+    const example = Object.keys(
+      parseEnv(readFileSync(join(import.meta.dirname, '..', '.env.example'), 'utf8')),
+    );
+    assert.deepEqual([...example].sort(), [...VARIABLES].sort());
   });
 });
 

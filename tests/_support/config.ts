@@ -1,6 +1,7 @@
 /**
  * The suite's public configuration: the PIX_* variables. Everything is validated before any
- * request, and a problem stops the run with one message naming the variable and what to do.
+ * request, and the problems found stop the run, all at once, one line each naming the variable and
+ * what to do.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -54,51 +55,86 @@ export interface Config {
   readonly failOnDrift: boolean;
 }
 
-/** A configuration problem: the run stops with exit code 2 and this message. */
+/** One mistake in the configuration, told in one line. */
+export interface ConfigProblem {
+  readonly variable: string;
+  /** The whole line: the variable, what is wrong with it, and what to do. */
+  readonly line: string;
+}
+
+/**
+ * The configuration cannot run: the run stops with exit code 2 and one line per problem. Thrown with
+ * one problem (`new ConfigError(variable, problem, fix)`) or, by loadConfig, with every problem found.
+ */
 export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    problem: string,
-    fix: string,
-  ) {
-    super(`${variable}: ${problem}. ${fix}`);
+  /** At least one, in the order the variables were read. */
+  readonly problems: readonly ConfigProblem[];
+  /** The variable of the first problem. */
+  readonly variable: string;
+
+  constructor(variable: string, problem: string, fix: string);
+  constructor(problems: readonly [ConfigProblem, ...ConfigProblem[]]);
+  constructor(first: string | readonly [ConfigProblem, ...ConfigProblem[]], problem = '', fix = '') {
+    const problems =
+      typeof first === 'string' ? [{ variable: first, line: `${first}: ${problem}. ${fix}` }] : first;
+    super(problems.map((p) => p.line).join('\n'));
     this.name = 'ConfigError';
+    this.problems = problems;
+    this.variable = problems[0].variable;
   }
 }
 
+/** One PIX_* variable as --help and .env.example document it. */
+export interface VariableSpec<Name extends string = string> {
+  readonly name: Name;
+  /** What it does, in a few words: its line in --help. */
+  readonly purpose: string;
+  /** The value when it is unset, as a person reads it; absent when unset means none. */
+  readonly default?: string;
+  /** Only a provider uses it: set while PIX_BASE_URL is not, it tells that the target was forgotten. */
+  readonly liveOnly?: true;
+}
+
+// One row per variable, so that adding one is a one-line change; VARIABLES and --help come from here.
+// prettier-ignore
+const VARIABLE_ROWS = [
+  { name: 'PIX_BASE_URL', purpose: 'base address of the environment under test', default: 'the embedded mock' },
+  { name: 'PIX_CLIENT_ID', purpose: 'client_id issued in your client dashboard', liveOnly: true },
+  { name: 'PIX_CLIENT_SECRET', purpose: 'client_secret issued in your client dashboard', liveOnly: true },
+  { name: 'PIX_CERT_CLIENT', purpose: 'cert_client as sent: base64 of the certificate public key', liveOnly: true },
+  { name: 'PIX_CERT_FILE', purpose: 'or the public key file, which the suite base64-encodes', liveOnly: true },
+  { name: 'PIX_PAYEE_KEY_TYPE', purpose: "your payee's key type: CPF, CNPJ, PHONE, EMAIL, EVP (provider's spelling)", liveOnly: true },
+  { name: 'PIX_PAYEE_KEY', purpose: "your own payee's Pix key: every withdrawal goes there", liveOnly: true },
+  { name: 'PIX_PAYEE_DOCUMENT', purpose: "your payee's CPF or CNPJ, no punctuation", liveOnly: true },
+  { name: 'PIX_PAYEE_NAME', purpose: "your payee's name", liveOnly: true },
+  { name: 'PIX_AMOUNT', purpose: 'amount of each withdrawal in BRL, at most two decimals', default: '0.01' },
+  { name: 'PIX_ALLOW_PAYOUTS', purpose: '1 allows POST /pix/payment, which may move money', default: '0', liveOnly: true },
+  { name: 'PIX_ALLOW_INSECURE', purpose: '1 allows plain http:// to another host; the report warns', default: '0', liveOnly: true },
+  { name: 'PIX_MAX_PAYOUTS', purpose: 'the run refuses a plan that may make more payouts', default: '60' },
+  { name: 'PIX_MAX_TOTAL', purpose: 'the run refuses a plan that may pay out more, in BRL', default: '60 x PIX_AMOUNT' },
+  { name: 'PIX_CODE_PREFIX', purpose: 'prefix of every withdrawal code, before run id and counter', default: 'pixsuite-' },
+  { name: 'PIX_TOKEN_FIELD', purpose: 'field or dotted path of the token in the token response', default: 'access_token' },
+  { name: 'PIX_WEBHOOK_HOST', purpose: 'address the webhook receiver binds to', default: '127.0.0.1' },
+  { name: 'PIX_WEBHOOK_PORT', purpose: 'port of the webhook receiver', default: '0, any free port' },
+  { name: 'PIX_WEBHOOK_PUBLIC_URL', purpose: 'address at which the provider reaches the receiver', default: 'the bound address' },
+  { name: 'PIX_WEBHOOK_TIMEOUT_MS', purpose: 'how long to wait for a webhook', default: '15000 live, 3000 mock' },
+  { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },
+  { name: 'PIX_MAX_RESPONSE_BYTES', purpose: 'bound on every response body, in bytes after decompression', default: '4194304 (4 MiB)' },
+  { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written', default: 'reports' },
+  { name: 'PIX_STRICT', purpose: '1: a WARNING fails the run too (exit 1)', default: '0' },
+  { name: 'PIX_DRY_RUN', purpose: '1: print the plan and the checks, send nothing (like --list)', default: '0' },
+  { name: 'PIX_BASELINE', purpose: 'an earlier certification.json to compare the run with (like --baseline)' },
+  { name: 'PIX_FAIL_ON_DRIFT', purpose: '1: a regression since the baseline fails the run (exit 1)', default: '0' },
+  { name: 'PIX_MOCK_PORT', purpose: 'port of npm run mock', default: '4010' },
+  { name: 'PIX_SANDBOX_HOST', purpose: 'address of npm run sandbox', default: '127.0.0.1' },
+  { name: 'PIX_SANDBOX_PORT', purpose: 'port of npm run sandbox', default: '4020' },
+] as const satisfies readonly VariableSpec[];
+
+export type VariableName = (typeof VARIABLE_ROWS)[number]['name'];
+
 /** Every variable the suite reads; any other PIX_* variable is most likely a typo and stops the run. */
-export const VARIABLES = [
-  'PIX_BASE_URL',
-  'PIX_CLIENT_ID',
-  'PIX_CLIENT_SECRET',
-  'PIX_CERT_CLIENT',
-  'PIX_CERT_FILE',
-  'PIX_PAYEE_KEY_TYPE',
-  'PIX_PAYEE_KEY',
-  'PIX_PAYEE_DOCUMENT',
-  'PIX_PAYEE_NAME',
-  'PIX_AMOUNT',
-  'PIX_ALLOW_PAYOUTS',
-  'PIX_ALLOW_INSECURE',
-  'PIX_MAX_PAYOUTS',
-  'PIX_MAX_TOTAL',
-  'PIX_CODE_PREFIX',
-  'PIX_TOKEN_FIELD',
-  'PIX_WEBHOOK_HOST',
-  'PIX_WEBHOOK_PORT',
-  'PIX_WEBHOOK_PUBLIC_URL',
-  'PIX_WEBHOOK_TIMEOUT_MS',
-  'PIX_REQUEST_TIMEOUT_MS',
-  'PIX_MAX_RESPONSE_BYTES',
-  'PIX_REPORT_DIR',
-  'PIX_STRICT',
-  'PIX_DRY_RUN',
-  'PIX_BASELINE',
-  'PIX_FAIL_ON_DRIFT',
-  'PIX_MOCK_PORT',
-  'PIX_SANDBOX_HOST',
-  'PIX_SANDBOX_PORT',
-] as const;
+export const VARIABLE_TABLE: readonly VariableSpec<VariableName>[] = VARIABLE_ROWS;
+export const VARIABLES: readonly VariableName[] = VARIABLE_ROWS.map((v) => v.name);
 
 /** Set by the suite itself for its worker processes; not part of the user's interface. */
 export const INTERNAL_VARIABLES = [
@@ -133,7 +169,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** Reads `.env` when present; variables already in the environment win. */
 export function environmentWithDotEnv(env: Env = process.env, dotEnvPath = resolve('.env')): Env {
   if (!existsSync(dotEnvPath)) return env;
-  return { ...parseEnv(readFileSync(dotEnvPath, 'utf8')), ...stripUndefined(env) };
+  // Editors on Windows save UTF-8 with a byte order mark, which would otherwise become part of the first name.
+  const text = readFileSync(dotEnvPath, 'utf8').replace(/^\uFEFF/, '');
+  return { ...parseEnv(text), ...stripUndefined(env) };
 }
 
 function stripUndefined(env: Env): Record<string, string> {
@@ -152,62 +190,138 @@ export function isBase64(value: string): boolean {
 }
 
 class Reader {
+  /** Every problem found so far: loadConfig reports them all at once. */
+  readonly problems: ConfigProblem[] = [];
+
   constructor(private readonly env: Env) {}
 
-  text(name: string): string | undefined {
+  /** Runs one validation; a ConfigError is kept and the fallback stands in, so that reading goes on. */
+  check<T>(validate: () => T, fallback: T): T {
+    try {
+      return validate();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.problems.push(...error.problems);
+      return fallback;
+    }
+  }
+
+  text(name: VariableName): string | undefined {
     const value = this.env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   }
 
-  flag(name: string): boolean {
+  flag(name: VariableName): boolean {
     const value = this.text(name);
     if (value === undefined || value === '0') return false;
-    if (value === '1') return true;
-    throw new ConfigError(
-      name,
-      `is '${value}'`,
-      `Set it to 1 to enable or 0 (or leave it unset) to disable.`,
-    );
+    if (value !== '1')
+      this.report(name, `is '${value}'`, 'Set it to 1 to enable or 0 (or leave it unset) to disable.');
+    return value === '1';
   }
 
-  integer(name: string, fallback: number, min: number, max: number): number {
+  integer(name: VariableName, fallback: number, min: number, max: number): number {
     const value = this.text(name);
     if (value === undefined) return fallback;
     const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-      throw new ConfigError(name, `is '${value}'`, `Use a whole number from ${min} to ${max}.`);
-    }
-    return parsed;
+    if (Number.isSafeInteger(parsed) && parsed >= min && parsed <= max) return parsed;
+    this.report(name, `is '${value}'`, `Use a whole number from ${min} to ${max}.`);
+    return fallback;
   }
 
-  required(name: string, why: string): string {
+  /** The value, or undefined with the problem recorded. */
+  required(name: VariableName, why: string): string | undefined {
     const value = this.text(name);
-    if (value === undefined) throw new ConfigError(name, 'is not set', why);
+    if (value === undefined) this.report(name, this.absence(name), why);
     return value;
+  }
+
+  /** How an unset variable is missing: an empty one is often a CI secret that does not exist. */
+  absence(name: VariableName): string {
+    return this.env[name] === undefined ? 'is not set' : 'is empty';
+  }
+
+  report(name: VariableName, problem: string, fix: string): void {
+    this.problems.push(...new ConfigError(name, problem, fix).problems);
+  }
+
+  throwIfAny(): void {
+    const [first, ...rest] = this.problems;
+    if (first !== undefined) throw new ConfigError([first, ...rest]);
   }
 }
 
+/** The number of single-character edits that turn one name into the other. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** The variable a mistyped name most likely meant, if one is close enough to suggest. */
+export function closestVariable(name: string): VariableName | undefined {
+  const typed = name.toUpperCase();
+  // A few edits, and fewer than a quarter of the distinctive part: PIX_URL suggests nothing.
+  const limit = Math.min(3, Math.ceil(typed.replace(/^PIX_/, '').length / 4));
+  let best: { name: VariableName; distance: number } | undefined;
+  for (const candidate of VARIABLES) {
+    const distance = editDistance(typed, candidate);
+    if (distance <= limit && (best === undefined || distance < best.distance))
+      best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+function unknownVariables(env: Env): ConfigProblem[] {
+  const known = new Set<string>([...VARIABLES, ...INTERNAL_VARIABLES]);
+  return Object.keys(env)
+    .filter((name) => name.toUpperCase().startsWith('PIX_') && !known.has(name))
+    .map((name) => {
+      const guess = closestVariable(name);
+      const fix =
+        guess === undefined
+          ? 'Check the spelling: npm run certify -- --help and .env.example list every variable.'
+          : `Did you mean ${guess}?`;
+      return { variable: name, line: `${name}: is not a variable of this suite. ${fix}` };
+    });
+}
+
+/**
+ * A variable only a provider uses, set while PIX_BASE_URL is not, means the target was forgotten (a
+ * missing CI secret): running the embedded mock instead would certify nothing and still exit 0.
+ */
+function checkTargetGiven(read: Reader): void {
+  if (read.text('PIX_BASE_URL') !== undefined) return;
+  const given = VARIABLE_TABLE.filter((v) => {
+    const value = read.text(v.name);
+    return v.liveOnly === true && value !== undefined && value !== v.default;
+  }).map((v) => v.name);
+  if (given.length === 0) return;
+  const list =
+    given.length === 1
+      ? `${given.join('')} is`
+      : `${given.slice(0, -1).join(', ')} and ${given.slice(-1).join('')} are`;
+  read.report(
+    'PIX_BASE_URL',
+    `${read.absence('PIX_BASE_URL')}, but ${list} set, which only a provider uses`,
+    "Set PIX_BASE_URL to the provider's base address (in CI: does its secret exist?), or unset those to run against the embedded mock.",
+  );
+}
+
 /** A shorter secret cannot be masked safely in reports and logs (see MIN_SECRET_LENGTH in redact.ts). */
-function maskable(name: string, secret: string, what = 'the secret'): string {
-  if (secret.length >= MIN_SECRET_LENGTH) return secret;
+function maskable(name: VariableName, secret: string, what = 'the secret'): string {
+  if (secret === '' || secret.length >= MIN_SECRET_LENGTH) return secret;
   throw new ConfigError(
     name,
     `${what} is ${secret.length} characters long, too short to be masked safely in reports and logs`,
     `Use a credential of at least ${MIN_SECRET_LENGTH} characters.`,
   );
-}
-
-function checkUnknownVariables(env: Env): void {
-  const known = new Set<string>([...VARIABLES, ...INTERNAL_VARIABLES]);
-  for (const name of Object.keys(env)) {
-    if (name.startsWith('PIX_') && !known.has(name)) {
-      throw new ConfigError(
-        name,
-        'is not a variable of this suite',
-        `Check the spelling; the variables are listed in .env.example (${VARIABLES.slice(0, 4).join(', ')}, …).`,
-      );
-    }
-  }
 }
 
 function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
@@ -236,12 +350,11 @@ function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
   if (url.search !== '' || url.hash !== '') {
     throw new ConfigError('PIX_BASE_URL', 'has a query or fragment', 'Give only the base address.');
   }
-  if (url.password !== '' || url.username !== '')
-    maskable('PIX_BASE_URL', url.password || url.username, 'the credential in its user-info');
+  maskable('PIX_BASE_URL', url.password || url.username, 'the credential in its user-info');
   return url.toString().replace(/\/+$/, '');
 }
 
-function readCertClient(read: Reader): string {
+function readCertClient(read: Reader): string | undefined {
   const inline = read.text('PIX_CERT_CLIENT');
   const file = read.text('PIX_CERT_FILE');
   if (inline !== undefined && file !== undefined) {
@@ -260,7 +373,7 @@ function readCertClient(read: Reader): string {
     'PIX_CERT_CLIENT',
     'Set PIX_CERT_CLIENT to the base64 cert_client value, or PIX_CERT_FILE to the public key file.',
   );
-  if (!isBase64(value)) {
+  if (value !== undefined && !isBase64(value)) {
     throw new ConfigError(
       'PIX_CERT_CLIENT',
       'is not base64',
@@ -297,45 +410,43 @@ function readMaxTotal(read: Reader, fallback: number): number {
 }
 
 function readPayee(read: Reader, required: boolean): Payee {
-  if (!required) {
-    const keyType = read.text('PIX_PAYEE_KEY_TYPE');
-    if (keyType === undefined) return MOCK_PAYEE;
-  }
+  if (!required && read.text('PIX_PAYEE_KEY_TYPE') === undefined) return MOCK_PAYEE;
   const why =
     'Withdrawals go only to your own payee: set PIX_PAYEE_KEY_TYPE, PIX_PAYEE_KEY, PIX_PAYEE_DOCUMENT and PIX_PAYEE_NAME.';
   const keyType = read.required('PIX_PAYEE_KEY_TYPE', why);
   const key = read.required('PIX_PAYEE_KEY', why);
   const document = read.required('PIX_PAYEE_DOCUMENT', why);
   const name = read.required('PIX_PAYEE_NAME', why);
-  const kind = keyKindOf(keyType);
-  if (kind === undefined) {
-    throw new ConfigError(
+  const kind = keyType === undefined ? undefined : keyKindOf(keyType);
+  if (keyType !== undefined && kind === undefined) {
+    read.report(
       'PIX_PAYEE_KEY_TYPE',
       `'${keyType}' is not a Pix key type the suite knows`,
       'Use CPF, CNPJ, PHONE, EMAIL or EVP, in the spelling your provider expects (e.g. cpf, email, random, aleatoria).',
     );
   }
-  const problem = keyProblem(kind, key);
-  if (problem !== undefined)
-    throw new ConfigError(
+  const problem = kind === undefined || key === undefined ? undefined : keyProblem(kind, key);
+  if (problem !== undefined) {
+    read.report(
       'PIX_PAYEE_KEY',
-      `does not fit PIX_PAYEE_KEY_TYPE=${keyType}`,
+      `does not fit PIX_PAYEE_KEY_TYPE=${keyType ?? ''}`,
       `By the central bank's rules, ${problem}.`,
     );
-  if (!isValidDocument(document)) {
-    throw new ConfigError(
+  }
+  if (document !== undefined && !isValidDocument(document)) {
+    read.report(
       'PIX_PAYEE_DOCUMENT',
       'is not a valid CPF or CNPJ',
       'Give 11 digits (CPF) or 14 characters (CNPJ) with valid check digits, no punctuation.',
     );
   }
-  return { keyType, key, document, name };
+  return { keyType: keyType ?? '', key: key ?? '', document: document ?? '', name: name ?? '' };
 }
 
 function readWebhook(read: Reader, mode: Mode): WebhookSettings {
   const publicUrl = read.text('PIX_WEBHOOK_PUBLIC_URL');
   if (publicUrl !== undefined && !URL.canParse(publicUrl)) {
-    throw new ConfigError(
+    read.report(
       'PIX_WEBHOOK_PUBLIC_URL',
       `'${publicUrl}' is not a URL`,
       'Give the base address the provider can reach, e.g. https://hooks.example.com/pix.',
@@ -351,40 +462,59 @@ function readWebhook(read: Reader, mode: Mode): WebhookSettings {
   };
 }
 
-/** Validates the whole configuration; throws ConfigError on the first problem. */
-export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
-  checkUnknownVariables(rawEnv);
-  const read = new Reader(rawEnv);
-  const allowInsecure = read.flag('PIX_ALLOW_INSECURE');
-  const baseUrl = readBaseUrl(read, allowInsecure);
-  const mode: Mode = baseUrl === undefined ? 'mock' : 'live';
-  const live = mode === 'live';
-  const allowPayouts = read.flag('PIX_ALLOW_PAYOUTS');
-  const why = 'Live mode (PIX_BASE_URL is set) needs the credentials issued in your client dashboard.';
-  const credentials = live
-    ? {
-        clientId: read.required('PIX_CLIENT_ID', why),
-        clientSecret: maskable('PIX_CLIENT_SECRET', read.required('PIX_CLIENT_SECRET', why)),
-        certClient: maskable(
-          read.text('PIX_CERT_FILE') === undefined ? 'PIX_CERT_CLIENT' : 'PIX_CERT_FILE',
-          readCertClient(read),
-        ),
-      }
-    : MOCK_CREDENTIALS;
-  const { amountText, amount } = readAmount(read);
-  const maxPayouts = read.integer('PIX_MAX_PAYOUTS', DEFAULT_MAX_PAYOUTS, 0, 10_000);
+function readCodePrefix(read: Reader): string {
   const codePrefix = read.text('PIX_CODE_PREFIX') ?? 'pixsuite-';
   if (!/^[A-Za-z0-9_-]{0,24}$/.test(codePrefix)) {
-    throw new ConfigError('PIX_CODE_PREFIX', `is '${codePrefix}'`, 'Use at most 24 letters, digits, - or _.');
+    read.report('PIX_CODE_PREFIX', `is '${codePrefix}'`, 'Use at most 24 letters, digits, - or _.');
   }
+  return codePrefix;
+}
+
+function readTokenField(read: Reader): string {
   const tokenField = read.text('PIX_TOKEN_FIELD') ?? 'access_token';
   if (!/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/.test(tokenField)) {
-    throw new ConfigError(
+    read.report(
       'PIX_TOKEN_FIELD',
       `is '${tokenField}'`,
       'Give a field name or a dotted path, e.g. access_token or data.token.',
     );
   }
+  return tokenField;
+}
+
+/** Reads every variable; problems are collected in `read` as it goes, and ConfigErrors thrown join them. */
+function readConfig(read: Reader, env: Env): Config {
+  read.problems.push(...unknownVariables(env));
+  checkTargetGiven(read);
+  const allowInsecure = read.flag('PIX_ALLOW_INSECURE');
+  // Live as soon as PIX_BASE_URL says so, even when it is malformed: its credentials are checked too.
+  const mode: Mode = read.text('PIX_BASE_URL') === undefined ? 'mock' : 'live';
+  const live = mode === 'live';
+  const baseUrl = read.check(() => readBaseUrl(read, allowInsecure), undefined);
+  const allowPayouts = read.flag('PIX_ALLOW_PAYOUTS');
+  const why = 'Live mode (PIX_BASE_URL is set) needs the credentials issued in your client dashboard.';
+  const credentials = live
+    ? {
+        clientId: read.required('PIX_CLIENT_ID', why) ?? '',
+        clientSecret: read.check(
+          () => maskable('PIX_CLIENT_SECRET', read.required('PIX_CLIENT_SECRET', why) ?? ''),
+          '',
+        ),
+        certClient: read.check(
+          () =>
+            maskable(
+              read.text('PIX_CERT_FILE') === undefined ? 'PIX_CERT_CLIENT' : 'PIX_CERT_FILE',
+              readCertClient(read) ?? '',
+            ),
+          '',
+        ),
+      }
+    : MOCK_CREDENTIALS;
+  const { amountText, amount } = read.check(() => readAmount(read), {
+    amountText: DEFAULT_AMOUNT,
+    amount: 0,
+  });
+  const maxPayouts = read.integer('PIX_MAX_PAYOUTS', DEFAULT_MAX_PAYOUTS, 0, 10_000);
   return {
     mode,
     baseUrl,
@@ -394,13 +524,13 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
     amount,
     allowPayouts,
     allowInsecure,
-    tokenField,
+    tokenField: readTokenField(read),
     webhook: readWebhook(read, mode),
     reportDir: resolve(read.text('PIX_REPORT_DIR') ?? 'reports'),
     strict: read.flag('PIX_STRICT'),
     maxPayouts,
-    maxTotal: readMaxTotal(read, Math.round(maxPayouts * amount * 100) / 100),
-    codePrefix,
+    maxTotal: read.check(() => readMaxTotal(read, Math.round(maxPayouts * amount * 100) / 100), 0),
+    codePrefix: readCodePrefix(read),
     requestTimeoutMs: read.integer('PIX_REQUEST_TIMEOUT_MS', 10_000, 100, 300_000),
     maxResponseBytes: read.integer(
       'PIX_MAX_RESPONSE_BYTES',
@@ -412,4 +542,13 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
     baseline: read.text('PIX_BASELINE'),
     failOnDrift: read.flag('PIX_FAIL_ON_DRIFT'),
   };
+}
+
+/** Validates the whole configuration; throws one ConfigError carrying every problem found. */
+export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
+  const read = new Reader(rawEnv);
+  const config = read.check(() => readConfig(read, rawEnv), undefined);
+  read.throwIfAny();
+  // check() returns its fallback only after recording a problem, which throwIfAny has just thrown.
+  return config as Config;
 }

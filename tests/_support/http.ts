@@ -15,24 +15,17 @@ import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { parseJson, type Exchange, type SentRequest } from './exchange.ts';
 import { harvestTokens } from './harvest.ts';
+import type { TlsSettings } from './preflight.ts';
 import { redact } from './redact.ts';
 import type { OperationId } from './spec.ts';
-
-/** TLS material for environments that need a private CA or a client certificate (node's tls options). */
-export interface TlsMaterial {
-  readonly ca?: string | Buffer | (string | Buffer)[];
-  readonly cert?: string | Buffer;
-  readonly key?: string | Buffer;
-  readonly pfx?: string | Buffer;
-  readonly passphrase?: string;
-}
 
 export interface HttpClientOptions {
   /** Bytes of a response body, counted after decompression, past which the exchange is a transport error. */
   readonly maxResponseBytes: number;
   /** PIX_TOKEN_FIELD: where the token operation's answer carries the token, harvested with the usual fields. */
   readonly tokenField: string;
-  readonly tls?: TlsMaterial;
+  /** A private CA or a client certificate, as the preflight takes them. */
+  readonly tls?: TlsSettings;
 }
 
 /** One per worker: the connections it keeps alive and the bounds of every exchange. */

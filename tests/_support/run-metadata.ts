@@ -14,7 +14,7 @@ export interface PixRunMetadata {
   readonly options: Readonly<Record<string, string | number | boolean>>;
 }
 
-function suiteVersion(): string {
+export function suiteVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };

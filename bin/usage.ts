@@ -1,0 +1,70 @@
+/**
+ * What `npm run certify -- --help` and `--version` print. The variables come from the configuration's
+ * own table, so the help cannot drift from what loadConfig reads.
+ */
+import { createRequire } from 'node:module';
+import { VARIABLE_TABLE } from '../tests/_support/config.ts';
+import { suiteVersion } from '../tests/_support/run-metadata.ts';
+import { loadSpec } from '../tests/_support/spec.ts';
+
+const FLAGS: readonly (readonly [string, string])[] = [
+  ['--baseline <file>', 'compare the run with an earlier certification.json (also PIX_BASELINE)'],
+  ['--list', 'print the payout plan and the checks; send nothing'],
+  ['--help, -h', 'print this help'],
+  ['--version', 'print the suite, spec and Playwright versions'],
+];
+
+const EXIT_CODES: readonly (readonly [string, string])[] = [
+  ['0', 'no check FAILED'],
+  ['1', 'a check FAILED, or a strictness you asked for was not met (PIX_STRICT, PIX_FAIL_ON_DRIFT)'],
+  ['2', 'a configuration or suite error: one line per problem names the variable and the fix'],
+];
+
+/** Two columns, the first padded to its widest entry. */
+function columns(rows: readonly (readonly [string, string])[]): string[] {
+  const width = Math.max(...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
+}
+
+function variableRows(): [string, string][] {
+  return VARIABLE_TABLE.map((v) => {
+    const notes = [
+      ...(v.default === undefined ? [] : [`default: ${v.default}`]),
+      ...(v.liveOnly === true ? ['live only'] : []),
+    ];
+    return [v.name, notes.length === 0 ? v.purpose : `${v.purpose} (${notes.join('; ')})`];
+  });
+}
+
+export function helpText(): string {
+  return [
+    'Usage: npm run certify -- [options] [Playwright options]',
+    '',
+    'Certifies the environment at PIX_BASE_URL (unset: the embedded mock) against the Pix withdrawal',
+    'interface and writes the certification to PIX_REPORT_DIR.',
+    '',
+    'Options:',
+    ...columns(FLAGS),
+    '',
+    'Variables (from the environment, or from .env, which the environment overrides; "live only": needs',
+    'PIX_BASE_URL, and set without it stops the run):',
+    ...columns(variableRows()),
+    '',
+    'Exit codes:',
+    ...columns(EXIT_CODES),
+    '',
+    "Playwright's own options pass through: --grep <regexp> (tags: @smoke @negative @auth @webhook @payout",
+    '@mutating), --grep-invert, --shard <i/n>, --workers <n>, --reporter <name>, --timeout <ms> and the',
+    'others that npx playwright test --help lists.',
+  ].join('\n');
+}
+
+export function versionText(): string {
+  const playwright = createRequire(import.meta.url)('@playwright/test/package.json') as { version: string };
+  const spec = loadSpec();
+  return [
+    `pix-withdrawal-conformance ${suiteVersion()}`,
+    `spec openapi/pix-withdrawal.yaml ${spec.version} (sha256 ${spec.hash.slice(0, 12)})`,
+    `Playwright ${playwright.version}`,
+  ].join('\n');
+}

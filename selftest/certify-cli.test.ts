@@ -1,0 +1,122 @@
+/**
+ * npm run certify as a command line: --help and --version answer and exit 0, and each configuration
+ * mistake a new user makes stops the run with exit 2 and one line per problem, before Playwright starts
+ * and before anything that could move money is sent.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, VARIABLES } from '../tests/_support/config.ts';
+import { routerNotFound, serve } from './support/answering-double.ts';
+import { selfSigned } from './support/certificates.ts';
+import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
+import { TEST_PAYEE } from './support/live-env.ts';
+import { runSuite, type SuiteRun } from './support/run-suite.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** The lines certify wrote to stderr; each names whose they are. */
+function stopLines(run: SuiteRun): string[] {
+  const lines = run.stderr.trim().split('\n');
+  for (const line of lines) assert.ok(line.startsWith('pix-certify: '), line);
+  return lines.map((line) => line.slice('pix-certify: '.length));
+}
+
+function refusalOf(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  assert.fail('the configuration was accepted');
+}
+
+/** Stopped as a configuration error, before Playwright: no test ran and no certification was written. */
+function assertStoppedBeforeTheRun(run: SuiteRun): void {
+  assert.equal(run.code, 2, run.stdout + run.stderr);
+  assert.equal(run.report, undefined);
+  assert.doesNotMatch(run.stdout, /Payout plan/, 'Playwright never started');
+}
+
+describe('certify --help and --version', { concurrency: true }, () => {
+  it('--help lists the flags, every variable on its own line, the exit codes and the pass-through, exit 0', async () => {
+    // A broken configuration does not hide the help.
+    const run = await runSuite({ PIX_AMOUNT: 'nonsense' }, ['--help']);
+    assert.equal(run.code, 0, run.stderr);
+    for (const flag of ['--baseline', '--list', '--help', '--version'])
+      assert.match(run.stdout, new RegExp(`^  ${flag}`, 'm'));
+    for (const name of VARIABLES) {
+      assert.equal(run.stdout.split('\n').filter((line) => line.startsWith(`  ${name} `)).length, 1, name);
+    }
+    assert.match(run.stdout, /^Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 /m);
+    assert.match(run.stdout, /Playwright's own options pass through: --grep/);
+  });
+
+  it('--version prints the suite, spec and Playwright versions, exit 0', async () => {
+    const run = await runSuite({}, ['--version']);
+    assert.equal(run.code, 0, run.stderr);
+    const read = (path: string): { version: string } =>
+      JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as { version: string };
+    assert.match(run.stdout, new RegExp(`^pix-withdrawal-conformance ${read('package.json').version}$`, 'm'));
+    assert.match(run.stdout, /^spec openapi\/pix-withdrawal\.yaml 1\.0\.0 \(sha256 [0-9a-f]{12}\)$/m);
+    const playwright = read('node_modules/@playwright/test/package.json').version;
+    assert.match(run.stdout, new RegExp(`^Playwright ${playwright.replaceAll('.', '\\.')}$`, 'm'));
+  });
+});
+
+describe('certify stops on a configuration mistake, exit 2, one line each', { concurrency: true }, () => {
+  it('PIX_BASE_URL empty with credentials and payouts set: no quiet mock run', async () => {
+    const run = await runSuite({ PIX_BASE_URL: '', ...DOUBLE_CREDENTIALS, ...TEST_PAYEE });
+    assertStoppedBeforeTheRun(run);
+    const [line, ...more] = stopLines(run);
+    assert.deepEqual(more, []);
+    assert.match(
+      line ?? '',
+      /^PIX_BASE_URL: is empty, but PIX_CLIENT_ID, .*PIX_ALLOW_PAYOUTS are set, which only a provider uses/,
+    );
+  });
+
+  it('every missing or unknown variable at once, as loadConfig finds them', async () => {
+    const env = { PIX_BASE_URL: 'https://api.example.com', PIX_ALLOW_PAYOUTS: '1', PIX_AMONT: '1' };
+    const run = await runSuite(env);
+    assertStoppedBeforeTheRun(run);
+    const expected = refusalOf(env);
+    assert.ok(expected.problems.length >= 8, 'the typo, three credentials and four payee variables');
+    assert.deepEqual(
+      stopLines(run),
+      expected.problems.map((p) => p.line),
+    );
+  });
+
+  it('a base URL with a wrong path: no FAILED checks blaming the provider, and no credential sent', async (t) => {
+    const double = await serve(routerNotFound);
+    t.after(() => double.close());
+    const run = await runSuite({ PIX_BASE_URL: `${double.url}/wrong`, ...DOUBLE_CREDENTIALS, ...TEST_PAYEE });
+    assertStoppedBeforeTheRun(run);
+    assert.deepEqual(stopLines(run).length, 1);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `PIX_BASE_URL: nothing of this interface answers at ${double.url}/wrong: POST ${double.url}/wrong/auth/token got 404`,
+      ),
+    );
+    assert.ok(double.received.length <= 2, 'the probe, and the made-up path it is compared with');
+    for (const secret of Object.values(DOUBLE_CREDENTIALS))
+      assert.ok(!JSON.stringify(double.received).includes(secret), 'no credential left the machine');
+  });
+
+  it('an untrusted, self-signed certificate', async (t) => {
+    const double = await serve(routerNotFound, selfSigned());
+    t.after(() => double.close());
+    const run = await runSuite({ PIX_BASE_URL: double.url, ...DOUBLE_CREDENTIALS });
+    assertStoppedBeforeTheRun(run);
+    assert.deepEqual(stopLines(run).length, 1);
+    assert.match(
+      run.stderr,
+      /the certificate of 127\.0\.0\.1 is not trusted \(self-signed.*NODE_EXTRA_CA_CERTS/,
+    );
+    assert.deepEqual(double.received, [], 'nothing is sent over an unverified connection');
+  });
+});
