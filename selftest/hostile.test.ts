@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -132,7 +132,10 @@ describe('against a hostile provider', () => {
     seconds = (performance.now() - started) / 1000;
     tree.stop();
   });
-  after(() => double.close());
+  after(async () => {
+    await double.close();
+    for (const dir of [reportDir, keyDir]) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('runs the whole suite to a report, each unbounded answer a suite error', () => {
     assert.ok(run.report !== undefined, run.stderr);

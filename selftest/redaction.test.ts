@@ -5,8 +5,8 @@
  * hostile.test.ts.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -86,9 +86,13 @@ describe('redaction', () => {
     assert.ok(!/abcdefgh12345678|zyxwvuts87654321|pa55word99|user:/.test(out), out);
   });
 
-  it('shares secrets between the processes of a run, through a private directory', () => {
+  it('shares secrets between the processes of a run, through a private directory it cleans up after', () => {
     const before = process.env[SECRETS_DIR_VARIABLE];
+    // The registry of a run killed outright: the process that would have removed it is gone.
+    const abandoned = join(tmpdir(), `pix-secrets-${spawnSync(process.execPath, ['-e', '']).pid}-abandoned`);
+    mkdirSync(abandoned);
     const dir = openSecretsRegistry();
+    assert.ok(!existsSync(abandoned), 'the next run removes it');
     try {
       const token = unique('canary-from-another-process');
       execFileSync(
@@ -221,6 +225,7 @@ describe('bounds on what reaches a report', () => {
     });
     ledger.outcome({ code: 'c-1', status: 200, outcome: 'accepted', providerId: secret });
     const text = readFileSync(ledger.path, 'utf8');
+    rmSync(dir, { recursive: true });
     assert.ok(!text.includes(secret) && !text.includes('pw12345678'), text);
     assert.match(text, /"providerId":"\*\*\*\(\d+ chars\)"/);
   });

@@ -13,7 +13,16 @@
  * and every redaction first reads what the others appended (a size check when nothing changed).
  * The directory is removed when the process that created it exits.
  */
-import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
@@ -72,9 +81,34 @@ let formPattern: RegExp | undefined;
 /** How far this process has read the shared file (only whole lines are consumed). */
 let registry = { path: '', offset: 0 };
 
+/** Named after the process that removes it: `pix-secrets-<pid>-<random>`. */
+const REGISTRY_NAME = /^pix-secrets-(\d+)-/;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Registries of runs killed outright (SIGKILL skips the exit hook): this user's, whose creator is gone. */
+function removeAbandonedRegistries(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = REGISTRY_NAME.exec(name)?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    const path = join(tmpdir(), name);
+    // Another run may be removing the same one at this moment.
+    if (statSync(path, { throwIfNoEntry: false })?.uid === process.getuid?.())
+      rmSync(path, { recursive: true, force: true });
+  }
+}
+
 /** The run-private directory of the shared registry; created by global setup, once per run. */
 export function openSecretsRegistry(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-secrets-'));
+  removeAbandonedRegistries();
+  const dir = mkdtempSync(join(tmpdir(), `pix-secrets-${process.pid}-`));
   process.env[SECRETS_DIR_VARIABLE] = dir;
   // What this process learnt before (the reporter is built before global setup) is shared too.
   for (const [value, kind] of known) append(value, kind);
