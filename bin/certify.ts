@@ -15,6 +15,7 @@ import { reportDirProblem } from '../reporters/certification/files.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { preflight } from '../tests/_support/preflight.ts';
+import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -22,7 +23,7 @@ const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
 
 /** Exit 2 with the message, each of its lines prefixed so that CI logs show whose they are. */
 function stop(message: string): never {
-  for (const line of message.split('\n')) process.stderr.write(`pix-certify: ${line}\n`);
+  for (const line of redact(message).split('\n')) process.stderr.write(`pix-certify: ${line}\n`);
   process.exit(EXIT.error);
 }
 
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) stop(error.message);
     throw error;
   }
+  registerConfigSecrets(config);
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
   const misplaced = dryRun ? undefined : reportDirProblem(config.reportDir);

@@ -27,7 +27,8 @@ import type {
 } from '@playwright/test/reporter';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
-import { registerSecret } from '../tests/_support/redact.ts';
+import { ConfigError, loadConfig } from '../tests/_support/config.ts';
+import { registerConfigSecrets } from '../tests/_support/redact.ts';
 import type { PixRunMetadata } from '../tests/_support/run-metadata.ts';
 import { documentClauses } from '../tests/_support/spec.ts';
 import { readHandover } from './certification/attachments.ts';
@@ -58,7 +59,8 @@ function shown(path: string): string {
   return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }
 
-const messageOf = (error: TestError): string => error.message ?? error.value ?? 'unknown error';
+/** Masked before anything cuts it for a line or a report. */
+const messageOf = (error: TestError): string => scrub(error.message ?? error.value ?? 'unknown error');
 
 /** A test that started: it ran, or skipped itself after recording why (a static skip never starts). */
 const executed = (outcome: TestOutcome): boolean =>
@@ -122,9 +124,13 @@ export default class CertificationReporter implements Reporter {
   private total = 0;
 
   constructor() {
-    // Workers registered the credentials in their own processes; this one knows them only from the environment.
-    registerSecret(process.env.PIX_CLIENT_SECRET);
-    registerSecret(process.env.PIX_CERT_CLIENT);
+    // In a run, global setup shares the configuration's secrets with every process, this one included;
+    // merge-reports on another machine knows only its own configuration, and may have none.
+    try {
+      registerConfigSecrets(loadConfig());
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+    }
   }
 
   onBegin(config: FullConfig, suite: Suite): void {

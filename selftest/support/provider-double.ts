@@ -28,8 +28,6 @@ export interface DoubleOptions {
   readonly reportDir: string;
   /** Never answer withdrawals, to provoke the client's time-out. */
   readonly hangWithdrawals?: boolean;
-  /** Echo the request's headers in every refusal, as careless providers do, so secrets reach the evidence. */
-  readonly echoHeaders?: boolean;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -85,8 +83,7 @@ export async function startProviderDouble(options: DoubleOptions): Promise<Provi
       // Bodies without a string code (not JSON, wrong type) are matched to the ledger by count instead.
       if (code !== undefined && !ledgerHasIntent(options.reportDir, code)) unledgered.push(code);
       if (options.hangWithdrawals === true) return [undefined, undefined];
-      const echo = options.echoHeaders === true ? { received: req.headers } : {};
-      return [403, { error: 'refused by the double', ...echo }];
+      return [403, { error: 'refused by the double' }];
     }
     return [404, { error: 'not found' }];
   };

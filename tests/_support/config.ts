@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { keyKindOf, keyProblem, isValidDocument } from './pix/keys.ts';
+import { MIN_SECRET_LENGTH } from './redact.ts';
 
 export type Mode = 'mock' | 'live';
 
@@ -48,6 +49,8 @@ export interface Config {
   readonly maxTotal: number;
   readonly codePrefix: string;
   readonly requestTimeoutMs: number;
+  /** Bytes of a response body, counted after decompression, past which the exchange is a transport error. */
+  readonly maxResponseBytes: number;
   readonly dryRun: boolean;
   readonly baseline: string | undefined;
   readonly failOnDrift: boolean;
@@ -117,6 +120,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_WEBHOOK_PUBLIC_URL', purpose: 'address at which the provider reaches the receiver', default: 'the bound address' },
   { name: 'PIX_WEBHOOK_TIMEOUT_MS', purpose: 'how long to wait for a webhook', default: '15000 live, 3000 mock' },
   { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },
+  { name: 'PIX_MAX_RESPONSE_BYTES', purpose: 'bound on every response body, in bytes after decompression', default: '4194304 (4 MiB)' },
   { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written', default: 'reports' },
   { name: 'PIX_STRICT', purpose: '1: a WARNING or an INCOMPLETE run fails too (exit 1)', default: '0' },
   { name: 'PIX_REQUIRE_COMPLETE', purpose: '1: an INCOMPLETE run fails (exit 1); set it in a CI gate', default: '0' },
@@ -140,11 +144,14 @@ export const INTERNAL_VARIABLES = [
   'PIX_RUN_ID',
   'PIX_WEBHOOK_CONTROL_URL',
   'PIX_OUTPUT_DIR',
+  'PIX_SECRETS_DIR',
 ] as const;
 
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
 export const DEFAULT_MAX_PAYOUTS = 60;
 export const DEFAULT_AMOUNT = '0.01';
+/** Far above any real answer of the two operations, far below what would strain memory. */
+const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** The mock accepts any credential value; these placeholders only make the requests well-formed. */
 const MOCK_CREDENTIALS = {
@@ -310,6 +317,16 @@ function checkTargetGiven(read: Reader): void {
   );
 }
 
+/** A shorter secret cannot be masked safely in reports and logs (see MIN_SECRET_LENGTH in redact.ts). */
+function maskable(name: VariableName, secret: string, what = 'the secret'): string {
+  if (secret === '' || secret.length >= MIN_SECRET_LENGTH) return secret;
+  throw new ConfigError(
+    name,
+    `${what} is ${secret.length} characters long, too short to be masked safely in reports and logs`,
+    `Use a credential of at least ${MIN_SECRET_LENGTH} characters.`,
+  );
+}
+
 function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
   const raw = read.text('PIX_BASE_URL');
   if (raw === undefined) return undefined;
@@ -336,6 +353,7 @@ function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
   if (url.search !== '' || url.hash !== '') {
     throw new ConfigError('PIX_BASE_URL', 'has a query or fragment', 'Give only the base address.');
   }
+  maskable('PIX_BASE_URL', url.password || url.username, 'the credential in its user-info');
   return url.toString().replace(/\/+$/, '');
 }
 
@@ -481,8 +499,18 @@ function readConfig(read: Reader, env: Env): Config {
   const credentials = live
     ? {
         clientId: read.required('PIX_CLIENT_ID', why) ?? '',
-        clientSecret: read.required('PIX_CLIENT_SECRET', why) ?? '',
-        certClient: read.check(() => readCertClient(read), undefined) ?? '',
+        clientSecret: read.check(
+          () => maskable('PIX_CLIENT_SECRET', read.required('PIX_CLIENT_SECRET', why) ?? ''),
+          '',
+        ),
+        certClient: read.check(
+          () =>
+            maskable(
+              read.text('PIX_CERT_FILE') === undefined ? 'PIX_CERT_CLIENT' : 'PIX_CERT_FILE',
+              readCertClient(read) ?? '',
+            ),
+          '',
+        ),
       }
     : MOCK_CREDENTIALS;
   const { amountText, amount } = read.check(() => readAmount(read), {
@@ -508,6 +536,12 @@ function readConfig(read: Reader, env: Env): Config {
     maxTotal: read.check(() => readMaxTotal(read, Math.round(maxPayouts * amount * 100) / 100), 0),
     codePrefix: readCodePrefix(read),
     requestTimeoutMs: read.integer('PIX_REQUEST_TIMEOUT_MS', 10_000, 100, 300_000),
+    maxResponseBytes: read.integer(
+      'PIX_MAX_RESPONSE_BYTES',
+      DEFAULT_MAX_RESPONSE_BYTES,
+      1_024,
+      1_073_741_824,
+    ),
     dryRun: read.flag('PIX_DRY_RUN'),
     baseline: read.text('PIX_BASELINE'),
     failOnDrift: read.flag('PIX_FAIL_ON_DRIFT'),

@@ -1,5 +1,5 @@
 /**
- * The one fixture layer of the suite. Costly things (configuration, HTTP context, token, webhook
+ * The one fixture layer of the suite. Costly things (configuration, HTTP client, token, webhook
  * client) are worker-scoped and built lazily; `verify` and `pix` are per test.
  *
  * It extends Playwright's base test type (`_baseTest`, declared in @playwright/test's types), not
@@ -8,11 +8,12 @@
  * mock run went from about 5.9 s to 4.5 s). Without the tracing fixtures nothing can record a
  * request and its credentials, whatever `--trace` says.
  */
-import { _baseTest as base, request } from '@playwright/test';
+import { _baseTest as base } from '@playwright/test';
+import { HttpClient } from './http.ts';
 import { Ledger } from './ledger.ts';
 import { waitUntilAnswering } from './mock/prism.ts';
 import { PixClient, workerSession, type WorkerSession } from './pix-client.ts';
-import { registerSecret } from './redact.ts';
+import { registerConfigSecrets } from './redact.ts';
 import { loadSpec, type SpecModel } from './spec.ts';
 import { loadTarget, type Target } from './target.ts';
 import { Verifier } from './verifier.ts';
@@ -24,7 +25,7 @@ interface WorkerFixtures {
   ledger: Ledger;
   webhooks: WebhookClient;
   session: WorkerSession;
-  httpContext: Awaited<ReturnType<typeof request.newContext>>;
+  httpContext: HttpClient;
 }
 
 interface TestFixtures {
@@ -37,8 +38,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     // eslint-disable-next-line no-empty-pattern -- Playwright requires the destructuring pattern.
     async ({}, use) => {
       const target = loadTarget();
-      registerSecret(target.config.clientSecret);
-      registerSecret(target.config.certClient);
+      registerConfigSecrets(target.config);
       // The embedded mock may still be loading when the first worker is ready.
       if (target.config.mode === 'mock') await waitUntilAnswering(target.baseUrl);
       await use(target);
@@ -57,14 +57,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   httpContext: [
     async ({ target }, use) => {
-      // No retries, no redirects followed, TLS verified: the suite is the most careful client the environment sees.
-      const context = await request.newContext({
-        ignoreHTTPSErrors: false,
-        extraHTTPHeaders: {},
-        timeout: target.config.requestTimeoutMs,
+      // Sends exactly what a case gives it, once, and reads at most PIX_MAX_RESPONSE_BYTES (http.ts).
+      const client = new HttpClient({
+        maxResponseBytes: target.config.maxResponseBytes,
+        tokenField: target.config.tokenField,
       });
-      await use(context);
-      await context.dispose();
+      await use(client);
+      client.close();
     },
     { scope: 'worker' },
   ],

@@ -2,13 +2,15 @@
  * Prints the payout plan and refuses one over budget (again, for runs started with npx playwright
  * test rather than bin/certify.ts), then starts what a run needs before any test (the embedded mock
  * in mock mode, the webhook receiver) and stops it after the last one, also when the run fails or
- * is interrupted. Workers learn the addresses through PIX_* variables set here.
+ * is interrupted. Workers learn the addresses, and where the run's secrets registry is, through PIX_*
+ * variables set here.
  */
 import type { FullConfig } from '@playwright/test';
 import { reportDirProblem } from '../../reporters/certification/files.ts';
 import { loadConfig } from './config.ts';
 import { startMock } from './mock/prism.ts';
 import { budgetProblem, describePlan, planFor } from './plan.ts';
+import { openSecretsRegistry, registerConfigSecrets } from './redact.ts';
 import { newRunId } from './target.ts';
 import { startReceiver } from './webhook/receiver.ts';
 
@@ -20,6 +22,9 @@ async function stopAll(stops: Stop[]): Promise<void> {
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = loadConfig();
+  // First, so that whatever this process or a worker prints from now on is masked.
+  openSecretsRegistry();
+  registerConfigSecrets(config);
   const misplaced = reportDirProblem(config.reportDir);
   if (misplaced !== undefined) throw new Error(misplaced);
   const plan = planFor(config);

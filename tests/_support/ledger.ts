@@ -1,10 +1,13 @@
 /**
  * The write-ahead ledger of withdrawal requests: a line is on disk (fsync) before the request is
  * sent, and a second line records the outcome. An interrupted run leaves a ledger that tells exactly
- * which requests may have moved money. It holds no secret: the payee key is masked.
+ * which requests may have moved money. It holds no secret: every line is redacted and bounded like
+ * a report (a provider may answer with a secret as the withdrawal's id), and the payee key is masked.
  */
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { JsonValue } from './checks/types.ts';
+import { boundedJson } from './shape.ts';
 
 export const LEDGER_FILE = 'ledger.jsonl';
 
@@ -45,13 +48,17 @@ export class Ledger {
     this.path = join(reportDir, LEDGER_FILE);
   }
 
-  private append(entry: Record<string, unknown>): void {
+  private append(entry: object): void {
+    // The line as JSON will write it, then masked and bounded like a report.
+    const line = JSON.parse(
+      JSON.stringify({ time: new Date().toISOString(), runId: this.runId, ...entry }),
+    ) as JsonValue;
     mkdirSync(dirname(this.path), { recursive: true });
     // Appended to, created if missing, and never through a symbolic link (O_NOFOLLOW).
     const { O_APPEND, O_CREAT, O_NOFOLLOW, O_WRONLY } = constants;
     const fd = openSync(this.path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW);
     try {
-      writeSync(fd, `${JSON.stringify({ time: new Date().toISOString(), runId: this.runId, ...entry })}\n`);
+      writeSync(fd, `${JSON.stringify(boundedJson(line))}\n`);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

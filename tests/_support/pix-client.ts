@@ -2,9 +2,8 @@
  * The suite's client of the two operations. Every response goes through the checks every response
  * must pass; every withdrawal is gated, written to the ledger before it is sent and never retried.
  */
-import type { APIRequestContext } from '@playwright/test';
 import type { Exchange } from './exchange.ts';
-import { send } from './http.ts';
+import { send, type HttpClient } from './http.ts';
 import type { Ledger } from './ledger.ts';
 import {
   type Headers,
@@ -19,7 +18,6 @@ import type { Target } from './target.ts';
 import type { Verifier } from './verifier.ts';
 import type { WebhookClient } from './webhook/client.ts';
 import { readPath } from './checks/token.ts';
-import { registerSecret } from './redact.ts';
 
 /** Worker-wide state: the token obtained once per worker and the withdrawals that were accepted. */
 export interface WorkerSession {
@@ -40,7 +38,7 @@ const OPERATION_PATHS = { createToken: '/auth/token', createWithdraw: '/pix/paym
 export class PixClient {
   constructor(
     private readonly target: Target,
-    private readonly http: APIRequestContext,
+    private readonly http: HttpClient,
     private readonly verify: Verifier,
     private readonly ledger: Ledger,
     private readonly webhooks: WebhookClient,
@@ -69,7 +67,6 @@ export class PixClient {
       },
       this.config.requestTimeoutMs,
     );
-    registerIssuedToken(exchange, this.config.tokenField);
     this.verify.responses(exchange, alsoAllowed);
     this.observeShape('token', exchange);
     return exchange;
@@ -183,13 +180,6 @@ export class PixClient {
   }
 }
 
-/** Every token the run obtains is a secret from the moment it arrives. */
-function registerIssuedToken(exchange: Exchange, field: string): unknown {
-  const token = readPath(exchange.response.json, field);
-  if (typeof token === 'string') registerSecret(token, 'token');
-  return token;
-}
-
 function amountIn(body: string | undefined): unknown {
   try {
     return body === undefined ? null : ((JSON.parse(body) as { amount?: unknown }).amount ?? null);
@@ -198,7 +188,7 @@ function amountIn(body: string | undefined): unknown {
   }
 }
 
-export function workerSession(target: Target, http: APIRequestContext, workerIndex: number): WorkerSession {
+export function workerSession(target: Target, http: HttpClient, workerIndex: number): WorkerSession {
   let pending: Promise<{ token: string } | { failure: string }> | undefined;
   let counter = 0;
   return {
@@ -217,7 +207,7 @@ export function workerSession(target: Target, http: APIRequestContext, workerInd
         target.config.requestTimeoutMs,
       ).then(
         (exchange) => {
-          const token = registerIssuedToken(exchange, target.config.tokenField);
+          const token = readPath(exchange.response.json, target.config.tokenField);
           return exchange.response.status === 200 && typeof token === 'string' && token !== ''
             ? { token }
             : {

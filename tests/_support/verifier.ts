@@ -22,8 +22,12 @@ import {
   type Verdict,
 } from './checks/types.ts';
 import { curlLine, type Exchange } from './exchange.ts';
-import { redact, redactJson } from './redact.ts';
+import { excerpt } from './redact.ts';
+import { boundedJson } from './shape.ts';
 import type { Target } from './target.ts';
+
+/** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
+const EVIDENCE_CHARS = 2_000;
 
 export class Verifier {
   private readonly evaluations: Evaluation[] = [];
@@ -44,8 +48,8 @@ export class Verifier {
       ...(violations.length === 0
         ? {}
         : {
-            expected: redact(violations.map((v) => v.expected).join(' | ')),
-            actual: redact(violations.map((v) => v.actual).join(' | ')),
+            expected: excerpt(violations.map((v) => v.expected).join(' | '), EVIDENCE_CHARS),
+            actual: excerpt(violations.map((v) => v.actual).join(' | '), EVIDENCE_CHARS),
             ...(exchange === undefined ? {} : { reproduction: curlLine(exchange.request) }),
           }),
     });
@@ -58,7 +62,12 @@ export class Verifier {
   }
 
   observe(topic: string, clause: string, value: JsonValue, note?: string): void {
-    this.observations.push(redactJson({ topic, clause, value, ...(note === undefined ? {} : { note }) }));
+    this.observations.push({
+      topic,
+      clause,
+      value: boundedJson(value),
+      ...(note === undefined ? {} : { note: excerpt(note, EVIDENCE_CHARS) }),
+    });
   }
 
   /** The capabilities the target lacks for these checks, each with the reason it gives. */

@@ -1,0 +1,268 @@
+/**
+ * The real suite against a provider that misbehaves on purpose (support/hostile-double.ts), in one
+ * run with every switch that does not get in another's way: our secrets echoed back in every form,
+ * tokens where refusals were due, a 200 MB body, an endless body, a gzip bomb, a token answer with
+ * 200,000 fields, terminal escapes. Then: no secret or token in any file the run wrote or anything
+ * it printed; the run's whole process tree stayed small in memory and in work; what the double
+ * received is what the suite recorded, and what its curl line sends.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { startHostileDouble, type HostileDouble, type ReceivedRequest } from './support/hostile-double.ts';
+import { TEST_PAYEE } from './support/live-env.ts';
+import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { watchProcessTree, type TreeWatch } from './support/process-tree.ts';
+
+const MB = 1024 * 1024;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/**
+ * The forms a leak would take: raw, base64 (the part that does not depend on padding), URL-encoded,
+ * and either half of it, which is what a secret cut in two before it was masked leaves.
+ */
+function leakForms(secret: string): string[] {
+  const base64 = Buffer.from(secret).toString('base64');
+  const half = Math.floor(secret.length / 2);
+  return [
+    secret,
+    base64.slice(0, Math.floor((secret.length * 4) / 3)),
+    encodeURIComponent(secret),
+    secret.slice(0, half),
+    secret.slice(half),
+  ];
+}
+
+/** Splits a line written with single quotes and `'\''`, as exchange.ts writes curl lines. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] ?? '';
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (c === '\\') {
+      word = (word ?? '') + (line[++i] ?? '');
+    } else if (c === ' ') {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+const hasHeader = (request: ReceivedRequest, name: string): boolean =>
+  request.headers.some(([key]) => key.toLowerCase() === name);
+
+interface Evidence {
+  readonly reproduction?: string;
+}
+
+describe('against a hostile provider', () => {
+  const reportDir = mkdtempSync(join(tmpdir(), 'pix-hostile-'));
+  const keyDir = mkdtempSync(join(tmpdir(), 'pix-hostile-key-'));
+  const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+    .publicKey.export({ type: 'spki', format: 'pem' })
+    .toString();
+  const certFile = join(keyDir, 'client-public-key.pem');
+  writeFileSync(certFile, pem);
+  const credentials = {
+    clientId: 'hostile-client',
+    clientSecret: `hostile-secret-${randomBytes(12).toString('hex')}`,
+    certClient: Buffer.from(pem).toString('base64'),
+    user: 'hostile-user',
+    password: `hostile-pass-${randomBytes(12).toString('hex')}`,
+  };
+  const pemBody = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+  let double: HostileDouble;
+  let run: SuiteRun;
+  let tree: TreeWatch;
+  let seconds = 0;
+
+  before(async () => {
+    double = await startHostileDouble(credentials, {
+      secretAsWithdrawalId: true,
+      echoHeaders: true,
+      secretAcross300: true,
+      echoAllTokens: true,
+      tokenForNegativeCases: true,
+      encodedEcho: true,
+      tokenAsKey: true,
+      refreshTokens: true,
+      pemEcho: true,
+      escapes: true,
+      failWithoutAccept: true,
+      hugeBody: true,
+      endlessBody: true,
+      gzipBomb: true,
+      manyFields: true,
+    });
+    tree = watchProcessTree(`PIX_REPORT_DIR=${reportDir}`);
+    const started = performance.now();
+    run = await runSuite(
+      {
+        PIX_BASE_URL: double.url,
+        PIX_CLIENT_ID: credentials.clientId,
+        PIX_CLIENT_SECRET: credentials.clientSecret,
+        PIX_CERT_FILE: certFile,
+        PIX_REPORT_DIR: reportDir,
+        PIX_WEBHOOK_TIMEOUT_MS: '300',
+        // Were a body not cut at PIX_MAX_RESPONSE_BYTES, the time-out alone would take the run past 40 s.
+        PIX_REQUEST_TIMEOUT_MS: '60000',
+        ...TEST_PAYEE,
+      },
+      // A trace would hold every header sent; asked for one, the suite must still record none.
+      ['--trace', 'on'],
+    );
+    seconds = (performance.now() - started) / 1000;
+    tree.stop();
+  });
+  after(async () => {
+    await double.close();
+    for (const dir of [reportDir, keyDir]) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs the whole suite to a report, each unbounded answer a suite error', () => {
+    assert.ok(run.report !== undefined, run.stderr);
+    assert.equal(run.report.verdict, 'FAILED');
+    assert.equal(run.code, run.report.exitCode);
+    assert.ok(double.issued.length > 10, 'tokens were issued, refresh and negative ones included');
+    const errors = (run.report.suiteErrors as { message: string }[]).map((e) => e.message);
+    const cut = errors.filter((m) => m.includes('PIX_MAX_RESPONSE_BYTES'));
+    assert.equal(cut.length, 3, `the huge, endless and gzip bodies: ${errors.join('\n')}`);
+  });
+
+  it('writes no secret or token, in any form, in any file or output', () => {
+    const secrets = [
+      credentials.clientSecret,
+      credentials.certClient,
+      credentials.password,
+      pemBody.join(''),
+      ...pemBody,
+      ...double.issued,
+    ];
+    const files = filesUnder(reportDir);
+    for (const name of [
+      'certification.json',
+      'certification.html',
+      'summary.md',
+      'junit.xml',
+      'ledger.jsonl',
+    ])
+      assert.ok(
+        files.some((f) => f.endsWith(name)),
+        `${name} was written`,
+      );
+    const places = [
+      ...files.map((f) => ({ where: f, text: readFileSync(f, 'utf8') })),
+      { where: 'stdout', text: run.stdout },
+      { where: 'stderr', text: run.stderr },
+    ];
+    const leaks = places.flatMap(({ where, text }) =>
+      secrets.flatMap((secret) =>
+        leakForms(secret)
+          .filter((form) => text.includes(form))
+          .map((form) => `${where}: ${form.slice(0, 12)}…`),
+      ),
+    );
+    assert.deepEqual(leaks, []);
+  });
+
+  it('keeps enough to tell tokens apart: their length and last four characters', () => {
+    assert.match(
+      readFileSync(join(reportDir, 'certification.json'), 'utf8'),
+      /\*\*\*\(\d+ chars, …[0-9a-f]{4}\)/,
+    );
+  });
+
+  it('records no trace, even when asked for one', () => {
+    assert.deepEqual(
+      filesUnder(reportDir).filter((f) => f.endsWith('.zip') || f.endsWith('.trace')),
+      [],
+    );
+  });
+
+  it('removes the run-private secrets registry when the run ends', () => {
+    assert.ok(tree.secretsDir !== undefined, 'the workers were told where the registry is');
+    assert.ok(!tree.secretsDir.startsWith(reportDir));
+    assert.ok(!existsSync(tree.secretsDir));
+  });
+
+  // The run's processor time stands for its duration: wall time on a shared machine measures the
+  // machine. An unbounded endless body alone would cost the request time-out (60 s) of reading.
+  it('stays bounded under a 200 MB body, an endless body and a gzip bomb: under 1 GB and 40 s of work', (t) => {
+    assert.ok(tree.samples > 0);
+    const measured = `peak ${Math.round(tree.peakRssBytes / MB)} MB, ${tree.cpuSeconds.toFixed(1)} s of processor time, ${seconds.toFixed(1)} s of wall time`;
+    t.diagnostic(measured);
+    assert.ok(tree.peakRssBytes < 1024 * MB, measured);
+    assert.ok(tree.cpuSeconds < 40, measured);
+  });
+
+  it('writes the withdrawal answered with the huge body as outcome unknown in the ledger', () => {
+    const [code] = double.hugeBodyCodes;
+    assert.ok(code !== undefined);
+    const outcomes = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"type":"outcome"') && line.includes(code));
+    assert.equal(outcomes.length, 1);
+    assert.match(outcomes[0] ?? '', /"outcome":"unknown"/);
+  });
+
+  it('keeps the reports small when a token answer has 200,000 fields, and says they were capped', () => {
+    assert.ok(statSync(join(reportDir, 'certification.json')).size < MB);
+    assert.ok(statSync(join(reportDir, 'certification.html')).size < 2 * MB);
+    assert.match(
+      readFileSync(join(reportDir, 'certification.json'), 'utf8'),
+      /more fields not shown \(capped at \d+\)/,
+    );
+  });
+
+  it('sends a case without Accept really without it, and adds no header of its own', () => {
+    const suite = double.received.filter((r) => r.path === '/auth/token' || r.path === '/pix/payment');
+    const withoutAccept = suite.filter(
+      (r) =>
+        r.path === '/auth/token' &&
+        !hasHeader(r, 'accept') &&
+        hasHeader(r, 'client_id') &&
+        hasHeader(r, 'cert_client'),
+    );
+    assert.equal(withoutAccept.length, 1);
+    assert.deepEqual(
+      suite.filter((r) => hasHeader(r, 'user-agent') || hasHeader(r, 'accept-encoding')),
+      [],
+    );
+  });
+
+  it('gives a curl line that sends exactly what the suite sent', async () => {
+    const received = double.received.find(
+      (r) => r.path === '/auth/token' && !hasHeader(r, 'accept') && hasHeader(r, 'client_id'),
+    );
+    const check = run.report?.checks.find((c) => c.id === 'TOKEN-ACCEPT-MISSING') as
+      { evidence?: Evidence[] } | undefined;
+    const line = check?.evidence?.[0]?.reproduction;
+    assert.ok(received !== undefined && line !== undefined, 'the case failed with its reproduction');
+    const args = shellWords(line)
+      .slice(1)
+      .map((word) =>
+        word.replace(/^cert_client: \*\*\*\(\d+ chars\)$/, `cert_client: ${credentials.certClient}`),
+      );
+    await promisify(execFile)('curl', ['--silent', '--output', '/dev/null', '--max-time', '10', ...args]);
+    const byCurl = double.received.at(-1);
+    assert.deepEqual(byCurl, received);
+  });
+});

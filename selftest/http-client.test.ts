@@ -1,0 +1,137 @@
+/**
+ * The suite's HTTP client against a local server that records what arrives: it sends exactly what
+ * it records, follows no redirect, and bounds every exchange in bytes (after decompression) and time.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { HttpClient, send, TransportError } from '../tests/_support/http.ts';
+
+const LIMIT = 64 * 1024;
+
+interface Arrival {
+  readonly headers: readonly string[];
+  readonly body: string;
+}
+
+describe('the HTTP client', () => {
+  const arrivals: Arrival[] = [];
+  const routes: Record<string, (res: ServerResponse) => void> = {
+    '/ok': (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+    '/redirect': (res) => res.writeHead(302, { location: '/ok' }).end(),
+    '/gzip': (res) =>
+      res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.from('{"small":true}'))),
+    '/huge': (res) =>
+      res.writeHead(200, { 'content-length': 10 * LIMIT }).end(Buffer.alloc(10 * LIMIT, 0x20)),
+    '/endless': (res) => {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(LIMIT / 4, 0x20);
+      const pump = (): void => {
+        let room = true;
+        while (!res.destroyed && room) room = res.write(chunk);
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    },
+    '/bomb': (res) =>
+      res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(100 * LIMIT))),
+    '/silent': () => undefined,
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      arrivals.push({ headers: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8') });
+      (routes[req.url ?? ''] ?? routes['/ok'])?.(res);
+    });
+  });
+  const client = new HttpClient({ maxResponseBytes: LIMIT, tokenField: 'access_token' });
+  let base = '';
+
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    client.close();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const post = (path: string, headers: Record<string, string> = {}, body?: string, timeoutMs = 5_000) =>
+    send(client, 'createToken', { method: 'POST', url: `${base}${path}`, headers, body }, timeoutMs);
+
+  it('sends exactly the headers it records, in order, and nothing of its own', async () => {
+    const exchange = await post(
+      '/ok',
+      { client_id: 'c', Accept: 'application/json', accept: 'text/plain' },
+      '{}',
+    );
+    assert.deepEqual(arrivals.at(-1)?.headers, Object.entries(exchange.request.headers).flat());
+    assert.deepEqual(Object.keys(exchange.request.headers), [
+      'Host',
+      'client_id',
+      'Accept',
+      'accept',
+      'Content-Length',
+      'Connection',
+    ]);
+    assert.equal(arrivals.at(-1)?.body, '{}');
+  });
+
+  it('leaves out a header the case leaves out, and never sends URL user-info', async () => {
+    const exchange = await post('/ok', { client_id: 'c' }, undefined);
+    const url = new URL(base);
+    url.username = 'someone';
+    url.password = 'a-password-123';
+    const withUserInfo = await send(
+      client,
+      'createToken',
+      { method: 'POST', url: `${url.toString()}ok`, headers: {}, body: undefined },
+      5_000,
+    );
+    const names = (headers: readonly string[]): string[] =>
+      headers.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+    assert.deepEqual(names(arrivals.at(-2)?.headers ?? []), [
+      'host',
+      'client_id',
+      'content-length',
+      'connection',
+    ]);
+    assert.deepEqual(Object.keys(exchange.request.headers), [
+      'Host',
+      'client_id',
+      'Content-Length',
+      'Connection',
+    ]);
+    assert.ok(!withUserInfo.request.url.includes('a-password-123'));
+    assert.deepEqual(arrivals.at(-1)?.headers, Object.entries(withUserInfo.request.headers).flat());
+  });
+
+  it('follows no redirect, and decompresses what the server compressed anyway', async () => {
+    assert.equal((await post('/redirect')).response.status, 302);
+    assert.deepEqual((await post('/gzip')).response.json, { small: true });
+  });
+
+  for (const [path, what] of [
+    ['/huge', 'a body over the limit'],
+    ['/endless', 'a body that never ends'],
+    ['/bomb', 'a gzip bomb, counted after decompression'],
+  ] as const) {
+    it(`stops reading ${what}, with a transport error that names the limit`, async () => {
+      await assert.rejects(
+        post(path),
+        (error) => error instanceof TransportError && /PIX_MAX_RESPONSE_BYTES=65536/.test(error.message),
+      );
+    });
+  }
+
+  it('gives up when no answer comes in time', async () => {
+    await assert.rejects(
+      post('/silent', {}, undefined, 200),
+      (error) => error instanceof TransportError && /within 200 ms/.test(error.message),
+    );
+  });
+});
