@@ -131,7 +131,9 @@ describe('the HTTP client', () => {
   it('gives up when no answer comes in time', async () => {
     await assert.rejects(
       post('/silent', {}, undefined, 200),
-      (error) => error instanceof TransportError && /within 200 ms/.test(error.message),
+      (error) =>
+        error instanceof TransportError &&
+        /timed out after 200 ms \(PIX_REQUEST_TIMEOUT_MS\)/.test(error.message),
     );
   });
 });

@@ -21,11 +21,16 @@ const SGR = /\u001b\[[0-9;]*m/g;
 
 export const withoutColours = (text: string): string => text.replace(SGR, '');
 
-/** The part of a message that names the cause: before Playwright's call log and stack, on one line. */
+/**
+ * The part of a message that names the cause: its first line. What follows (Playwright's call log, a
+ * stack, the ledger note naming one withdrawal) differs per test and would split one cause in many.
+ */
 export function causeOf(message: string): string {
-  const text = withoutColours(message).split(/\n\s*(?:Call log:|at\s)/)[0] ?? '';
+  const [first = ''] = withoutColours(message)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   return (
-    text
+    first
       .replace(/\s+/g, ' ')
       .replace(/\s*Call log:.*$/, '')
       .trim() || 'unknown error'

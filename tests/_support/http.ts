@@ -180,7 +180,7 @@ function exchangeOnce(client: HttpClient, request: SentRequest, timeoutMs: numbe
         reject(error);
       });
     const timer = setTimeout(
-      () => fail(new Error(`no complete response within ${timeoutMs} ms (PIX_REQUEST_TIMEOUT_MS)`)),
+      () => fail(new Error(`timed out after ${timeoutMs} ms (PIX_REQUEST_TIMEOUT_MS)`)),
       timeoutMs,
     );
     outgoing.on('error', fail);
