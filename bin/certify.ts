@@ -13,6 +13,7 @@ import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { preflight } from '../tests/_support/preflight.ts';
+import { checkReceiver } from '../tests/_support/webhook/run.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -109,6 +110,12 @@ async function main(): Promise<void> {
   }
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
+  // A remote webhook receiver must answer and take the token before anything is sent.
+  if (!dryRun)
+    await checkReceiver(config).catch((error: unknown) => {
+      if (error instanceof ConfigError) stop(error.message);
+      throw error;
+    });
   // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.
   const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
