@@ -123,9 +123,17 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
       });
     };
 
+    // Refusals too are answered once kept, and cut the connection: the rest of the body stays unread.
+    const refuse = (outcome: Outcome, status: number, error: string): void => {
+      req.pause();
+      void finish(outcome, status)
+        .catch(() => undefined)
+        .then(() => {
+          answer(res, status, { received: false, error }, true);
+        });
+    };
     if (options.requireClientCert && !(certificate?.presented === true && certificate.authorized)) {
-      answer(res, 403, { received: false, error: 'a client certificate signed by our CA is required' }, true);
-      finish('refused', 403).catch(() => undefined);
+      refuse('refused', 403, 'a client certificate signed by our CA is required');
       return;
     }
     req.on('data', (chunk: Buffer) => {
@@ -136,10 +144,8 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
         kept.push(part);
         keptBytes += part.length;
       }
-      if (bodyBytes > options.maxBodyBytes) {
-        answer(res, 413, { received: false, error: `body over ${options.maxBodyBytes} bytes` }, true);
-        finish('too-large', 413).catch(() => undefined);
-      }
+      if (bodyBytes > options.maxBodyBytes)
+        refuse('too-large', 413, `body over ${options.maxBodyBytes} bytes`);
     });
     req.on('end', () => {
       if (finished) return;
