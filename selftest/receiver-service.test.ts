@@ -11,9 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { ConfigError } from '../tests/_support/config.ts';
+import { ConfigError, loadConfig } from '../tests/_support/config.ts';
+import { loadTarget } from '../tests/_support/target.ts';
 import { ReceiverConnection, WebhookClient } from '../tests/_support/webhook/client.ts';
 import type { Delivery } from '../tests/_support/webhook/delivery.ts';
+import { remoteReceiverOf } from '../tests/_support/webhook/run.ts';
 import { loadReceiverSettings } from '../tests/_support/webhook/settings.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { send, type Answer } from './support/receiver-requests.ts';
@@ -121,6 +123,64 @@ test('npm run receiver without a token exits 2 with that one line, and starts no
   const { code, stderr } = await refusal({});
   assert.equal(code, 2);
   assert.match(stderr, /^pix-receiver: PIX_RECEIVER_TOKEN: is not set; it protects the control API\. .+\n$/);
+});
+
+describe("the suite's receiver variables", () => {
+  const live = {
+    PIX_BASE_URL: 'https://provider.example.test',
+    PIX_CLIENT_ID: 'client',
+    PIX_CLIENT_SECRET: 'client-secret-0000',
+    PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
+  };
+  const remote = {
+    PIX_WEBHOOK_RECEIVER_URL: 'https://hooks.example.test/pix/',
+    PIX_WEBHOOK_RECEIVER_TOKEN: TOKEN,
+  };
+
+  test('name the variable to fix when they cannot work', () => {
+    const cases: [string, Record<string, string>][] = [
+      ['PIX_WEBHOOK_RECEIVER_TOKEN', { PIX_WEBHOOK_RECEIVER_URL: remote.PIX_WEBHOOK_RECEIVER_URL }],
+      ['PIX_WEBHOOK_RECEIVER_TOKEN', { ...remote, PIX_WEBHOOK_RECEIVER_TOKEN: 'short' }],
+      ['PIX_WEBHOOK_RECEIVER_URL', { PIX_WEBHOOK_RECEIVER_TOKEN: TOKEN }],
+      ['PIX_WEBHOOK_RECEIVER_URL', { ...remote, PIX_WEBHOOK_RECEIVER_URL: 'hooks.example.test' }],
+      ['PIX_WEBHOOK_RECEIVER_URL', { ...remote, PIX_WEBHOOK_RECEIVER_URL: 'http://hooks.example.test' }],
+      [
+        'PIX_WEBHOOK_RECEIVER_URL',
+        { ...remote, PIX_WEBHOOK_RECEIVER_URL: 'https://user:pw@hooks.example.test' },
+      ],
+      ['PIX_WEBHOOK_PUBLIC_URL', { ...remote, PIX_WEBHOOK_PUBLIC_URL: 'https://tunnel.example.test' }],
+    ];
+    for (const [variable, env] of cases)
+      assert.throws(
+        () => remoteReceiverOf(loadConfig({ ...live, ...env })),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable,
+        `${JSON.stringify(env)} should name ${variable}`,
+      );
+    assert.deepEqual(remoteReceiverOf(loadConfig({ ...live, ...remote })), {
+      url: 'https://hooks.example.test/pix',
+      token: TOKEN,
+    });
+    assert.equal(remoteReceiverOf(loadConfig(live)), undefined);
+  });
+
+  test('with a remote receiver, a provider elsewhere can reach the webhook checks', () => {
+    const internal = {
+      PIX_RUN_ID: 'run',
+      PIX_WEBHOOK_CONTROL_URL: 'http://127.0.0.1:1',
+      PIX_WEBHOOK_CONTROL_TOKEN: TOKEN,
+    };
+    // loadTarget reads this process's environment, as a worker does.
+    const missing = (env: Record<string, string>): string | undefined => {
+      Object.assign(process.env, env);
+      try {
+        return loadTarget().missing('webhook');
+      } finally {
+        for (const name of Object.keys(env)) Reflect.deleteProperty(process.env, name);
+      }
+    };
+    assert.match(missing({ ...live, ...internal }) ?? '', /PIX_WEBHOOK_RECEIVER_URL/);
+    assert.equal(missing({ ...live, ...internal, ...remote }), undefined);
+  });
 });
 
 describe('the receiver as a service, used by the suite', () => {
