@@ -11,6 +11,9 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { verdictOf } from '../tests/_support/checks/check.ts';
+import { webhookDelivered } from '../tests/_support/checks/webhook.ts';
+import type { Exchange } from '../tests/_support/exchange.ts';
 import { registerSecret } from '../tests/_support/redact.ts';
 import { ReceiverConnection, WebhookClient } from '../tests/_support/webhook/client.ts';
 import { describeAttempt, type Delivery } from '../tests/_support/webhook/delivery.ts';
@@ -152,6 +155,40 @@ describe('webhook receiver (§4.2, §6)', () => {
     assert.deepEqual(report.incomplete.map(describeAttempt), [
       'a POST to the address was cut after 120 of 400 bytes',
     ]);
+  });
+
+  test('a webhook cut mid-body, then one over the cap, make WEBHOOK-DELIVERED FAILED with what arrived', async () => {
+    const { path, url } = await run.register();
+    await sendRaw(
+      receiver.url,
+      `POST ${path} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-length: 400\r\n\r\n${'{'.padEnd(120, ' ')}`,
+      { hangUp: true },
+    );
+    assert.equal((await send(url, { body: Buffer.alloc(1024 * 1024 + 1, ' ') })).status, 413);
+    const { deliveries, incomplete, strays } = await run.waitFor(path, { timeoutMs: 300, graceMs: 0 });
+    const withdrawal: Exchange = {
+      operation: 'createWithdraw',
+      request: { method: 'POST', url: 'http://127.0.0.1:1/pix/payment', headers: {}, body: undefined },
+      response: { status: 200, headers: {}, contentType: '', bodyText: '', json: undefined },
+      durationMs: 1,
+    };
+    const input = {
+      withdrawal,
+      code: 'W-3',
+      postBackUrl: url,
+      deliveries,
+      incomplete,
+      strays,
+      timeoutMs: 300,
+    };
+    const violations = webhookDelivered.judge(input);
+    assert.equal(verdictOf(violations), 'FAILED');
+    assert.match(
+      violations[0]?.actual ?? '',
+      /^no complete delivery within 300 ms: a POST to the address was cut after 120 of 400 bytes; a POST to the address was refused with 413 after \d+ of 1048577 bytes/,
+    );
+    // Handed the attempts as if they were deliveries, the check still does not count them.
+    assert.equal(verdictOf(webhookDelivered.judge({ ...input, deliveries: incomplete })), 'FAILED');
   });
 
   test('HTTP that breaks mid-request is kept as malformed, answered 400, never a delivery', async () => {

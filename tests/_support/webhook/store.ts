@@ -190,7 +190,8 @@ export class ReceiverStore {
         this.#kept < LIMITS.maxDeliveries;
       if (keep) {
         await this.#journal?.append(run.key, { type: 'delivery', address: path, delivery });
-        this.#keepDelivery(run, address, delivery);
+        // A run closed while this was written is gone with what it received.
+        if (this.#runs.get(run.key) === run) this.#keepDelivery(run, address, delivery);
       } else address.notKept++;
       this.#arrivals.emit(`${run.key}${path}`);
     }
