@@ -77,8 +77,11 @@ export function isDelivered(delivery: DeliveryMeta): boolean {
   return delivery.outcome === 'matched' && status >= 200 && status < 300;
 }
 
+/** '87 bytes', or '120 of 400 bytes' when fewer came than content-length announced. */
 function bytesOf(d: DeliveryMeta): string {
-  return d.declaredBytes === null ? `${d.bodyBytes} bytes` : `${d.bodyBytes} of ${d.declaredBytes} bytes`;
+  return d.declaredBytes === null || d.declaredBytes === d.bodyBytes
+    ? `${d.bodyBytes} bytes`
+    : `${d.bodyBytes} of ${d.declaredBytes} bytes`;
 }
 
 /** One line a person understands, e.g. 'a POST to the address was cut after 120 of 400 bytes'. */
@@ -115,7 +118,7 @@ export function describeNonDelivery(incomplete: readonly DeliveryMeta[], strays:
   }
   if (strays.unlisted > 0)
     parts.push(
-      `${strays.unlisted} requests to paths of no run reached the shared receiver meanwhile (not listed: they may be another run's)`,
+      `${strays.unlisted} request${strays.unlisted === 1 ? '' : 's'} to paths of no run reached the shared receiver meanwhile (not listed: they may be another run's)`,
     );
   return parts.join('; ');
 }
