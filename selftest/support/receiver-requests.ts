@@ -6,7 +6,8 @@ import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingH
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 
-const SOCKET_TIMEOUT_MS = 5_000;
+// Generous: a bound for a receiver that hangs, not a measure of speed (the machine may be busy).
+const SOCKET_TIMEOUT_MS = 30_000;
 
 export interface Answer {
   readonly status: number;

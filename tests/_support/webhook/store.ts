@@ -35,7 +35,7 @@ export const LIMITS = {
 /** A problem a control request gets as its answer: 404 for whatever is not the run's, 429 when full. */
 export class StoreRefusal extends Error {
   constructor(
-    readonly status: 404 | 409 | 429 | 503,
+    readonly status: 404 | 429,
     message: string,
   ) {
     super(message);
@@ -81,7 +81,7 @@ const UNGUESSABLE = /^[0-9a-f]{32}$/;
 /** An address anywhere in a path, to attribute '/prefix/<address>/more' to the address's run. */
 const ADDRESS_IN_PATH = /\/([0-9a-f]{32})(?=[^0-9a-f]|$)/i;
 
-export const newKey = (): string => randomBytes(16).toString('hex');
+const newKey = (): string => randomBytes(16).toString('hex');
 
 export interface StoreOptions {
   readonly journal?: Journal;
@@ -90,7 +90,6 @@ export interface StoreOptions {
    * False for the suite's own receiver, whose only run sees them all.
    */
   readonly shared: boolean;
-  readonly now?: () => number;
 }
 
 export class ReceiverStore {
@@ -105,12 +104,10 @@ export class ReceiverStore {
   readonly #arrivals = new EventEmitter().setMaxListeners(0);
   readonly #journal: Journal | undefined;
   readonly #shared: boolean;
-  readonly #now: () => number;
 
   constructor(options: StoreOptions) {
     this.#journal = options.journal;
     this.#shared = options.shared;
-    this.#now = options.now ?? Date.now;
   }
 
   /** Takes back what the journal holds, forgetting runs past their retention. */
@@ -120,12 +117,8 @@ export class ReceiverStore {
     return this.#runs.size;
   }
 
-  get runCount(): number {
-    return this.#runs.size;
-  }
-
   async openRun(publicBase: string): Promise<RunRecord> {
-    const record: RunRecord = { key: newKey(), openedAt: this.#now(), publicBase };
+    const record: RunRecord = { key: newKey(), openedAt: Date.now(), publicBase };
     if (this.#runs.size >= LIMITS.maxRuns) {
       const [oldest] = [...this.#runs.values()].sort((a, b) => a.openedAt - b.openedAt);
       if (oldest !== undefined) await this.closeRun(oldest.key);
@@ -236,7 +229,7 @@ export class ReceiverStore {
         if (first === undefined) return;
         this.#arrivals.off(event, startGrace);
         clearTimeout(timer);
-        timer = setTimeout(settle, Math.max(0, first.receivedAt + graceMs - this.#now()));
+        timer = setTimeout(settle, Math.max(0, first.receivedAt + graceMs - Date.now()));
       };
       this.#arrivals.on(event, startGrace).once(closed, settle).once('closed', settle);
       signal.addEventListener('abort', settle, { once: true });
@@ -258,7 +251,7 @@ export class ReceiverStore {
   /** Forgets the runs past their retention. */
   async sweep(): Promise<void> {
     const expired = [...this.#runs.values()].filter(
-      (run) => run.openedAt + LIMITS.runRetentionMs <= this.#now(),
+      (run) => run.openedAt + LIMITS.runRetentionMs <= Date.now(),
     );
     for (const run of expired) await this.closeRun(run.key);
   }
@@ -304,7 +297,7 @@ export class ReceiverStore {
   #keepUnattributed(stray: DeliveryMeta): void {
     this.#unattributedCount++;
     this.#unattributed.push(stray);
-    // A ring: dropping from the front of a bounded array is cheap enough at this size, and rare.
+    // The newest are kept: shifting an array of this size costs microseconds, even on every request of a flood.
     if (this.#unattributed.length > LIMITS.maxUnattributedStrays) this.#unattributed.shift();
   }
 
