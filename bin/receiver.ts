@@ -4,25 +4,23 @@
  * which reach it with PIX_WEBHOOK_RECEIVER_URL and PIX_WEBHOOK_RECEIVER_TOKEN. Configured by the
  * PIX_RECEIVER_* variables (.env.example); a configuration problem is one line and exit code 2.
  */
-import { ConfigError } from '../tests/_support/config.ts';
+import { ConfigError, isLoopbackHost } from '../tests/_support/config.ts';
 import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
 import { loadReceiverSettings, type ServiceSettings } from '../tests/_support/webhook/settings.ts';
-import { isLoopbackHost } from '../tests/_support/config.ts';
 
 function stop(message: string): never {
   process.stderr.write(`pix-receiver: ${message}\n`);
   process.exit(2);
 }
 
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Start-up failures name the variable to change, like configuration errors. */
-function variableFor(error: NodeJS.ErrnoException): string {
+/** A start-up failure as a configuration error: the variable to change and how. */
+function startProblem(error: NodeJS.ErrnoException): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (error.syscall === 'listen' && error.code === 'EADDRINUSE')
+    return `PIX_RECEIVER_PORT: could not listen (${reason}). Choose a free port.`;
   if (error.syscall === 'listen')
-    return error.code === 'EADDRINUSE' ? 'PIX_RECEIVER_PORT' : 'PIX_RECEIVER_HOST';
-  return 'PIX_RECEIVER_DATA_DIR';
+    return `PIX_RECEIVER_HOST: could not listen (${reason}). Give an address of this machine, or 0.0.0.0 for all.`;
+  return `PIX_RECEIVER_DATA_DIR: could not use it (${reason}). Give a directory the receiver can create and write.`;
 }
 
 function describe(settings: ServiceSettings, receiver: RunningReceiver): string {
@@ -56,9 +54,7 @@ const receiver = await startReceiver({
   dataDir: settings.dataDir,
   ...(settings.tls === undefined ? {} : { tls: settings.tls }),
   log: (line) => process.stderr.write(`pix-receiver: ${line}\n`),
-}).catch((error: unknown) =>
-  stop(`${variableFor(error as NodeJS.ErrnoException)}: could not start (${reasonOf(error)}).`),
-);
+}).catch((error: unknown) => stop(startProblem(error as NodeJS.ErrnoException)));
 
 process.stdout.write(`${describe(settings, receiver)}\n`);
 if (settings.tls === undefined && !isLoopbackHost(settings.host))

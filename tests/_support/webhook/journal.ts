@@ -3,8 +3,9 @@
  * in it is acknowledged, so a restart (or a crash) loses nothing a provider or a run was told was
  * kept. Closing a run deletes its file; there is nothing to compact.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Delivery, DeliveryMeta } from './delivery.ts';
 
 export interface RunRecord {
@@ -94,6 +95,16 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Creates the directory and its missing parents one level at a time: fs.mkdir's recursive mode never
+ * returns for some paths (Node 20 spins on e.g. /proc/x), and a receiver must fail, not hang.
+ */
+async function makeDirectory(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !existsSync(at) && dirname(at) !== at; at = dirname(at)) missing.unshift(at);
+  for (const path of missing) await mkdir(path, { mode: 0o700 });
+}
+
 /** Lines that do not parse are skipped: only the last one can be torn, and it was never acknowledged. */
 function parseLines(text: string): unknown[] {
   return text.split('\n').flatMap((line) => {
@@ -116,7 +127,7 @@ export class DirectoryJournal implements Journal {
 
   /** Creates the directory (owner only: deliveries may carry personal data) and proves it writable. */
   static async open(dir: string): Promise<DirectoryJournal> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirectory(dir);
     const probe = join(dir, '.write-test');
     await (await open(probe, 'w', 0o600)).close();
     await rm(probe);

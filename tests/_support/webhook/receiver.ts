@@ -12,6 +12,7 @@ import { DirectoryJournal } from './journal.ts';
 import { listen, localUrl, shutDown, type WebServer } from './listen.ts';
 import { ReceiverStore } from './store.ts';
 
+// Where checks imported Delivery from before delivery.ts existed.
 export type { Delivery } from './delivery.ts';
 
 export interface ReceiverTls {
@@ -100,11 +101,17 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
   const control = createControl(store, options.token, controlInfo(options.tls));
 
   const server = serverFor(options.tls, (req, res) => {
-    // Split by hand: new URL() throws on request targets such as '//', which must be recorded like any other.
-    const [path = '', query = ''] = (req.url ?? '').split(/\?(.*)/s);
-    const route = controlRoute(path);
-    if (route === undefined) intake.receive(req, res);
-    else control(req, res, route, new URLSearchParams(query));
+    try {
+      // Split by hand: new URL() throws on request targets such as '//', which must be recorded like any other.
+      const [path = '', query = ''] = (req.url ?? '').split(/\?(.*)/s);
+      const route = controlRoute(path);
+      if (route === undefined) intake.receive(req, res);
+      else control(req, res, route, new URLSearchParams(query));
+    } catch (error) {
+      // Whatever a request provokes ends with that request, never with the receiver.
+      log(`request failed: ${String(error)}`);
+      res.destroy();
+    }
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     intake.refuseBrokenClient(error, socket);
