@@ -16,6 +16,7 @@ import { ConfigError, loadConfig, type Config } from '../tests/_support/config.t
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { preflight } from '../tests/_support/preflight.ts';
 import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
+import { checkReceiver } from '../tests/_support/webhook/run.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -115,6 +116,12 @@ async function main(): Promise<void> {
   const dryRun = listOnly || config.dryRun;
   const misplaced = dryRun ? undefined : reportDirProblem(config.reportDir);
   if (misplaced !== undefined) stop(misplaced);
+  // A remote webhook receiver must answer and take the token before anything is sent.
+  if (!dryRun)
+    await checkReceiver(config).catch((error: unknown) => {
+      if (error instanceof ConfigError) stop(error.message);
+      throw error;
+    });
   // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.
   const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.

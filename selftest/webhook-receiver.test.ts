@@ -1,113 +1,52 @@
 /**
- * Self-test of the webhook receiver (tests/_support/webhook/, §4.2 and §6): what a provider may send
- * it, well-formed or not, is recorded under the right address, answered, and never stops it; workers
- * reach it through the control API. Everything on 127.0.0.1, every loop bounded.
+ * Self-test of the webhook receiver (tests/_support/webhook/, §4.2 and §6), in this process: what a
+ * provider may send it, well-formed or not, is recorded under the right address and answered; only a
+ * complete request answered 2xx is a delivery; nothing a sender does stops it; runs reach it only
+ * through the control API with the token, and never see each other's addresses or strays.
+ * Everything on 127.0.0.1, every loop bounded.
  */
 import assert from 'node:assert/strict';
-import { Agent, request, type OutgoingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { verdictOf } from '../tests/_support/checks/check.ts';
+import { webhookDelivered } from '../tests/_support/checks/webhook.ts';
+import type { Exchange } from '../tests/_support/exchange.ts';
 import { registerSecret } from '../tests/_support/redact.ts';
-import { WebhookClient } from '../tests/_support/webhook/client.ts';
+import { ReceiverConnection, WebhookClient } from '../tests/_support/webhook/client.ts';
+import { describeAttempt, type Delivery } from '../tests/_support/webhook/delivery.ts';
 import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
-import { DeliveryStore, MAX_KEPT_DELIVERIES, type Arrival } from '../tests/_support/webhook/store.ts';
+import { LIMITS, ReceiverStore } from '../tests/_support/webhook/store.ts';
+import { connectionRefused, send, sendRaw } from './support/receiver-requests.ts';
 
 const HOST = '127.0.0.1';
-const SOCKET_TIMEOUT_MS = 3_000;
+const TOKEN = 'selftest-receiver-token-0123456789abcdef';
 
-interface Answer {
-  readonly status: number;
-  readonly body: string;
+/** A run on the receiver, as global setup opens one for a suite run. */
+async function openRun(receiver: RunningReceiver, base = receiver.url): Promise<WebhookClient> {
+  const runUrl = await new ReceiverConnection(receiver.url, TOKEN).openRun(base);
+  return new WebhookClient(runUrl, TOKEN);
 }
 
-interface Sending {
-  readonly method?: string;
-  readonly headers?: OutgoingHttpHeaders;
-  readonly body?: string | Buffer;
-  readonly agent?: Agent;
-}
-
-function send(url: string, { method = 'POST', headers = {}, body, agent }: Sending = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, ...(agent === undefined ? {} : { agent }) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    req.setTimeout(SOCKET_TIMEOUT_MS, () =>
-      req.destroy(new Error(`no answer from ${url} within ${SOCKET_TIMEOUT_MS} ms`)),
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Writes raw bytes and resolves with whatever comes back until the server closes. */
-function sendRaw(boundUrl: string, bytes: string): Promise<string> {
-  const { port } = new URL(boundUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), HOST, () => socket.end(bytes));
-    let text = '';
-    socket.setTimeout(SOCKET_TIMEOUT_MS, () =>
-      socket.destroy(new Error('the server neither answered nor closed')),
-    );
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
-    socket.on('close', () => {
-      resolve(text);
-    });
-    socket.on('error', reject);
-  });
-}
-
-/** Sends the headers and part of a body, then goes away. */
-function abortMidBody(boundUrl: string, path: string): Promise<void> {
-  const { port } = new URL(boundUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), HOST, () => {
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"partial":`,
-      );
-      socket.destroy();
-      resolve();
-    });
-    socket.on('error', reject);
-  });
-}
-
-function connectionRefused(url: string): Promise<boolean> {
-  const { port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), HOST, () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      resolve(error.code === 'ECONNREFUSED');
-    });
-  });
-}
-
-async function assertStillUp(receiver: RunningReceiver): Promise<void> {
-  const { path, url } = receiver.register();
-  assert.equal((await send(url, { body: '{}' })).status, 200, 'the receiver no longer answers');
-  assert.equal(receiver.deliveriesFor(path).length, 1);
-}
+const outcomes = (deliveries: readonly Delivery[]): string[] => deliveries.map((d) => d.outcome);
 
 describe('webhook receiver (§4.2, §6)', () => {
   let receiver: RunningReceiver;
+  let run: WebhookClient;
   before(async () => {
-    receiver = await startReceiver({ host: HOST, port: 0 });
+    receiver = await startReceiver({ host: HOST, port: 0, token: TOKEN, shared: false });
+    run = await openRun(receiver);
   });
   after(() => receiver.close());
 
-  test('records a JSON POST to a registered address, answers 200 and masks secrets', async () => {
+  test('records a JSON POST to a registered address as a delivery, answers 200 and masks secrets', async () => {
     const canary = `canary-${'x'.repeat(24)}`;
     registerSecret(canary, 'token');
-    const { path, url } = receiver.register();
+    const { path, url } = await run.register();
     assert.match(path, /^\/[0-9a-f]{32}$/);
-    assert.equal(url, `${receiver.publicBase}${path}`);
+    assert.equal(url, `${receiver.url}${path}`);
 
     const body = JSON.stringify({ code: 'W-1', status: 'paid', echo: canary });
     const answer = await send(url, {
@@ -116,227 +55,424 @@ describe('webhook receiver (§4.2, §6)', () => {
     });
 
     assert.deepEqual([answer.status, JSON.parse(answer.body)], [200, { received: true }]);
-    const [delivery, ...others] = receiver.deliveriesFor(path);
+    const report = await run.waitFor(path, { timeoutMs: 2_000, graceMs: 0 });
+    assert.deepEqual([report.incomplete, report.strays.total], [[], 0]);
+    const [delivery, ...others] = report.deliveries;
     assert.equal(others.length, 0);
-    assert.ok(delivery);
-    assert.equal(delivery.outcome, 'matched');
-    assert.equal(delivery.method, 'POST');
-    assert.equal(delivery.path, path);
-    assert.equal(delivery.answeredStatus, 200);
-    assert.equal(delivery.headers['content-type'], 'application/json');
-    assert.equal(delivery.bodyBytes, Buffer.byteLength(body));
-    assert.equal(delivery.truncated, false);
-    assert.ok(delivery.body.includes('"code":"W-1"'));
-    assert.ok(!JSON.stringify(delivery).includes(canary), 'the canary secret was stored unmasked');
+    assert.deepEqual(
+      delivery && {
+        method: delivery.method,
+        path: delivery.path,
+        outcome: delivery.outcome,
+        answeredStatus: delivery.answeredStatus,
+        contentType: delivery.contentType,
+        bodyBytes: delivery.bodyBytes,
+        declaredBytes: delivery.declaredBytes,
+        truncated: delivery.truncated,
+        clientCertificate: delivery.clientCertificate,
+      },
+      {
+        method: 'POST',
+        path,
+        outcome: 'matched',
+        answeredStatus: 200,
+        contentType: 'application/json',
+        bodyBytes: Buffer.byteLength(body),
+        declaredBytes: Buffer.byteLength(body),
+        truncated: false,
+        clientCertificate: null,
+      },
+    );
+    assert.ok(delivery?.body.includes('"code":"W-1"'));
+    assert.ok(!JSON.stringify(report).includes(canary), 'the canary secret was stored unmasked');
   });
 
-  test('records a GET to a registered address as matched, with its method', async () => {
-    const { path, url } = receiver.register();
+  test('records a GET to a registered address as a delivery, with its method', async () => {
+    const { path, url } = await run.register();
     assert.equal((await send(url, { method: 'GET' })).status, 200);
+    const { deliveries } = await run.snapshot(path);
     assert.deepEqual(
-      receiver.deliveriesFor(path).map((d) => [d.method, d.outcome, d.bodyBytes]),
+      deliveries.map((d) => [d.method, d.outcome, d.bodyBytes]),
       [['GET', 'matched', 0]],
     );
   });
 
-  test('keeps a delivery to an unregistered path as a stray, answered 404, never matched', async () => {
-    const { path } = receiver.register();
-    const wrongPath = `${path}0`;
-    assert.equal((await send(`${receiver.boundUrl}${wrongPath}?code=1`, { body: 'hello' })).status, 404);
-    assert.deepEqual(receiver.deliveriesFor(path), []);
-    assert.deepEqual(receiver.deliveriesFor(wrongPath), []);
-    const stray = receiver.strays().find((d) => d.path === wrongPath);
+  test('keeps a body that is not JSON as it came', async () => {
+    const { path, url } = await run.register();
+    const text = 'status=paid&code=W-2';
+    assert.equal((await send(url, { headers: { 'content-type': 'text/plain' }, body: text })).status, 200);
+    assert.deepEqual(
+      (await run.snapshot(path)).deliveries.map((d) => [d.outcome, d.body]),
+      [['matched', text]],
+    );
+  });
+
+  test('lists a request to another path as a stray, answered 404, with metadata only', async () => {
+    const { path } = await run.register();
+    assert.equal((await send(`${receiver.url}/elsewhere?code=1`, { body: 'hello' })).status, 404);
+    const report = await run.snapshot(path);
+    assert.deepEqual(report.deliveries, []);
+    const stray = report.strays.listed.find((d) => d.path === '/elsewhere');
     assert.deepEqual(
       [stray?.method, stray?.outcome, stray?.bodyBytes, stray?.answeredStatus],
       ['POST', 'stray', 5, 404],
     );
+    assert.ok(stray && !('body' in stray) && !('headers' in stray), 'a stray carries its body or headers');
   });
 
-  test('keeps a body that is not JSON as it came', async () => {
-    const { path, url } = receiver.register();
-    assert.equal(
-      (await send(url, { headers: { 'content-type': 'text/plain' }, body: 'status=paid&code=W-2' })).status,
-      200,
-    );
-    assert.deepEqual(
-      receiver.deliveriesFor(path).map((d) => [d.outcome, d.body]),
-      [['matched', 'status=paid&code=W-2']],
-    );
-  });
-
-  test('refuses a 2 MiB body with 413, attributes it to its address as too-large, and stays up', async () => {
-    const { path, url } = receiver.register();
+  test('a body over the cap is refused with 413, kept as incomplete and never a delivery', async () => {
+    const { path, url } = await run.register();
     const answer = await send(url, {
       headers: { 'content-type': 'application/json' },
       body: Buffer.alloc(2 * 1024 * 1024, 'a'),
     });
     assert.equal(answer.status, 413);
-    const [delivery] = receiver.deliveriesFor(path);
+    const { deliveries, incomplete } = await run.snapshot(path);
+    assert.deepEqual(deliveries, []);
+    const [attempt] = incomplete;
     assert.deepEqual(
-      [delivery?.outcome, delivery?.answeredStatus, delivery?.truncated, delivery?.body.length],
+      [attempt?.outcome, attempt?.answeredStatus, attempt?.truncated, attempt?.body.length],
       ['too-large', 413, true, 64 * 1024],
     );
-    assert.ok((delivery?.bodyBytes ?? 0) > 1024 * 1024);
-    assert.ok((delivery?.bodyBytes ?? Infinity) < 2 * 1024 * 1024, 'the whole oversized body was read');
-    await assertStillUp(receiver);
+    assert.ok((attempt?.bodyBytes ?? 0) > 1024 * 1024);
+    assert.ok((attempt?.bodyBytes ?? Infinity) < 2 * 1024 * 1024, 'the whole oversized body was read');
+    assert.match(incomplete.map(describeAttempt).join(), /refused with 413 after \d+ of 2097152 bytes/);
+  });
+
+  test('headers and half a body, then a dropped connection, is kept as cut and never a delivery', async () => {
+    const { path } = await run.register();
+    await sendRaw(
+      receiver.url,
+      `POST ${path} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n${'{"partial":'.padEnd(120, ' ')}`,
+      { hangUp: true },
+    );
+    const report = await run.waitFor(path, { timeoutMs: 500, graceMs: 0 });
+    assert.deepEqual(report.deliveries, []);
+    assert.deepEqual(
+      report.incomplete.map((d) => [d.outcome, d.answeredStatus, d.bodyBytes, d.declaredBytes]),
+      [['aborted', null, 120, 400]],
+    );
+    assert.deepEqual(report.incomplete.map(describeAttempt), [
+      'a POST to the address was cut after 120 of 400 bytes',
+    ]);
+  });
+
+  test('a webhook cut mid-body, then one over the cap, make WEBHOOK-DELIVERED FAILED with what arrived', async () => {
+    const { path, url } = await run.register();
+    await sendRaw(
+      receiver.url,
+      `POST ${path} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-length: 400\r\n\r\n${'{'.padEnd(120, ' ')}`,
+      { hangUp: true },
+    );
+    assert.equal((await send(url, { body: Buffer.alloc(1024 * 1024 + 1, ' ') })).status, 413);
+    const { deliveries, incomplete, strays } = await run.waitFor(path, { timeoutMs: 300, graceMs: 0 });
+    const withdrawal: Exchange = {
+      operation: 'createWithdraw',
+      request: { method: 'POST', url: 'http://127.0.0.1:1/pix/payment', headers: {}, body: undefined },
+      response: { status: 200, headers: {}, contentType: '', bodyText: '', json: undefined },
+      durationMs: 1,
+    };
+    const input = {
+      withdrawal,
+      code: 'W-3',
+      postBackUrl: url,
+      deliveries,
+      incomplete,
+      strays,
+      timeoutMs: 300,
+    };
+    const violations = webhookDelivered.judge(input);
+    assert.equal(verdictOf(violations), 'FAILED');
+    assert.match(
+      violations[0]?.actual ?? '',
+      /^no complete delivery within 300 ms: a POST to the address was cut after 120 of 400 bytes; a POST to the address was refused with 413 after \d+ (of 1048577 )?bytes, over the receiver's size limit$/,
+    );
+    // Handed the attempts as if they were deliveries, the check still does not count them.
+    assert.equal(verdictOf(webhookDelivered.judge({ ...input, deliveries: incomplete })), 'FAILED');
+  });
+
+  test('HTTP that breaks mid-request is kept as malformed, answered 400, never a delivery', async () => {
+    const { path } = await run.register();
+    const answer = await sendRaw(
+      receiver.url,
+      `POST ${path} HTTP/1.1\r\nhost: ${HOST}\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\nnot-a-chunk-size\r\n`,
+    );
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    const report = await run.snapshot(path);
+    assert.deepEqual([report.deliveries, outcomes(report.incomplete)], [[], ['malformed']]);
+    assert.equal(report.incomplete[0]?.answeredStatus, 400);
+  });
+
+  test('a malformed request line is answered 400 and listed as a stray, and the receiver stays up', async () => {
+    const { path, url } = await run.register();
+    assert.match(await sendRaw(receiver.url, 'THIS IS NOT HTTP\r\n\r\n'), /^HTTP\/1\.1 400 /);
+    assert.equal((await send(url, { body: '{}' })).status, 200);
+    const report = await run.snapshot(path);
+    assert.deepEqual(
+      report.strays.listed.map((d) => [d.method, d.path, d.outcome, d.answeredStatus]),
+      [['?', '?', 'malformed', 400]],
+    );
+    assert.deepEqual(outcomes(report.deliveries), ['matched']);
   });
 
   test('records every one of 1,000 concurrent deliveries across 100 addresses', async () => {
-    const addresses = Array.from({ length: 100 }, () => receiver.register());
+    const addresses = await Promise.all(Array.from({ length: 100 }, () => run.register()));
     // Bounded sockets, so that the test itself does not run out of file descriptors.
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
     try {
       const answers = await Promise.all(
-        Array.from({ length: 1_000 }, (_, i) => {
-          const address = addresses[i % addresses.length];
-          assert.ok(address);
-          return send(address.url, {
+        Array.from({ length: 1_000 }, (_, i) =>
+          send(addresses[i % addresses.length]?.url ?? '', {
             agent,
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ n: i }),
-          });
-        }),
+          }),
+        ),
       );
       assert.ok(answers.every((a) => a.status === 200));
     } finally {
       agent.destroy();
     }
-    const counts = addresses.map(
-      ({ path }) => receiver.deliveriesFor(path).filter((d) => d.outcome === 'matched').length,
-    );
+    const reports = await Promise.all(addresses.map(({ path }) => run.snapshot(path)));
     assert.deepEqual(
-      counts,
+      reports.map((r) => r.deliveries.length),
       Array.from({ length: 100 }, () => 10),
     );
     const numbers = new Set(
-      addresses.flatMap(({ path }) =>
-        receiver.deliveriesFor(path).map((d) => (JSON.parse(d.body) as { n: number }).n),
-      ),
+      reports.flatMap((r) => r.deliveries.map((d) => (JSON.parse(d.body) as { n: number }).n)),
     );
     assert.equal(numbers.size, 1_000);
   });
 
-  test('answers a malformed request line with 400 over a raw socket, and stays up', async () => {
-    const straysBefore = receiver.strays().length;
-    const answer = await sendRaw(receiver.boundUrl, 'THIS IS NOT HTTP\r\n\r\n');
-    assert.match(answer, /^HTTP\/1\.1 400 /);
-    assert.deepEqual(
-      receiver
-        .strays()
-        .slice(straysBefore)
-        .map((d) => [d.method, d.answeredStatus]),
-      [['?', 400]],
+  test('a flood of 10,000 strays costs a bounded answer and leaves deliveries intact', async () => {
+    const { path, url } = await run.register();
+    const sockets = 10;
+    const perSocket = 1_000;
+    // Pipelined on a few connections: the flood a provider (or anyone) can send, without 10,000 handshakes.
+    const flood = Array.from({ length: sockets }, (_, s) =>
+      sendRaw(
+        receiver.url,
+        Array.from(
+          { length: perSocket },
+          (_, i) =>
+            `POST /flood-${s}-${i} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-type: application/json\r\ncontent-length: 1024\r\n${i === perSocket - 1 ? 'connection: close\r\n' : ''}\r\n${'x'.repeat(1024)}`,
+        ).join(''),
+      ),
     );
-    await assertStillUp(receiver);
+    const answers = await Promise.all(flood);
+    assert.equal(answers.join('').match(/HTTP\/1\.1 404 /g)?.length, sockets * perSocket);
+    assert.equal((await send(url, { body: '{"after":"flood"}' })).status, 200);
+
+    const report = await run.snapshot(path);
+    assert.deepEqual(outcomes(report.deliveries), ['matched']);
+    assert.equal(report.strays.total, sockets * perSocket);
+    assert.equal(report.strays.listed.length, LIMITS.listedStrays);
+    assert.ok(
+      JSON.stringify(report).length < 64 * 1024,
+      `a poll answered ${JSON.stringify(report).length} characters after the flood`,
+    );
   });
 
-  test('records a sender that aborts mid-body as aborted, and stays up', async () => {
-    const { path } = receiver.register();
-    await abortMidBody(receiver.boundUrl, path);
-    const [delivery] = await receiver.waitFor(path, { timeoutMs: 2_000, graceMs: 0 });
-    assert.deepEqual([delivery?.outcome, delivery?.answeredStatus], ['aborted', null]);
-    await assertStillUp(receiver);
-  });
-
-  test('waitFor resolves with [] when nothing arrives within the timeout', async () => {
-    const { path } = receiver.register();
-    const started = Date.now();
-    assert.deepEqual(await receiver.waitFor(path, { timeoutMs: 150, graceMs: 1_000 }), []);
-    assert.ok(Date.now() - started >= 140);
+  test('waitFor answers what arrived when no delivery came within the timeout', async () => {
+    const { path } = await run.register();
+    const report = await run.waitFor(path, { timeoutMs: 150, graceMs: 1_000 });
+    assert.deepEqual([report.deliveries, report.incomplete], [[], []]);
   });
 
   test('waitFor keeps listening for the grace period and catches a duplicate', async () => {
-    const { path, url } = receiver.register();
-    const waiting = receiver.waitFor(path, { timeoutMs: 2_000, graceMs: 300 });
+    const { path, url } = await run.register();
+    const waiting = run.waitFor(path, { timeoutMs: 2_000, graceMs: 300 });
     await send(url, { body: '{"attempt":1}' });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await send(url, { body: '{"attempt":2}' });
     assert.deepEqual(
-      (await waiting).map((d) => d.body),
+      (await waiting).deliveries.map((d) => d.body),
       ['{"attempt":1}', '{"attempt":2}'],
     );
   });
 
-  test('serves workers through the control API, and only under its secret', async () => {
-    const client = new WebhookClient(receiver.controlUrl);
-    const { path, url } = await client.register();
-    assert.equal(url, `${receiver.publicBase}${path}`);
-
-    const waiting = client.waitFor(path, { timeoutMs: 2_000, graceMs: 100 });
-    await send(`${receiver.boundUrl}/elsewhere`, { body: '{}' });
-    await send(url, { body: '{"status":"paid"}' });
+  test('a cut request does not end the wait: the retry that completes is the delivery', async () => {
+    const { path, url } = await run.register();
+    const waiting = run.waitFor(path, { timeoutMs: 3_000, graceMs: 0 });
+    await sendRaw(receiver.url, `POST ${path} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-length: 10\r\n\r\n{"a"`, {
+      hangUp: true,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await send(url, { body: '{"a":1}' });
     const report = await waiting;
-    assert.deepEqual(
-      report.deliveries.map((d) => [d.outcome, d.body]),
-      [['matched', '{"status":"paid"}']],
-    );
-    assert.deepEqual(
-      report.strays.map((d) => d.path),
-      ['/elsewhere'],
-    );
-    assert.deepEqual((await client.snapshot(path)).deliveries, report.deliveries);
-
-    const secret = new URL(receiver.controlUrl).pathname;
-    const controlBase = new URL(receiver.controlUrl).origin;
-    assert.equal((await send(`${controlBase}/wrong-secret/addresses`)).status, 404);
-    await assert.rejects(new WebhookClient(`${controlBase}/wrong-secret`).register(), /answered 404/);
-    assert.equal(
-      (await send(`${receiver.boundUrl}${secret}/addresses`)).status,
-      404,
-      'the public server must not serve the control API',
-    );
+    assert.deepEqual([outcomes(report.deliveries), outcomes(report.incomplete)], [['matched'], ['aborted']]);
   });
 });
 
-test('keeps the path of publicUrl in addresses and accepts deliveries with or without it', async () => {
-  const receiver = await startReceiver({ host: HOST, port: 0, publicUrl: 'https://hooks.example.test/pix/' });
-  try {
-    const { path, url } = receiver.register();
-    assert.equal(url, `https://hooks.example.test/pix${path}`);
-    assert.equal((await send(`${receiver.boundUrl}/pix${path}`, { body: '{}' })).status, 200);
-    assert.equal((await send(`${receiver.boundUrl}${path}`, { body: '{}' })).status, 200);
+describe('control API', () => {
+  let receiver: RunningReceiver;
+  before(async () => {
+    receiver = await startReceiver({ host: HOST, port: 0, token: TOKEN, shared: true });
+  });
+  after(() => receiver.close());
+
+  test('answers 401 without the token or with a wrong one, and takes the right one', async () => {
+    const health = `${receiver.url}/_receiver/v1/health`;
+    const none = await send(health, { method: 'GET' });
     assert.deepEqual(
-      receiver.deliveriesFor(path).map((d) => d.path),
+      [none.status, none.headers['www-authenticate']],
+      [401, 'Bearer realm="pix-webhook-receiver"'],
+    );
+    const wrong = await send(health, { method: 'GET', headers: { authorization: `Bearer ${TOKEN}x` } });
+    assert.equal(wrong.status, 401);
+    const runs = await send(`${receiver.url}/_receiver/v1/runs?base=http://a.example`);
+    assert.equal(runs.status, 401);
+    assert.deepEqual(await new ReceiverConnection(receiver.url, TOKEN).health(), {
+      receiver: 'pix-webhook-receiver',
+      api: 1,
+      tls: false,
+      clientCertificates: 'off',
+    });
+    await assert.rejects(new ReceiverConnection(receiver.url, `${TOKEN}x`).health(), /answered 401/);
+  });
+
+  test("a run never reads, registers under or lists another run's addresses and strays", async () => {
+    const mine = await openRun(receiver);
+    const theirs = await openRun(receiver);
+    const own = await mine.register();
+    const other = await theirs.register();
+
+    assert.equal((await send(other.url, { body: '{"run":"theirs"}' })).status, 200);
+    // Strays that name an address belong to its run; strays that name none belong to no run.
+    assert.equal((await send(`${other.url}/status`, { body: '{}' })).status, 404);
+    assert.equal((await send(`${receiver.url}/webhook`, { body: '{}' })).status, 404);
+
+    await assert.rejects(mine.snapshot(other.path), /answered 404/);
+    const report = await mine.snapshot(own.path);
+    assert.deepEqual([report.deliveries, report.strays.listed, report.strays.total], [[], [], 0]);
+    assert.equal(report.strays.unlisted, 1, 'the stray of no run is counted');
+    assert.ok(!JSON.stringify(report).includes(other.path.slice(1)));
+
+    const theirReport = await theirs.snapshot(other.path);
+    assert.deepEqual(outcomes(theirReport.deliveries), ['matched']);
+    assert.deepEqual(
+      theirReport.strays.listed.map((d) => d.path),
+      [`${other.path}/status`],
+    );
+  });
+
+  test('closing a run unregisters its addresses: later requests to them are strays of no run', async () => {
+    const connection = new ReceiverConnection(receiver.url, TOKEN);
+    const runUrl = await connection.openRun(receiver.url);
+    const client = new WebhookClient(runUrl, TOKEN);
+    const { path, url } = await client.register();
+    await connection.closeRun(runUrl);
+    assert.equal((await send(url, { body: '{}' })).status, 404);
+    await assert.rejects(client.snapshot(path), /answered 404/);
+    await assert.rejects(connection.closeRun(runUrl), /answered 404/);
+  });
+
+  test('refuses what it cannot serve with an error status, never by failing', async () => {
+    const run = await openRun(receiver);
+    const { path } = await run.register();
+    const runUrl = await new ReceiverConnection(receiver.url, TOKEN).openRun(receiver.url);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const requests: [string, string][] = [
+      [`${runUrl}/addresses${path}?timeoutMs=soon`, 'GET'],
+      [`${runUrl}/addresses/${'0'.repeat(32)}`, 'GET'],
+      [`${runUrl}/addresses${path}`, 'PUT'],
+      [`${receiver.url}/_receiver/v1/runs?base=not-a-url`, 'POST'],
+      [`${receiver.url}/_receiver/v1/runs/${'f'.repeat(32)}`, 'DELETE'],
+      [`${receiver.url}/_receiver/v1/nothing`, 'GET'],
+    ];
+    const statuses = await Promise.all(
+      requests.map(async ([url, method]) => (await send(url, { method, headers: auth })).status),
+    );
+    assert.deepEqual(statuses, [400, 404, 405, 400, 404, 404]);
+  });
+});
+
+test('keeps the path of the public base in addresses and takes deliveries with or without it', async () => {
+  const receiver = await startReceiver({ host: HOST, port: 0, token: TOKEN, shared: false });
+  try {
+    const run = await openRun(receiver, 'https://hooks.example.test/pix/');
+    const { path, url } = await run.register();
+    assert.equal(url, `https://hooks.example.test/pix${path}`);
+    assert.equal((await send(`${receiver.url}/pix${path}`, { body: '{}' })).status, 200);
+    assert.equal((await send(`${receiver.url}${path}`, { body: '{}' })).status, 200);
+    assert.equal((await send(`${receiver.url}/other${path}`, { body: '{}' })).status, 404);
+    const report = await run.snapshot(path);
+    assert.deepEqual(
+      report.deliveries.map((d) => d.path),
       [`/pix${path}`, path],
+    );
+    assert.deepEqual(
+      report.strays.listed.map((d) => d.path),
+      [`/other${path}`],
     );
   } finally {
     await receiver.close();
   }
 });
 
-test('after close nothing listens on either port, and pending waits end', async () => {
-  const receiver = await startReceiver({ host: HOST, port: 0 });
-  const { path } = receiver.register();
-  const waiting = receiver.waitFor(path, { timeoutMs: 60_000, graceMs: 0 });
-  await receiver.close();
-  assert.deepEqual(await waiting, []);
-  assert.equal(await connectionRefused(receiver.boundUrl), true);
-  assert.equal(await connectionRefused(receiver.controlUrl), true);
+test('after close nothing listens, and pending waits end', async () => {
+  const receiver = await startReceiver({ host: HOST, port: 0, token: TOKEN, shared: false });
+  const store = new ReceiverStore({ shared: false });
+  const run = await store.openRun('http://127.0.0.1');
+  const { path } = await store.register(run.key);
+  const waiting = store.waitFor(run.key, path, {
+    timeoutMs: 60_000,
+    graceMs: 0,
+    signal: new AbortController().signal,
+  });
+  await Promise.all([receiver.close(), store.close()]);
+  await waiting;
+  assert.equal(await connectionRefused(receiver.url), true);
 });
 
-test('keeps at most 10,000 deliveries, dropping the oldest stray first', () => {
-  const store = new DeliveryStore();
-  store.register('/mine');
-  const arrival = (path: string): Arrival => ({
+test('with a data directory, what was acknowledged survives a restart; a closed run leaves no file', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pix-receiver-data-'));
+  const options = { host: HOST, port: 0, token: TOKEN, shared: true, dataDir } as const;
+  const first = await startReceiver(options);
+  const connection = new ReceiverConnection(first.url, TOKEN);
+  const runUrl = await connection.openRun('http://hooks.example.test');
+  const { path } = await new WebhookClient(runUrl, TOKEN).register();
+  assert.equal((await send(`${first.url}${path}`, { body: '{"kept":true}' })).status, 200);
+  await first.close();
+
+  const second = await startReceiver(options);
+  try {
+    assert.equal(second.restoredRuns, 1);
+    const moved = runUrl.replace(first.url, second.url);
+    const report = await new WebhookClient(moved, TOKEN).snapshot(path);
+    assert.deepEqual(
+      report.deliveries.map((d) => d.body),
+      ['{"kept":true}'],
+    );
+    await new ReceiverConnection(second.url, TOKEN).closeRun(moved);
+    assert.deepEqual(readdirSync(dataDir), []);
+  } finally {
+    await second.close();
+  }
+});
+
+test('keeps at most the per-address number of deliveries and counts the rest', async () => {
+  const store = new ReceiverStore({ shared: false });
+  const run = await store.openRun('http://127.0.0.1');
+  const { path } = await store.register(run.key);
+  const location = store.locate(path);
+  const arrival = {
     path,
     method: 'POST',
-    headers: {},
-    body: '',
+    contentType: null,
     bodyBytes: 0,
-    truncated: false,
+    declaredBytes: 0,
     receivedAt: Date.now(),
     answeredStatus: 200,
     outcome: 'matched',
-  });
-  store.record({ ...arrival('/mine'), body: 'first' }, '/mine');
-  store.record({ ...arrival('/elsewhere'), outcome: 'stray', answeredStatus: 404 }, undefined);
-  for (let i = 2; i < MAX_KEPT_DELIVERIES; i++) store.record(arrival('/mine'), '/mine');
-
-  store.record(arrival('/mine'), '/mine');
-  assert.deepEqual([store.all().length, store.strays().length], [MAX_KEPT_DELIVERIES, 0]);
-  assert.equal(store.deliveriesFor('/mine')[0]?.body, 'first');
-
-  store.record(arrival('/mine'), '/mine');
-  assert.equal(store.all().length, MAX_KEPT_DELIVERIES);
-  assert.equal(store.deliveriesFor('/mine')[0]?.seq, 3, 'with no stray left, the oldest delivery goes');
+    clientCertificate: null,
+    headers: {},
+    body: '',
+    truncated: false,
+  } as const;
+  for (let i = 0; i < LIMITS.maxDeliveriesPerAddress + 5; i++) await store.record(location, arrival);
+  const report = store.report(run.key, path);
+  assert.equal(report.deliveries.length, LIMITS.listedDeliveries);
+  assert.equal(report.unlistedDeliveries, LIMITS.maxDeliveriesPerAddress + 5 - LIMITS.listedDeliveries);
+  await store.close();
 });

@@ -22,6 +22,9 @@ export interface WebhookSettings {
   readonly host: string;
   readonly port: number;
   readonly publicUrl: string | undefined;
+  /** A remote receiver (npm run receiver) and its token, as given; validated by webhook/remote.ts. */
+  readonly receiverUrl: string | undefined;
+  readonly receiverToken: string | undefined;
   readonly timeoutMs: number;
   /** How long the suite keeps listening after the first delivery, to see duplicates. */
   readonly graceMs: number;
@@ -119,6 +122,8 @@ const VARIABLE_ROWS = [
   { name: 'PIX_WEBHOOK_PORT', purpose: 'port of the webhook receiver', default: '0, any free port' },
   { name: 'PIX_WEBHOOK_PUBLIC_URL', purpose: 'address at which the provider reaches the receiver', default: 'the bound address' },
   { name: 'PIX_WEBHOOK_TIMEOUT_MS', purpose: 'how long to wait for a webhook', default: '15000 live, 3000 mock' },
+  { name: 'PIX_WEBHOOK_RECEIVER_URL', purpose: 'a remote receiver (npm run receiver): base of every PostBackUrl', default: "the suite's own receiver" },
+  { name: 'PIX_WEBHOOK_RECEIVER_TOKEN', purpose: "that receiver's token (its PIX_RECEIVER_TOKEN), a secret" },
   { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },
   { name: 'PIX_MAX_RESPONSE_BYTES', purpose: 'bound on every response body, in bytes after decompression', default: '4194304 (4 MiB)' },
   { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written', default: 'reports' },
@@ -130,6 +135,14 @@ const VARIABLE_ROWS = [
   { name: 'PIX_MOCK_PORT', purpose: 'port of npm run mock', default: '4010' },
   { name: 'PIX_SANDBOX_HOST', purpose: 'address of npm run sandbox', default: '127.0.0.1' },
   { name: 'PIX_SANDBOX_PORT', purpose: 'port of npm run sandbox', default: '4020' },
+  { name: 'PIX_RECEIVER_HOST', purpose: 'address npm run receiver listens on', default: '127.0.0.1' },
+  { name: 'PIX_RECEIVER_PORT', purpose: 'port of npm run receiver', default: '4030' },
+  { name: 'PIX_RECEIVER_TOKEN', purpose: "npm run receiver's control API token, 32 characters or more (required)" },
+  { name: 'PIX_RECEIVER_DATA_DIR', purpose: 'where npm run receiver persists deliveries', default: './receiver-data' },
+  { name: 'PIX_RECEIVER_TLS_CERT_FILE', purpose: "npm run receiver's own TLS certificate (PEM)" },
+  { name: 'PIX_RECEIVER_TLS_KEY_FILE', purpose: 'and its private key (PEM)' },
+  { name: 'PIX_RECEIVER_CLIENT_CA_FILE', purpose: "CA of the provider's client certificates, recorded per webhook" },
+  { name: 'PIX_RECEIVER_REQUIRE_CLIENT_CERT', purpose: '1: npm run receiver refuses webhooks without such a certificate', default: '0' },
 ] as const satisfies readonly VariableSpec[];
 
 export type VariableName = (typeof VARIABLE_ROWS)[number]['name'];
@@ -145,6 +158,7 @@ export const INTERNAL_VARIABLES = [
   'PIX_WEBHOOK_CONTROL_URL',
   'PIX_OUTPUT_DIR',
   'PIX_SECRETS_DIR',
+  'PIX_WEBHOOK_CONTROL_TOKEN',
 ] as const;
 
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
@@ -460,6 +474,8 @@ function readWebhook(read: Reader, mode: Mode): WebhookSettings {
     host: read.text('PIX_WEBHOOK_HOST') ?? '127.0.0.1',
     port: read.integer('PIX_WEBHOOK_PORT', 0, 0, 65_535),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
+    receiverUrl: read.text('PIX_WEBHOOK_RECEIVER_URL'),
+    receiverToken: read.text('PIX_WEBHOOK_RECEIVER_TOKEN'),
     timeoutMs,
     graceMs: Math.min(1_000, Math.max(100, Math.round(timeoutMs / 20))),
   };

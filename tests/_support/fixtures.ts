@@ -52,7 +52,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   webhooks: [
-    async ({ target }, use) => use(new WebhookClient(target.webhookControlUrl)),
+    async ({ target }, use) => use(new WebhookClient(target.webhookControlUrl, target.webhookControlToken)),
     { scope: 'worker' },
   ],
   httpContext: [

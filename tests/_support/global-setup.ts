@@ -12,7 +12,7 @@ import { startMock } from './mock/prism.ts';
 import { budgetProblem, describePlan, planFor } from './plan.ts';
 import { openSecretsRegistry, registerConfigSecrets } from './redact.ts';
 import { newRunId } from './target.ts';
-import { startReceiver } from './webhook/receiver.ts';
+import { openReceiverRun } from './webhook/run.ts';
 
 type Stop = () => Promise<void>;
 
@@ -41,13 +41,10 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
       stops.push(() => mock.stop());
       process.env.PIX_MOCK_URL = mock.url;
     }
-    const receiver = await startReceiver({
-      host: config.webhook.host,
-      port: config.webhook.port,
-      ...(config.webhook.publicUrl === undefined ? {} : { publicUrl: config.webhook.publicUrl }),
-    });
+    const receiver = await openReceiverRun(config);
     stops.push(() => receiver.close());
-    process.env.PIX_WEBHOOK_CONTROL_URL = receiver.controlUrl;
+    process.env.PIX_WEBHOOK_CONTROL_URL = receiver.runUrl;
+    process.env.PIX_WEBHOOK_CONTROL_TOKEN = receiver.token;
   } catch (error) {
     await stopAll(stops);
     throw error;

@@ -207,6 +207,7 @@ function decodedPem(base64: string): string | undefined {
 /** Registers what the configuration holds that must never be written: credentials and URL user-info. */
 export function registerConfigSecrets(config: Config): void {
   registerSecret(config.clientSecret);
+  registerSecret(config.webhook.receiverToken);
   registerSecret(config.certClient);
   const pem = decodedPem(config.certClient);
   if (pem !== undefined) {

@@ -11,6 +11,7 @@ export interface Target {
   readonly baseUrl: string;
   readonly runId: string;
   readonly webhookControlUrl: string;
+  readonly webhookControlToken: string;
   /** Why a capability is missing, or undefined when the target has it. */
   missing(capability: Capability): string | undefined;
 }
@@ -21,7 +22,7 @@ export const MISSING_REASONS: Readonly<Record<Capability, string>> = {
   payout:
     'PIX_ALLOW_PAYOUTS is not 1: this check sends POST /pix/payment, which may move money, so the certification is incomplete without it',
   webhook:
-    'the environment is not on this machine and PIX_WEBHOOK_PUBLIC_URL is not set, so it cannot reach the webhook receiver',
+    'the environment is not on this machine and neither PIX_WEBHOOK_PUBLIC_URL nor PIX_WEBHOOK_RECEIVER_URL is set, so it cannot reach the webhook receiver',
 };
 
 export function newRunId(): string {
@@ -33,6 +34,7 @@ function capabilities(config: Config): ReadonlySet<Capability> {
   const reachable =
     !live ||
     config.webhook.publicUrl !== undefined ||
+    config.webhook.receiverUrl !== undefined ||
     isLoopbackHost(new URL(config.baseUrl ?? 'http://127.0.0.1').hostname);
   return new Set<Capability>([
     ...(live ? (['provider'] as const) : []),
@@ -58,6 +60,7 @@ export function loadTarget(): Target {
     baseUrl: config.baseUrl ?? internal('PIX_MOCK_URL'),
     runId: internal('PIX_RUN_ID'),
     webhookControlUrl: internal('PIX_WEBHOOK_CONTROL_URL'),
+    webhookControlToken: internal('PIX_WEBHOOK_CONTROL_TOKEN'),
     missing: (capability) => (has.has(capability) ? undefined : MISSING_REASONS[capability]),
   };
 }

@@ -89,18 +89,22 @@ test(
     const { withdrawal, exchange } = await sendAccepted(pix, verify, headers);
     const acceptedAt = Date.now();
     const { timeoutMs, graceMs } = target.config.webhook;
-    const { deliveries, strays } = await webhooks.waitFor(withdrawal.path, { timeoutMs, graceMs });
+    const { deliveries, incomplete, strays } = await webhooks.waitFor(withdrawal.path, {
+      timeoutMs,
+      graceMs,
+    });
 
     verifyDeliveries(verify, {
       withdrawal: exchange,
       code: withdrawal.code,
       postBackUrl: withdrawal.url,
       deliveries,
+      incomplete,
       strays,
       timeoutMs,
     });
     await verifyNoWebhookForRefused(verify, webhooks, refused, refusedExchange);
-    for (const observation of webhookObservations(deliveries, acceptedAt))
+    for (const observation of webhookObservations(deliveries, acceptedAt, incomplete))
       verify.observe(observation.topic, observation.clause, observation.value);
   },
 );

@@ -1,5 +1,5 @@
 /** The webhook posted to PostBackUrl after an accepted withdrawal (§4.2, §6). */
-import type { Delivery } from '../webhook/receiver.ts';
+import { describeNonDelivery, isDelivered, type Delivery, type StrayReport } from '../webhook/delivery.ts';
 import { parseJson, type Exchange } from '../exchange.ts';
 import type { JsonValue } from './types.ts';
 import { defineCheck, violation } from './check.ts';
@@ -9,8 +9,11 @@ export interface WebhookInput {
   readonly withdrawal: Exchange;
   readonly code: string;
   readonly postBackUrl: string;
+  /** Complete requests to the address answered 2xx (see isDelivered). */
   readonly deliveries: readonly Delivery[];
-  readonly strays: readonly Delivery[];
+  /** Requests to the address that are no delivery (cut, too large, malformed, refused). */
+  readonly incomplete: readonly Delivery[];
+  readonly strays: StrayReport;
   readonly timeoutMs: number;
 }
 
@@ -26,13 +29,16 @@ export const webhookDelivered = defineCheck<WebhookInput>(
     reason: '"After acceptance, a webhook is posted to the address given in PostBackUrl" (§4.2, §6).',
     needs: ['payout', 'webhook'],
   },
-  ({ deliveries, strays, postBackUrl, timeoutMs }) => {
-    if (deliveries.length > 0) return [];
-    const elsewhere =
-      strays.length > 0
-        ? `; posted to another address instead: ${strays.map(describeDelivery).join('; ')}`
-        : '';
-    return [violation('must', `a delivery to ${postBackUrl}`, `nothing within ${timeoutMs} ms${elsewhere}`)];
+  ({ deliveries, incomplete, strays, postBackUrl, timeoutMs }) => {
+    if (deliveries.some(isDelivered)) return [];
+    const arrived = describeNonDelivery(incomplete, strays);
+    return [
+      violation(
+        'must',
+        `a complete delivery to ${postBackUrl}, answered 2xx`,
+        `no complete delivery within ${timeoutMs} ms${arrived === '' ? '' : `: ${arrived}`}`,
+      ),
+    ];
   },
 );
 

@@ -1,67 +1,256 @@
 /**
- * The workers' side of the webhook receiver: the receiver lives in Playwright's main process, so
- * workers register addresses and wait for deliveries through its loopback control API (control.ts).
+ * The suite's side of the receiver's control API (control.ts), the same for the suite's own receiver
+ * and a remote one: workers register addresses and wait for deliveries through WebhookClient; global
+ * setup and preflight open, check and close the run through ReceiverConnection.
  */
-import type { Delivery, WebhookAddress } from './receiver.ts';
+import { registerSecret, redactHeaders, redactJson } from '../redact.ts';
+import { CONTROL_MARKER } from './control.ts';
+import { isDelivered, type Delivery, type StrayReport } from './delivery.ts';
+import type { AddressReport } from './store.ts';
+
+export interface WebhookAddress {
+  /** '/' and 32 hex characters: 128 random bits, so no one posts to it by guessing. */
+  readonly path: string;
+  /** What goes into PostBackUrl: the public base and the path. */
+  readonly url: string;
+}
 
 export interface DeliveryReport {
-  /** Everything that arrived at the address, in arrival order. */
+  /** Deliveries: complete requests to the address that the receiver answered 2xx, in arrival order. */
   readonly deliveries: Delivery[];
-  /** Deliveries to unregistered paths since the address was registered: where it may have gone instead. */
-  readonly strays: Delivery[];
+  /** Requests to the address that are no delivery (cut, too large, malformed, refused): observations. */
+  readonly incomplete: Delivery[];
+  /** Requests to the address beyond the listed ones (a provider that keeps posting). */
+  readonly unlisted: number;
+  /** Requests to other paths since the address was registered: where the webhook may have gone instead. */
+  readonly strays: StrayReport;
 }
 
 /** Allowance for the round trip to the control API, on top of any wait the receiver does. */
 const ROUND_TRIP_MS = 5_000;
+/** The control API lists a bounded number of deliveries of at most 64 KiB each: far below this. */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/** A poll that meets a receiver restarting tries again until its own deadline, this often. */
+const RETRY_PAUSE_MS = 250;
 
 /** fetch hides the network reason (refused, reset, timed out) in `cause`. */
 function reasonOf(error: unknown): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  return cause instanceof Error ? cause.message : String(cause);
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return code === undefined || message.includes(code) ? message : `${code}: ${message}`;
 }
 
-export class WebhookClient {
-  readonly #controlUrl: string;
+/** A control request that got no answer at all (as opposed to an answer with an error status). */
+export class NoAnswer extends Error {
+  override readonly name = 'NoAnswer';
+}
 
-  constructor(controlUrl: string) {
-    this.#controlUrl = controlUrl.replace(/\/+$/, '');
+export class ControlAnswer extends Error {
+  override readonly name = 'ControlAnswer';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readBounded(response: Response): Promise<string> {
+  // fetch's body is typed ReadableStream<any>; its chunks are bytes.
+  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = (await reader?.read()) ?? { done: true, value: undefined };
+    if (done) return Buffer.concat(chunks).toString('utf8');
+    bytes += value.length;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader?.cancel();
+      throw new Error(`the answer passed ${MAX_ANSWER_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+}
+
+/**
+ * One control request. The route (never the token, never a query) goes into errors; network
+ * failures become NoAnswer, error statuses ControlAnswer.
+ */
+async function call<T>(
+  url: string,
+  token: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  timeoutMs: number,
+): Promise<T> {
+  const where = `${method} ${new URL(url).pathname}`;
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: { authorization: `Bearer ${token}` },
+      redirect: 'error',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await readBounded(response);
+  } catch (error) {
+    throw new NoAnswer(`${where}: ${reasonOf(error)}`, { cause: error });
+  }
+  if (!response.ok)
+    throw new ControlAnswer(response.status, `${where} answered ${response.status}: ${errorOf(text)}`);
+  try {
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  } catch {
+    throw new ControlAnswer(
+      response.status,
+      `${where} answered ${response.status} with a body that is not JSON`,
+    );
+  }
+}
+
+/** The receiver's `{ "error": … }`, or the start of whatever else answered (a proxy's page). */
+function errorOf(text: string): string {
+  try {
+    const { error } = JSON.parse(text) as { error?: unknown };
+    if (typeof error === 'string') return error;
+  } catch {
+    // Not the receiver's JSON: show what it is.
+  }
+  return text.slice(0, 200);
+}
+
+/** Splits what arrived at an address into deliveries and the rest, with the suite's secrets masked. */
+function toReport(answer: AddressReport): DeliveryReport {
+  const masked = redactJson({
+    ...answer,
+    deliveries: answer.deliveries.map((d) => ({ ...d, headers: redactHeaders(d.headers) })),
+  });
+  return {
+    deliveries: masked.deliveries.filter(isDelivered),
+    incomplete: masked.deliveries.filter((d) => !isDelivered(d)),
+    unlisted: masked.unlistedDeliveries,
+    strays: masked.strays,
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class WebhookClient {
+  readonly #runUrl: string;
+  readonly #token: string;
+
+  /** `runUrl`: the run's control address, …/_receiver/v1/runs/<run>, as global setup opened it. */
+  constructor(runUrl: string, token: string) {
+    registerSecret(token);
+    this.#runUrl = runUrl.replace(/\/+$/, '');
+    this.#token = token;
   }
 
   register(): Promise<WebhookAddress> {
-    return this.#call('POST', '/addresses', ROUND_TRIP_MS);
+    return this.#call(() => call(`${this.#runUrl}/addresses`, this.#token, 'POST', ROUND_TRIP_MS));
   }
 
-  /** Waits for the first delivery and `graceMs` more (for duplicates); empty deliveries after `timeoutMs`. */
+  /**
+   * Waits for the first delivery and `graceMs` more (for duplicates); after `timeoutMs` without one,
+   * answers with whatever else arrived.
+   */
   waitFor(
     path: string,
     { timeoutMs, graceMs }: { timeoutMs: number; graceMs: number },
   ): Promise<DeliveryReport> {
-    const query = new URLSearchParams({ path, timeoutMs: String(timeoutMs), graceMs: String(graceMs) });
-    return this.#call('GET', `/deliveries?${query.toString()}`, timeoutMs + graceMs + ROUND_TRIP_MS);
+    return this.#poll(path, timeoutMs, graceMs);
   }
 
   /** What arrived so far, without waiting. */
   snapshot(path: string): Promise<DeliveryReport> {
-    return this.#call('GET', `/deliveries?${new URLSearchParams({ path }).toString()}`, ROUND_TRIP_MS);
+    return this.#poll(path, 0, 0);
   }
 
-  async #call<T>(method: 'GET' | 'POST', route: string, timeoutMs: number): Promise<T> {
-    // The route, never the control URL, goes into errors: the URL carries the control secret.
-    const where = `${method} ${route.split('?', 1)[0] ?? route}`;
-    const response = await fetch(`${this.#controlUrl}${route}`, {
-      method,
-      signal: AbortSignal.timeout(timeoutMs),
-    }).catch((error: unknown) => {
-      throw new Error(
-        `The webhook receiver's control API did not answer ${where} (${reasonOf(error)}). It runs in Playwright's global setup, which passes its address as PIX_WEBHOOK_CONTROL_URL; run the suite through Playwright.`,
-        { cause: error },
-      );
-    });
-    if (!response.ok) {
-      throw new Error(
-        `The webhook receiver's control API answered ${response.status} to ${where}: ${await response.text()}`,
-      );
+  /** Polls are reads: one that meets a receiver restarting is asked again until its deadline. */
+  async #poll(path: string, timeoutMs: number, graceMs: number): Promise<DeliveryReport> {
+    const deadline = Date.now() + timeoutMs + graceMs + ROUND_TRIP_MS;
+    const addressUrl = `${this.#runUrl}/addresses/${path.replace(/^\//, '')}`;
+    for (;;) {
+      const wait = Math.max(0, Math.min(timeoutMs, deadline - ROUND_TRIP_MS - graceMs - Date.now()));
+      const query = new URLSearchParams({ timeoutMs: String(wait), graceMs: String(graceMs) });
+      try {
+        const answer = await call<AddressReport>(
+          `${addressUrl}?${query.toString()}`,
+          this.#token,
+          'GET',
+          Math.max(1, deadline - Date.now()),
+        );
+        return toReport(answer);
+      } catch (error) {
+        if (!(error instanceof NoAnswer) || Date.now() + RETRY_PAUSE_MS >= deadline) return this.#fail(error);
+        await sleep(RETRY_PAUSE_MS);
+      }
     }
-    return (await response.json()) as T;
+  }
+
+  async #call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      return this.#fail(error);
+    }
+  }
+
+  #fail(error: unknown): never {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `The webhook receiver's control API failed: ${reason}. Global setup opens the run and passes it to workers in PIX_WEBHOOK_CONTROL_URL; run the suite through npm run certify or npx playwright test.`,
+      { cause: error },
+    );
+  }
+}
+
+export interface ReceiverHealth {
+  readonly receiver: string;
+  readonly api: number;
+  readonly tls: boolean;
+  readonly clientCertificates: 'off' | 'requested' | 'required';
+}
+
+/** The receiver as a whole: is it there, does it take the token; opening and closing runs. */
+export class ReceiverConnection {
+  readonly #base: string;
+  readonly #token: string;
+
+  /** `baseUrl`: the receiver's base address (a proxy's path prefix included). */
+  constructor(baseUrl: string, token: string) {
+    registerSecret(token);
+    this.#base = `${baseUrl.replace(/\/+$/, '')}${CONTROL_MARKER}`;
+    this.#token = token;
+  }
+
+  async health(timeoutMs = ROUND_TRIP_MS): Promise<ReceiverHealth> {
+    const health = await call<Partial<ReceiverHealth> | undefined>(
+      `${this.#base}/health`,
+      this.#token,
+      'GET',
+      timeoutMs,
+    );
+    if (health?.receiver !== 'pix-webhook-receiver')
+      throw new ControlAnswer(200, 'the answer to its health check is not a pix webhook receiver’s');
+    return health as ReceiverHealth;
+  }
+
+  /** Opens a run whose addresses go under `publicBase`; resolves with the run's control address. */
+  async openRun(publicBase: string): Promise<string> {
+    const query = new URLSearchParams({ base: publicBase });
+    const { run } = await call<{ run: string }>(
+      `${this.#base}/runs?${query.toString()}`,
+      this.#token,
+      'POST',
+      ROUND_TRIP_MS,
+    );
+    return `${this.#base}/runs/${run}`;
+  }
+
+  /** Unregisters the run's addresses; the receiver forgets all it received for them. */
+  async closeRun(runUrl: string): Promise<void> {
+    await call(runUrl, this.#token, 'DELETE', ROUND_TRIP_MS);
   }
 }

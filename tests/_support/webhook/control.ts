@@ -1,73 +1,172 @@
 /**
- * The receiver's control API, through which Playwright workers register addresses and wait for
- * deliveries. A separate server on loopback only, under a random secret prefix, so that neither the
- * provider nor anyone else who can reach the public receiver can list or create addresses.
+ * The receiver's control API, through which a suite run opens its run, registers addresses, waits
+ * for deliveries and closes. It shares the receiver's port (one address to deploy behind TLS) under
+ * '/_receiver/v1/', after any prefix a proxy keeps, and answers only with the receiver's token
+ * (`authorization: Bearer <token>`, compared in constant time). A run is reached only through its
+ * unguessable key, and every route below it sees only that run's addresses: a run never lists
+ * another's deliveries or strays.
+ *
+ *   GET    /_receiver/v1/health                              200 { receiver, api, tls, clientCertificates }
+ *   POST   /_receiver/v1/runs?base=<public base URL>         201 { run }
+ *   POST   /_receiver/v1/runs/<run>/addresses                201 { path, url }
+ *   GET    /_receiver/v1/runs/<run>/addresses/<hex>          200 AddressReport (see store.ts)
+ *          ?timeoutMs=&graceMs=                              long poll: up to 120 s, then up to 10 s of grace
+ *   DELETE /_receiver/v1/runs/<run>                          204: the run and all it received are forgotten
  */
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { listen, shutDown } from './listen.ts';
-import type { DeliveryStore } from './store.ts';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StoreRefusal, type ReceiverStore } from './store.ts';
 
-/** A long poll never holds a worker (or a socket) longer than this, whatever it asked for. */
-const MAX_WAIT_MS = 120_000;
+export const CONTROL_MARKER = '/_receiver/v1';
+/** A token shorter than this could be guessed or is a placeholder: the receiver refuses to start with one. */
+export const MIN_TOKEN_LENGTH = 32;
+/** A long poll never holds a socket longer than this, whatever it asked for. */
+export const MAX_WAIT_MS = 120_000;
+export const MAX_GRACE_MS = 10_000;
+/** Long polls held at once, over all runs; one more is answered 503. */
+const MAX_PENDING_WAITS = 1_000;
+const MAX_BASE_LENGTH = 2_000;
 
-export interface RunningControl {
-  readonly controlUrl: string;
-  close(): Promise<void>;
+export interface ControlInfo {
+  readonly tls: boolean;
+  readonly clientCertificates: 'off' | 'requested' | 'required';
 }
 
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+/** The route after the control marker, or undefined when the path is not the control API's. */
+export function controlRoute(path: string): string | undefined {
+  const at = path.indexOf(`${CONTROL_MARKER}/`);
+  return at === -1 ? undefined : path.slice(at + CONTROL_MARKER.length);
 }
 
-/** A wait in ms from a query value, bounded by MAX_WAIT_MS; undefined when it is not a number ≥ 0. */
-function boundedWait(text: string | null): number | undefined {
-  const ms = Number(text ?? '0');
-  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, MAX_WAIT_MS) : undefined;
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
-async function answerDeliveries(
-  store: DeliveryStore,
-  query: URLSearchParams,
+/**
+ * Serialised before the status line goes out, so that a body that cannot be serialised still gets
+ * a proper 500 instead of a second writeHead (ERR_HTTP_HEADERS_SENT, which used to end the run).
+ */
+function reply(
   res: ServerResponse,
-): Promise<void> {
-  const address = query.get('path');
-  if (address === null || !store.isRegistered(address)) {
-    reply(res, 404, {
-      error: `no registered address ${JSON.stringify(address)}; register one with POST /addresses first`,
-    });
+  status: number,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
     return;
   }
-  const timeoutMs = boundedWait(query.get('timeoutMs'));
-  const graceMs = boundedWait(query.get('graceMs'));
-  if (timeoutMs === undefined || graceMs === undefined) {
-    reply(res, 400, { error: 'timeoutMs and graceMs must be numbers of milliseconds, at least 0' });
-    return;
-  }
-  const deliveries = query.has('timeoutMs')
-    ? await store.waitFor(address, { timeoutMs, graceMs })
-    : store.deliveriesFor(address);
-  reply(res, 200, { deliveries, strays: store.straysSince(address) });
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res
+    .writeHead(status, { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers })
+    .end(text);
 }
 
-export async function startControl(
-  store: DeliveryStore,
-  register: () => { path: string; url: string },
-): Promise<RunningControl> {
-  const secretPrefix = `/${randomBytes(16).toString('hex')}`;
-  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // Split by hand: new URL() throws on request targets such as '//', which must get a 404 like any other.
-    const [pathname = '', query = ''] = (req.url ?? '').split(/\?(.*)/s);
-    if (req.method === 'POST' && pathname === `${secretPrefix}/addresses`) reply(res, 200, register());
-    else if (req.method === 'GET' && pathname === `${secretPrefix}/deliveries`)
-      await answerDeliveries(store, new URLSearchParams(query), res);
-    else reply(res, 404, { error: 'not found' });
+/** A number of milliseconds from a query value, capped; 0 when absent. */
+function milliseconds(query: URLSearchParams, name: string, max: number): number {
+  const text = query.get(name) ?? '0';
+  const ms = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (Number.isNaN(ms)) throw new Refusal(400, `${name} must be a whole number of milliseconds`);
+  return Math.min(ms, max);
+}
+
+function publicBaseOf(query: URLSearchParams): string {
+  const base = query.get('base') ?? '';
+  const url = base.length <= MAX_BASE_LENGTH && URL.canParse(base) ? new URL(base) : undefined;
+  if (url === undefined || !/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '')
+    throw new Refusal(400, 'base must be the http(s) address the provider posts to, without query');
+  return url.href.replace(/\/+$/, '');
+}
+
+export function createControl(
+  store: ReceiverStore,
+  token: string,
+  info: ControlInfo,
+): (req: IncomingMessage, res: ServerResponse, route: string, query: URLSearchParams) => void {
+  const expected = createHash('sha256').update(token).digest();
+  let pendingWaits = 0;
+
+  const authorized = (req: IncomingMessage): boolean => {
+    const [scheme, presented] = (req.headers.authorization ?? '').split(' ', 2);
+    // Digests have one length whatever was presented, so the comparison takes the same time for all.
+    const digest = createHash('sha256')
+      .update(presented ?? '')
+      .digest();
+    return scheme === 'Bearer' && timingSafeEqual(digest, expected);
   };
-  const server = createServer((req, res) => {
-    route(req, res).catch((error: unknown) => {
-      reply(res, 500, { error: String(error) });
+
+  const deliveries = async (
+    run: string,
+    path: string,
+    query: URLSearchParams,
+    res: ServerResponse,
+  ): Promise<void> => {
+    const timeoutMs = milliseconds(query, 'timeoutMs', MAX_WAIT_MS);
+    const graceMs = milliseconds(query, 'graceMs', MAX_GRACE_MS);
+    store.report(run, path);
+    if (timeoutMs > 0) {
+      if (pendingWaits >= MAX_PENDING_WAITS) throw new Refusal(503, 'too many waits at once; try again');
+      pendingWaits++;
+      // A client that gives up (or a restart of it) ends its wait instead of holding a timer.
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
+      await store
+        .waitFor(run, path, { timeoutMs, graceMs, signal: gone.signal })
+        .finally(() => pendingWaits--);
+    }
+    reply(res, 200, store.report(run, path));
+  };
+
+  const route = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<void> => {
+    const [, first, run = '', third, address = '', ...rest] = path.split('/');
+    const method = req.method ?? '';
+    if (method === 'GET' && path === '/health') {
+      reply(res, 200, { receiver: 'pix-webhook-receiver', api: 1, ...info });
+    } else if (method === 'POST' && path === '/runs') {
+      reply(res, 201, { run: (await store.openRun(publicBaseOf(query))).key });
+    } else if (first === 'runs' && third === 'addresses' && rest.length === 0) {
+      if (method === 'POST' && address === '') reply(res, 201, await store.register(run));
+      else if (method === 'GET' && address !== '') await deliveries(run, `/${address}`, query, res);
+      else throw new Refusal(405, `${method} is not a method of ${CONTROL_MARKER}${path}`);
+    } else if (method === 'DELETE' && first === 'runs' && third === undefined) {
+      await store.closeRun(run);
+      reply(res, 204);
+    } else throw new Refusal(404, `no route ${method} ${CONTROL_MARKER}${path}`);
+  };
+
+  return (req, res, path, query) => {
+    // Control requests carry no body: whatever comes is read and dropped, so the connection stays usable.
+    req.resume();
+    if (!authorized(req)) {
+      reply(
+        res,
+        401,
+        { error: 'the receiver token is missing or wrong' },
+        {
+          'www-authenticate': 'Bearer realm="pix-webhook-receiver"',
+        },
+      );
+      return;
+    }
+    route(req, res, path, query).catch((error: unknown) => {
+      const known = error instanceof Refusal || error instanceof StoreRefusal;
+      try {
+        reply(res, known ? error.status : 500, {
+          error: known ? error.message : `receiver error: ${String(error)}`,
+        });
+      } catch {
+        res.destroy();
+      }
     });
-  });
-  const boundUrl = await listen(server, '127.0.0.1', 0);
-  return { controlUrl: `${boundUrl}${secretPrefix}`, close: () => shutDown(server) };
+  };
 }

@@ -2,20 +2,37 @@
 import type { JsonValue, Observation } from '../checks/types.ts';
 import { parseJson } from '../exchange.ts';
 import { shapeOf } from '../shape.ts';
-import type { Delivery } from './receiver.ts';
+import { describeAttempt, type ClientCertificate, type Delivery } from './delivery.ts';
 
 /** Header names that usually carry a signature (Standard Webhooks' webhook-signature, x-signature, …). */
 const SIGNATURE_HEADER = /signature|^webhook-(id|timestamp)$|hmac/i;
 
-export function webhookObservations(deliveries: readonly Delivery[], acceptedAt: number): Observation[] {
-  const first = deliveries[0];
-  if (first === undefined) return [{ topic: 'webhook.delivered', clause: '§6', value: false }];
-  const headerNames = Object.keys(first.headers).sort();
+/** Whether the provider presented a client certificate (mutual TLS, the Pix convention) and whose. */
+function certificateValue(certificate: ClientCertificate): JsonValue {
+  if (!certificate.presented) return { presented: false };
+  const { presented, authorized, subject, issuer, fingerprint256 } = certificate;
+  return { presented, authorized, subject, issuer, fingerprint256 };
+}
+
+/**
+ * `deliveries`: the complete ones (see isDelivered); `incomplete`: requests to the address that were
+ * cut, too large, malformed or refused, recorded so the report says what did arrive.
+ */
+export function webhookObservations(
+  deliveries: readonly Delivery[],
+  acceptedAt: number,
+  incomplete: readonly Delivery[] = [],
+): Observation[] {
   const observe = (topic: string, value: JsonValue): Observation => ({
     topic,
     clause: '§6 (not shown)',
     value,
   });
+  const attempts =
+    incomplete.length > 0 ? [observe('webhook.incomplete', incomplete.map(describeAttempt))] : [];
+  const first = deliveries[0];
+  if (first === undefined) return [{ topic: 'webhook.delivered', clause: '§6', value: false }, ...attempts];
+  const headerNames = Object.keys(first.headers).sort();
   return [
     observe('webhook.deliveries', deliveries.length),
     observe('webhook.delayMs', Math.max(0, first.receivedAt - acceptedAt)),
@@ -25,5 +42,9 @@ export function webhookObservations(deliveries: readonly Delivery[], acceptedAt:
       headerNames.filter((name) => SIGNATURE_HEADER.test(name)),
     ),
     observe('webhook.payload.shape', shapeOf(parseJson(first.body))),
+    ...(first.clientCertificate === null
+      ? []
+      : [observe('webhook.clientCertificate', certificateValue(first.clientCertificate))]),
+    ...attempts,
   ];
 }

@@ -1,0 +1,72 @@
+/**
+ * npm run receiver: the webhook receiver as a long-lived service, deployed where the provider reaches
+ * it (a small VM, a container, the provider's own network) and shared by any number of suite runs,
+ * which reach it with PIX_WEBHOOK_RECEIVER_URL and PIX_WEBHOOK_RECEIVER_TOKEN. Configured by the
+ * PIX_RECEIVER_* variables (.env.example); a configuration problem is one line and exit code 2.
+ */
+import { ConfigError, isLoopbackHost } from '../tests/_support/config.ts';
+import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
+import { loadReceiverSettings, type ServiceSettings } from '../tests/_support/webhook/settings.ts';
+
+function stop(message: string): never {
+  process.stderr.write(`pix-receiver: ${message}\n`);
+  process.exit(2);
+}
+
+/** A start-up failure as a configuration error: the variable to change and how. */
+function startProblem(error: NodeJS.ErrnoException): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (error.syscall === 'listen' && error.code === 'EADDRINUSE')
+    return `PIX_RECEIVER_PORT: could not listen (${reason}). Choose a free port.`;
+  if (error.syscall === 'listen')
+    return `PIX_RECEIVER_HOST: could not listen (${reason}). Give an address of this machine, or 0.0.0.0 for all.`;
+  return `PIX_RECEIVER_DATA_DIR: could not use it (${reason}). Give a directory the receiver can create and write.`;
+}
+
+function describe(settings: ServiceSettings, receiver: RunningReceiver): string {
+  const tls = settings.tls;
+  const certificates =
+    tls?.clientCa === undefined
+      ? ''
+      : tls.requireClientCert
+        ? ', client certificates required'
+        : ', client certificates requested';
+  return [
+    `pix-receiver: listening on ${receiver.url} (bound to ${settings.host}, ${tls === undefined ? 'plain HTTP' : 'TLS'}${certificates})`,
+    `pix-receiver: deliveries kept in ${settings.dataDir} (${receiver.restoredRuns} runs restored); a run is forgotten when it closes or 24 h after it opened`,
+    `pix-receiver: control API under /_receiver/v1/ with the token; Ctrl-C stops it`,
+  ].join('\n');
+}
+
+let settings: ServiceSettings;
+try {
+  settings = loadReceiverSettings();
+} catch (error) {
+  if (error instanceof ConfigError) stop(error.message);
+  throw error;
+}
+
+const receiver = await startReceiver({
+  host: settings.host,
+  port: settings.port,
+  token: settings.token,
+  shared: true,
+  dataDir: settings.dataDir,
+  ...(settings.tls === undefined ? {} : { tls: settings.tls }),
+  log: (line) => process.stderr.write(`pix-receiver: ${line}\n`),
+}).catch((error: unknown) => stop(startProblem(error as NodeJS.ErrnoException)));
+
+process.stdout.write(`${describe(settings, receiver)}\n`);
+if (settings.tls === undefined && !isLoopbackHost(settings.host))
+  process.stderr.write(
+    `pix-receiver: warning: plain HTTP on ${settings.host}: the token and the webhooks travel unencrypted unless a TLS proxy is in front (PIX_RECEIVER_TLS_CERT_FILE gives the receiver its own TLS).\n`,
+  );
+
+const shutDown = (): void => {
+  void receiver.close().then(() => {
+    process.stdout.write('pix-receiver: stopped\n');
+    process.exit(0);
+  });
+};
+process.once('SIGINT', shutDown);
+process.once('SIGTERM', shutDown);
