@@ -14,10 +14,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { startHostileDouble, type HostileDouble, type ReceivedRequest } from './support/hostile-double.ts';
+import {
+  startHostileDouble,
+  type HostileCredentials,
+  type HostileDouble,
+  type ReceivedRequest,
+} from './support/hostile-double.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 import { watchProcessTree, type TreeWatch } from './support/process-tree.ts';
+import { parseXml } from './support/xml.ts';
 
 const MB = 1024 * 1024;
 
@@ -71,23 +77,54 @@ const hasHeader = (request: ReceivedRequest, name: string): boolean =>
 
 interface Evidence {
   readonly reproduction?: string;
+  readonly actual?: string;
 }
 
-describe('against a hostile provider', () => {
-  const reportDir = mkdtempSync(join(tmpdir(), 'pix-hostile-'));
-  const keyDir = mkdtempSync(join(tmpdir(), 'pix-hostile-key-'));
+/** A live run against the double, as a careless integrator configures it (user-info in the URL). */
+function liveEnv(
+  double: HostileDouble,
+  credentials: HostileCredentials,
+  certFile: string,
+  reportDir: string,
+): Record<string, string> {
+  return {
+    PIX_BASE_URL: double.url,
+    PIX_CLIENT_ID: credentials.clientId,
+    PIX_CLIENT_SECRET: credentials.clientSecret,
+    PIX_CERT_FILE: certFile,
+    PIX_REPORT_DIR: reportDir,
+    ...TEST_PAYEE,
+  };
+}
+
+/** A throwaway client key pair: the public key is cert_client, written to a file as PIX_CERT_FILE reads it. */
+function clientCredentials(keyDir: string): {
+  credentials: HostileCredentials;
+  certFile: string;
+  pem: string;
+} {
   const pem = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
     .publicKey.export({ type: 'spki', format: 'pem' })
     .toString();
   const certFile = join(keyDir, 'client-public-key.pem');
   writeFileSync(certFile, pem);
-  const credentials = {
-    clientId: 'hostile-client',
-    clientSecret: `hostile-secret-${randomBytes(12).toString('hex')}`,
-    certClient: Buffer.from(pem).toString('base64'),
-    user: 'hostile-user',
-    password: `hostile-pass-${randomBytes(12).toString('hex')}`,
+  return {
+    pem,
+    certFile,
+    credentials: {
+      clientId: 'hostile-client',
+      clientSecret: `hostile-secret-${randomBytes(12).toString('hex')}`,
+      certClient: Buffer.from(pem).toString('base64'),
+      user: 'hostile-user',
+      password: `hostile-pass-${randomBytes(12).toString('hex')}`,
+    },
   };
+}
+
+describe('against a hostile provider', () => {
+  const reportDir = mkdtempSync(join(tmpdir(), 'pix-hostile-'));
+  const keyDir = mkdtempSync(join(tmpdir(), 'pix-hostile-key-'));
+  const { credentials, certFile, pem } = clientCredentials(keyDir);
   const pemBody = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
   let double: HostileDouble;
   let run: SuiteRun;
@@ -116,15 +153,10 @@ describe('against a hostile provider', () => {
     const started = performance.now();
     run = await runSuite(
       {
-        PIX_BASE_URL: double.url,
-        PIX_CLIENT_ID: credentials.clientId,
-        PIX_CLIENT_SECRET: credentials.clientSecret,
-        PIX_CERT_FILE: certFile,
-        PIX_REPORT_DIR: reportDir,
+        ...liveEnv(double, credentials, certFile, reportDir),
         PIX_WEBHOOK_TIMEOUT_MS: '300',
         // Were a body not cut at PIX_MAX_RESPONSE_BYTES, the time-out alone would take the run past 40 s.
         PIX_REQUEST_TIMEOUT_MS: '60000',
-        ...TEST_PAYEE,
       },
       // A trace would hold every header sent; asked for one, the suite must still record none.
       ['--trace', 'on'],
@@ -181,6 +213,20 @@ describe('against a hostile provider', () => {
       ),
     );
     assert.deepEqual(leaks, []);
+  });
+
+  it('obeys no escape sequence: no ESC byte in the console or any report, and junit.xml is XML 1.0', () => {
+    const places = [
+      ...filesUnder(reportDir).map((f) => ({ where: f, text: readFileSync(f, 'utf8') })),
+      { where: 'stdout', text: run.stdout },
+      { where: 'stderr', text: run.stderr },
+    ];
+    assert.deepEqual(
+      places.filter(({ text }) => text.includes('\x1b')).map(({ where }) => where),
+      [],
+    );
+    assert.match(readFileSync(join(reportDir, 'certification.html'), 'utf8'), /\\x1b\[2J/);
+    assert.doesNotThrow(() => parseXml(readFileSync(join(reportDir, 'junit.xml'), 'utf8')));
   });
 
   it('keeps enough to tell tokens apart: their length and last four characters', () => {
@@ -264,5 +310,74 @@ describe('against a hostile provider', () => {
     await promisify(execFile)('curl', ['--silent', '--output', '/dev/null', '--max-time', '10', ...args]);
     const byCurl = double.received.at(-1);
     assert.deepEqual(byCurl, received);
+  });
+});
+
+/**
+ * Webhooks that never arrived whole: headers and half a body, then the connection dropped, under a
+ * flood of 10,000 deliveries to random paths of the receiver; and a body over the receiver's limit.
+ * Neither may pass for a delivery, and the flood may not cost the report.
+ */
+describe('webhooks from a hostile provider', () => {
+  const keyDir = mkdtempSync(join(tmpdir(), 'pix-hostile-key-'));
+  const { credentials, certFile } = clientCredentials(keyDir);
+  const STRAYS = 10_000;
+  const doubles: HostileDouble[] = [];
+  const runs: { halfSent?: SuiteRun; oversize?: SuiteRun } = {};
+  let straysAnswered = 0;
+
+  const runWebhookTest = async (
+    switches: Parameters<typeof startHostileDouble>[1],
+    timeoutMs: string,
+  ): Promise<{ run: SuiteRun; double: HostileDouble }> => {
+    const double = await startHostileDouble(credentials, switches);
+    doubles.push(double);
+    const reportDir = mkdtempSync(join(tmpdir(), 'pix-hostile-webhook-'));
+    const run = await runSuite(
+      { ...liveEnv(double, credentials, certFile, reportDir), PIX_WEBHOOK_TIMEOUT_MS: timeoutMs },
+      ['--grep', '@webhook'],
+    );
+    return { run, double };
+  };
+
+  before(async () => {
+    // The wait is long enough for the whole flood to reach the receiver while the run waits for its webhook.
+    const [halfSent, oversize] = await Promise.all([
+      runWebhookTest({ webhookHalfBody: true, strayDeliveries: STRAYS }, '20000'),
+      runWebhookTest({ webhookOversize: true }, '1000'),
+    ]);
+    runs.halfSent = halfSent.run;
+    runs.oversize = oversize.run;
+    straysAnswered = halfSent.double.straysAnswered();
+  });
+  after(async () => {
+    await Promise.all(doubles.map((d) => d.close()));
+    for (const run of [runs.halfSent, runs.oversize])
+      if (run) rmSync(run.reportDir, { recursive: true, force: true });
+    rmSync(keyDir, { recursive: true, force: true });
+  });
+
+  const deliveredCheck = (run: SuiteRun | undefined): Evidence | undefined =>
+    (run?.report?.checks.find((c) => c.id === 'WEBHOOK-DELIVERED') as { evidence?: Evidence[] } | undefined)
+      ?.evidence?.[0];
+
+  it('fails WEBHOOK-DELIVERED for a webhook cut after half its body, through 10,000 stray deliveries', () => {
+    const run = runs.halfSent;
+    assert.ok(run?.report !== undefined, run?.stderr);
+    assert.equal(straysAnswered, STRAYS, 'every stray reached the receiver while the run was on');
+    assert.equal(run.verdictOf('WEBHOOK-DELIVERED'), 'FAILED');
+    assert.match(deliveredCheck(run)?.actual ?? '', /cut after \d+ of \d+ bytes/);
+    assert.equal(run.code, 1);
+    assert.deepEqual(run.report.suiteErrors, []);
+    for (const name of ['certification.html', 'summary.md', 'junit.xml'])
+      assert.ok(existsSync(join(run.reportDir, name)), `${name} was written`);
+  });
+
+  it("fails WEBHOOK-DELIVERED for a webhook over the receiver's limit, refused with 413", () => {
+    const run = runs.oversize;
+    assert.ok(run?.report !== undefined, run?.stderr);
+    assert.equal(run.verdictOf('WEBHOOK-DELIVERED'), 'FAILED');
+    assert.match(deliveredCheck(run)?.actual ?? '', /413/);
+    assert.equal(run.code, 1);
   });
 });

@@ -75,6 +75,8 @@ export interface HostileDouble {
   readonly issued: string[];
   /** Codes of the withdrawals it answered with the huge body. */
   readonly hugeBodyCodes: string[];
+  /** Stray deliveries the receiver answered, so that reached it while the run was on. */
+  readonly straysAnswered: () => number;
   close(): Promise<void>;
 }
 
@@ -121,32 +123,45 @@ function stream(res: ServerResponse, total: number, chunk: Buffer): void {
   pump();
 }
 
-/** POSTs a body, or only its first `cutAfter` bytes before dropping the connection; settles either way. */
-function post(url: string, headers: Record<string, string>, body: Buffer, cutAfter?: number): Promise<void> {
+/**
+ * POSTs a body, or only its first `cutAfter` bytes before dropping the connection; settles either
+ * way, with whether an answer came.
+ */
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  cutAfter?: number,
+): Promise<boolean> {
   return new Promise((resolve) => {
     const req = request(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(body.length) },
     });
-    req.on('error', () => resolve());
-    req.on('close', () => resolve());
-    req.on('response', (res) => res.resume());
+    let answered = false;
+    req.on('error', () => resolve(answered));
+    req.on('close', () => resolve(answered));
+    req.on('response', (res) => {
+      answered = true;
+      res.resume();
+    });
     if (cutAfter === undefined) req.end(body);
     else req.write(body.subarray(0, cutAfter), () => req.destroy());
   });
 }
 
 /** Deliveries to random paths of the receiver, a few at a time so that the double's sockets stay bounded. */
-async function flood(origin: string, count: number, payload: Buffer): Promise<void> {
+async function flood(origin: string, count: number, payload: Buffer, onAnswered: () => void): Promise<void> {
   let sent = 0;
   const one = async (): Promise<void> => {
     while (sent < count) {
       sent += 1;
-      await post(
+      const answered = await post(
         `${origin}/${randomBytes(16).toString('hex')}`,
         { 'content-type': 'application/json' },
         payload,
       );
+      if (answered) onAnswered();
     }
   };
   await Promise.all(Array.from({ length: 32 }, one));
@@ -166,6 +181,7 @@ export async function startHostileDouble(
   let refusals = 0;
   let accepted = 0;
   let strayFloodSent = false;
+  let straysAnswered = 0;
 
   const issue = (): { access_token: string; refresh_token?: string; id_token?: string } => {
     const token = `hostile-token-${randomBytes(12).toString('hex')}`;
@@ -277,7 +293,7 @@ export async function startHostileDouble(
     if (strays > 0 && !strayFloodSent) {
       strayFloodSent = true;
       const origin = new URL(postBackUrl).origin;
-      void flood(origin, strays, payload);
+      void flood(origin, strays, payload, () => (straysAnswered += 1));
     }
   };
 
@@ -331,6 +347,7 @@ export async function startHostileDouble(
     received,
     issued,
     hugeBodyCodes,
+    straysAnswered: () => straysAnswered,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
