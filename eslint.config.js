@@ -88,6 +88,8 @@ export default defineConfig(
       'playwright/no-conditional-expect': 'error',
       'playwright/no-conditional-in-test': 'error',
       'playwright/no-wait-for-timeout': 'error',
+      // Generated tests take their titles from their checks (titleOf), which keeps the two in step.
+      'playwright/valid-title': ['error', { ignoreTypeOfTestName: true }],
       // A test that cannot run says why through test.skip(condition, reason); the reason is the point.
       'playwright/no-skipped-test': 'off',
       // Tests assert through the verify fixture: verify.check and verify.responses record verdicts. The

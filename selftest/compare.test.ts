@@ -331,6 +331,7 @@ describe('a certification built against a baseline', () => {
         clause: '§4.1',
         level: 'must' as const,
         reason: `reason of ${id}`,
+        remedy: `remedy of ${id}`,
         needs: [],
       })),
       clauses: { '§4.1': 'Create token' },

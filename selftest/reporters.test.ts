@@ -54,6 +54,7 @@ const check = (id: string, clause = '§4.1', level: CheckDefinition['level'] = '
   clause,
   level,
   reason: `reason of ${id}`,
+  remedy: `remedy of ${id}`,
   needs: [],
 });
 

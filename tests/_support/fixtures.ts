@@ -85,7 +85,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(verifier);
     await verifier.flush();
   },
-  pix: async ({ target, httpContext, verify, ledger, webhooks, session }, use, testInfo) => {
-    await use(new PixClient(target, httpContext, verify, ledger, webhooks, session, testInfo.retry));
+  pix: async ({ target, spec, httpContext, verify, ledger, webhooks, session }, use, testInfo) => {
+    await use(new PixClient(target, spec, httpContext, verify, ledger, webhooks, session, testInfo.retry));
   },
 });

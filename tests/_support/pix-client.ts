@@ -18,8 +18,10 @@ import { shapeOf } from './shape.ts';
 import type { Target } from './target.ts';
 import type { Verifier } from './verifier.ts';
 import type { WebhookClient } from './webhook/client.ts';
-import { readPath } from './checks/token.ts';
+import { RESPONSE_CHECKS } from './checks/responses.ts';
+import { readPath } from './json.ts';
 import { registerSecret } from './redact.ts';
+import type { SpecModel } from './spec.ts';
 
 /** Worker-wide state: the token obtained once per worker and the withdrawals that were accepted. */
 export interface WorkerSession {
@@ -40,6 +42,7 @@ const OPERATION_PATHS = { createToken: '/auth/token', createWithdraw: '/pix/paym
 export class PixClient {
   constructor(
     private readonly target: Target,
+    private readonly spec: SpecModel,
     private readonly http: APIRequestContext,
     private readonly verify: Verifier,
     private readonly ledger: Ledger,
@@ -70,7 +73,7 @@ export class PixClient {
       this.config.requestTimeoutMs,
     );
     registerIssuedToken(exchange, this.config.tokenField);
-    this.verify.responses(exchange, alsoAllowed);
+    this.judgeResponse(exchange, alsoAllowed);
     this.observeShape('token', exchange);
     return exchange;
   }
@@ -167,9 +170,21 @@ export class PixClient {
       ...(typeof providerId === 'string' ? { providerId } : {}),
     });
     if (accepted) this.session.accepted.push({ code: withdrawal.code, path: withdrawal.path });
-    this.verify.responses(exchange, alsoAllowed);
+    this.judgeResponse(exchange, alsoAllowed);
     this.observeShape('withdraw', exchange);
     return exchange;
+  }
+
+  /** The checks every response must pass, given what they judge. */
+  private judgeResponse(exchange: Exchange, alsoAllowed: readonly number[]): void {
+    const { operation, response } = exchange;
+    const input = {
+      exchange,
+      documented: this.spec.operations[operation].statuses,
+      alsoAllowed,
+      validate: this.spec.responseValidator(operation, response.status),
+    };
+    for (const check of RESPONSE_CHECKS) this.verify.check(check, input, exchange);
   }
 
   private observeShape(operation: 'token' | 'withdraw', exchange: Exchange): void {

@@ -3,7 +3,7 @@
  * Payload, retries and signing are not shown, so they are recorded as observations.
  */
 import type { Check } from '../_support/checks/check.ts';
-import { paymentAccepted } from '../_support/checks/payment.ts';
+import { paymentAccepted } from '../_support/checks/bodies.ts';
 import {
   noWebhookForRefused,
   webhookDelivered,
@@ -12,6 +12,7 @@ import {
   webhookRefersToWithdrawal,
   type WebhookInput,
 } from '../_support/checks/webhook.ts';
+import { judging } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import type { Exchange } from '../_support/exchange.ts';
 import type { NewWithdrawal, PixClient } from '../_support/pix-client.ts';
@@ -76,7 +77,10 @@ async function sendAccepted(
 
 test(
   'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one (§4.2, §6)',
-  { tag: ['@webhook', '@payout', '@mutating'] },
+  judging({
+    checks: [webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused],
+    tags: ['@webhook', '@payout', '@mutating'],
+  }),
   async ({ pix, verify, webhooks, target }) => {
     verify.requires([webhookDelivered]);
     const headers = await pix.paymentHeaders([webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused]);

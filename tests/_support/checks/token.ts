@@ -1,7 +1,8 @@
-/** The token operation (§4.1, §5.1, §5.3). */
+/** Token family: the token operation's success path and the token's life (§4.1, §5.1, §5.3). */
 import { describeResponse, type Exchange } from '../exchange.ts';
-import type { JsonValue } from './types.ts';
+import { readPath, stringFields } from '../json.ts';
 import { defineCheck, violation } from './check.ts';
+import { familyFile, type Family } from './family.ts';
 
 export const tokenIssued = defineCheck<Exchange>(
   {
@@ -10,6 +11,8 @@ export const tokenIssued = defineCheck<Exchange>(
     clause: '§4.1, §5.1',
     level: 'must',
     reason: "A request with Accept, client_id and the client's cert_client gets status 200 (§4.1).",
+    remedy:
+      'Answer POST /auth/token with 200 and the token when Accept, client_id and the registered cert_client are sent; check that the suite was given the credentials of a client enabled in this environment.',
   },
   (exchange) =>
     exchange.response.status === 200
@@ -17,23 +20,9 @@ export const tokenIssued = defineCheck<Exchange>(
       : [violation('must', '200 with the access token', describeResponse(exchange.response))],
 );
 
-/** Reads a dotted path (`data.access_token`) from a JSON value. */
-export function readPath(value: JsonValue | undefined, path: string): JsonValue | undefined {
-  return path.split('.').reduce<JsonValue | undefined>((node, part) => {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
-    return node[part];
-  }, value);
-}
-
-function stringFields(value: JsonValue | undefined): string[] {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  return Object.entries(value)
-    .filter(([, v]) => typeof v === 'string')
-    .map(([k]) => k);
-}
-
 export interface TokenFieldInput {
   readonly exchange: Exchange;
+  /** Where the integrator says the token is (PIX_TOKEN_FIELD). */
   readonly field: string;
 }
 
@@ -45,6 +34,8 @@ export const tokenInField = defineCheck<TokenFieldInput>(
     level: 'must',
     reason:
       'The success body "carries the access token" (§4.1); its field name is not shown (§2.3), so the integrator names it in PIX_TOKEN_FIELD.',
+    remedy:
+      'Return the token as a non-empty string in a JSON object; if it is already there under another name, set PIX_TOKEN_FIELD to that field or dotted path.',
   },
   ({ exchange, field }) => {
     const token = readPath(exchange.response.json, field);
@@ -70,6 +61,8 @@ export const tokenReusable = defineCheck<readonly Exchange[]>(
     level: 'must',
     reason:
       'The client renews its token every 7200 s (§5.3), so a token must serve every request in between, not just one.',
+    remedy:
+      'Keep an issued token valid for every request until the client renews it (7200 s), instead of spending it on its first use.',
     needs: ['provider', 'payout'],
   },
   (exchanges) =>
@@ -85,3 +78,10 @@ export const tokenReusable = defineCheck<readonly Exchange[]>(
           ],
     ),
 );
+
+export const tokenFamily: Family = {
+  name: 'token',
+  file: familyFile(import.meta.url),
+  checks: () => [tokenIssued, tokenInField, tokenReusable],
+  withdrawals: () => TOKEN_REUSE_WITHDRAWALS,
+};

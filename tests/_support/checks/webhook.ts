@@ -1,9 +1,13 @@
-/** The webhook posted to PostBackUrl after an accepted withdrawal (§4.2, §6). */
+/**
+ * Webhook family (§4.2, §6): the webhook posted to PostBackUrl after an accepted withdrawal, and none
+ * after a refused one. The payload, retries and signing are not shown, so they are only observed.
+ */
 import type { Delivery } from '../webhook/receiver.ts';
 import { parseJson, type Exchange } from '../exchange.ts';
+import { isJsonContentType } from '../json.ts';
 import type { JsonValue } from './types.ts';
 import { defineCheck, violation } from './check.ts';
-import { isJsonContentType } from './responses.ts';
+import { familyFile, type Family } from './family.ts';
 
 export interface WebhookInput {
   readonly withdrawal: Exchange;
@@ -24,6 +28,8 @@ export const webhookDelivered = defineCheck<WebhookInput>(
     clause: '§4.2, §6',
     level: 'must',
     reason: '"After acceptance, a webhook is posted to the address given in PostBackUrl" (§4.2, §6).',
+    remedy:
+      'After accepting a withdrawal, POST the webhook to the exact PostBackUrl the request gave (path and query included), not to an address configured elsewhere.',
     needs: ['payout', 'webhook'],
   },
   ({ deliveries, strays, postBackUrl, timeoutMs }) => {
@@ -43,6 +49,7 @@ export const webhookIsPost = defineCheck<WebhookInput>(
     clause: '§6',
     level: 'must',
     reason: '"A webhook is sent by POST to the address in PostBackUrl" (§6).',
+    remedy: 'Send the webhook with the POST method, the payload in the body.',
     needs: ['payout', 'webhook'],
   },
   ({ deliveries }) =>
@@ -56,6 +63,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
     clause: 'payloads, §6',
     level: 'must',
     reason: 'The document says payloads are JSON, and the webhook is one.',
+    remedy: 'Send the webhook body as JSON with Content-Type: application/json.',
     needs: ['payout', 'webhook'],
   },
   ({ deliveries }) =>
@@ -96,6 +104,7 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
     level: 'should',
     reason:
       'The payload is not shown (§6), but an integrator cannot reconcile a webhook that does not say which withdrawal it reports.',
+    remedy: "Put the withdrawal's code, or the id the withdrawal response returned, in the webhook payload.",
     needs: ['payout', 'webhook'],
   },
   ({ deliveries, code, withdrawal }) => {
@@ -125,6 +134,7 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
     level: 'should',
     reason:
       'The webhook follows "acceptance" (§4.2); a webhook for a refused withdrawal could be taken for a payment.',
+    remedy: 'Post no webhook for a withdrawal you refused; the refusal is already the answer to the request.',
     needs: ['provider', 'payout', 'webhook'],
   },
   ({ refused, deliveries }) =>
@@ -136,3 +146,19 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
       ),
     ),
 );
+
+/** One withdrawal refused (without client_secret) and one accepted, whose webhook is awaited. */
+export const WEBHOOK_WITHDRAWALS = 2;
+
+export const webhookFamily: Family = {
+  name: 'webhook',
+  file: familyFile(import.meta.url),
+  checks: () => [
+    webhookDelivered,
+    webhookIsPost,
+    webhookIsJson,
+    webhookRefersToWithdrawal,
+    noWebhookForRefused,
+  ],
+  withdrawals: () => WEBHOOK_WITHDRAWALS,
+};

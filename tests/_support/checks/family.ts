@@ -1,0 +1,26 @@
+/**
+ * A family of checks: one module under checks/ that owns its check definitions, the request
+ * mutations that exercise them and the number of withdrawals its tests send. The catalogue is the
+ * union of the families and the payout plan the sum of their withdrawals.
+ */
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROOT } from '../paths.ts';
+import type { SpecModel } from '../spec.ts';
+import type { Check } from './check.ts';
+
+export interface Family {
+  /** A few words, shown in the payout plan and in docs/checks.md. */
+  readonly name: string;
+  /** The module, from the repository root: where a reader finds the family's checks. */
+  readonly file: string;
+  /** Every check of the family; some are generated from the spec. */
+  checks(spec: SpecModel): readonly Check<never>[];
+  /** POST /pix/payment requests the family's tests send in a complete run; a lax provider may accept each. */
+  withdrawals(spec: SpecModel): number;
+}
+
+/** The path of a family module from the repository root, given its `import.meta.url`. */
+export function familyFile(moduleUrl: string): string {
+  return relative(ROOT, fileURLToPath(moduleUrl)).split('\\').join('/');
+}
