@@ -21,6 +21,8 @@ export interface RunningSandbox {
   /** http://HOST:PORT, without a trailing slash. */
   readonly url: string;
   readonly credentials: SandboxCredentials;
+  /** How many POST /pix/payment requests a scenario received, so a self-test can compare them with the plan. */
+  withdrawalsReceived(scenario: string): number;
   close(): Promise<void>;
 }
 
@@ -147,6 +149,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (request.method !== 'POST') {
       return reply(refuse(405, 'method_not_allowed', `${route.path} only answers POST.`, { allow: 'POST' }));
     }
+    if (operation === createWithdraw) stateOf(scenario.name).withdrawalsReceived++;
     const body = await readBody(request);
     if (body === 'too-large') {
       return reply(refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }));
@@ -183,6 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return {
     url: urlOf(server.address() as AddressInfo),
     credentials: SANDBOX_CREDENTIALS,
+    withdrawalsReceived: (scenario) => states.get(scenario)?.withdrawalsReceived ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         webhooks.cancelAll();

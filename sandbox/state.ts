@@ -38,8 +38,10 @@ export interface ScenarioState {
   readonly tokens: TokenStore;
   /** Codes of accepted withdrawals. The sandbox has one client, so per scenario is per client. */
   readonly usedCodes: Set<string>;
+  /** Every POST /pix/payment that arrived, answered or not: what a run really sent. */
+  withdrawalsReceived: number;
 }
 
 export function newScenarioState(): ScenarioState {
-  return { tokens: new TokenStore(), usedCodes: new Set() };
+  return { tokens: new TokenStore(), usedCodes: new Set(), withdrawalsReceived: 0 };
 }

@@ -463,7 +463,7 @@ describe('sandbox: faults', () => {
     assert.equal((await deliveriesAt(path)).length, 1);
   });
 
-  it('lists the profiles first, then faults with unique names, a level, and a change from the reference', () => {
+  it('lists the profiles first, then faults with unique names, a clause, a level, and a change from the reference', () => {
     assert.deepEqual(
       SCENARIOS.filter((s) => s.kind === 'profile').map((s) => s.name),
       ['reference', 'lenient'],
@@ -471,7 +471,8 @@ describe('sandbox: faults', () => {
     assert.equal(new Set(SCENARIOS.map((s) => s.name)).size, SCENARIOS.length);
     const reference = SCENARIOS[0]?.behaviour;
     for (const scenario of SCENARIOS.filter((s) => s.kind === 'fault')) {
-      assert.ok(['FAILED', 'WARNING'].includes(scenario.level), scenario.name);
+      assert.ok(['FAILED', 'WARNING', 'OBSERVED'].includes(scenario.level), scenario.name);
+      assert.match(scenario.clause, /§\d|payloads/, scenario.name);
       assert.notDeepEqual(scenario.behaviour, reference, `${scenario.name} changes nothing`);
     }
   });
