@@ -13,6 +13,7 @@ import {
   WITHDRAW_FIELD_TYPES,
   type WithdrawField,
 } from './behaviour.ts';
+import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
 interface ScenarioBase {
   readonly name: string;
@@ -56,6 +57,7 @@ const REFERENCE: Behaviour = {
   certClient: CHECKED,
   tokenReply: 'access_token',
   tokenUses: 'unlimited',
+  tokenLifetimeSeconds: TOKEN_LIFETIME_SECONDS,
   paymentClientId: CHECKED,
   clientSecret: CHECKED,
   authorization: 'bearer',
@@ -63,6 +65,7 @@ const REFERENCE: Behaviour = {
   wrongTypes: 'refuse',
   bodyRefusal: 400,
   requiredFields: ALL_FIELDS_BUT_CHECK_CODE,
+  callbackField: 'exact',
   valueRules: true,
   checkCodeDefault: true,
   duplicateCheck: 'as-asked',
@@ -138,6 +141,14 @@ const FAULTS: readonly FaultScenario[] = [
     description: 'a token stops working after the first withdrawal it authorises',
     trips: ['TOKEN-REUSE'],
     breaks: { tokenUses: 'once' },
+  }),
+  fault({
+    name: 'token-short-lived',
+    clause: '§5.3, §5 (not shown)',
+    level: 'WARNING',
+    description: 'issues tokens that expire after 3600 s (expires_in: 3600), before the 7200 s renewal',
+    trips: ['TOKEN-LIFETIME-COVERS-RENEWAL'],
+    breaks: { tokenLifetimeSeconds: 3600 },
   }),
   fault({
     name: 'token-ignores-client-id',
@@ -349,6 +360,15 @@ const FAULTS: readonly FaultScenario[] = [
     description: "posts the webhook to the PostBackUrl's origin + /webhook",
     trips: ['WEBHOOK-DELIVERED'],
     breaks: { webhookTarget: 'origin-webhook' },
+  }),
+  fault({
+    name: 'webhook-any-case-field',
+    clause: '§2.1, §6',
+    level: 'FAILED',
+    description:
+      'takes the callback address from postbackurl (any case) when PostBackUrl is absent, and posts there',
+    trips: ['WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE'],
+    breaks: { callbackField: 'any-case' },
   }),
   fault({
     name: 'webhook-get',

@@ -15,9 +15,9 @@ interface IssuedToken {
 export class TokenStore {
   private readonly tokens = new Map<string, IssuedToken>();
 
-  issue(now = Date.now()): string {
+  issue(lifetimeSeconds: number, now = Date.now()): string {
     const token = randomBytes(32).toString('hex');
-    this.tokens.set(token, { expiresAt: now + TOKEN_LIFETIME_SECONDS * 1000, spent: false });
+    this.tokens.set(token, { expiresAt: now + lifetimeSeconds * 1000, spent: false });
     return token;
   }
 

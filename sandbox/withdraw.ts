@@ -93,7 +93,9 @@ function checkBody(
   const badRequest = (error: string, message: string): { refusal: Reply } => ({
     refusal: refuse(behaviour.bodyRefusal, error, message),
   });
-  const body = parseObject(raw);
+  const parsed = parseObject(raw);
+  const body =
+    parsed !== undefined && behaviour.callbackField === 'any-case' ? callbackAnyCase(parsed) : parsed;
   if (body === undefined) {
     if (behaviour.unparsableBody === 'accept') return { body: {} };
     if (behaviour.unparsableBody === 'server-error') {
@@ -123,6 +125,12 @@ function checkBody(
     };
   }
   return { body };
+}
+
+/** The fault's reading: a field spelt PostBackUrl in any case counts as PostBackUrl. */
+function callbackAnyCase(body: WithdrawBody): WithdrawBody {
+  const spelling = Object.keys(body).find((key) => key.toLowerCase() === 'postbackurl');
+  return spelling === undefined ? body : { ...body, PostBackUrl: body[spelling] };
 }
 
 /** Rules the document leaves open, read strictly from Pix practice; a field of the wrong type was judged already. */

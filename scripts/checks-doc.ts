@@ -42,7 +42,8 @@ export function renderChecksDoc(): string {
     'this file is where `grep` finds them.',
     '',
     `${total} checks in ${FAMILIES.length} families. Level \`must\` can end FAILED, \`should\` at most WARNING; a`,
-    'clause marked `(not shown)` is one the document is silent on, where a check only warns.',
+    'clause marked `(not shown)` is one the document is silent on, where a check only warns. Which sentence of',
+    '`interface.md` each check enforces is in [traceability.md](traceability.md).',
     '',
     ...sections.flatMap((section) => [section, '']),
   ].join('\n');

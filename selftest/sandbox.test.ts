@@ -394,6 +394,22 @@ describe('sandbox: lenient profile', () => {
 });
 
 describe('sandbox: faults', () => {
+  it('token-short-lived: the token response says it expires in 3600 s', async () => {
+    const answer = await requestToken('token-short-lived');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json?.expires_in, 3600);
+  });
+
+  it('webhook-any-case-field: an address under postbackurl gets the webhook; the reference refuses the body', async () => {
+    const { body, path } = withdrawBody({ PostBackUrl: undefined });
+    const wrongCase = { ...body, postbackurl: `${receiverUrl}${path}` };
+    assertJsonError(await withdraw(undefined, paymentHeaders(await tokenFor()), wrongCase), 400);
+    await assertNoDeliveryAt(path);
+    const scenario = 'webhook-any-case-field';
+    assert.equal((await withdraw(scenario, paymentHeaders(await tokenFor(scenario)), wrongCase)).status, 200);
+    assert.equal((await deliveriesAt(path)).length, 1);
+  });
+
   it('token-single-use: the second withdrawal with a token is refused', async () => {
     const headers = paymentHeaders(await tokenFor('token-single-use'));
     assert.equal((await withdraw('token-single-use', headers, withdrawBody().body)).status, 200);

@@ -3,18 +3,28 @@
  */
 import { applyPlainHeaderCase, NOT_ACCEPTABLE, plainHeaderCases } from '../_support/checks/accept.ts';
 import { applyCredentialCase, credentialCases } from '../_support/checks/credentials.ts';
-import { tokenInField, tokenIssued } from '../_support/checks/token.ts';
+import { tokenInField, tokenIssued, tokenLifetime } from '../_support/checks/token.ts';
 import { judging, titleOf } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
+import type { Exchange } from '../_support/exchange.ts';
 import { loadSpec } from '../_support/spec.ts';
+import type { Verifier } from '../_support/verifier.ts';
+
+/** A lifetime can only be judged on a token that was issued. */
+function verifyLifetime(verify: Verifier, exchange: Exchange): void {
+  if (exchange.response.status === 200) verify.check(tokenLifetime, exchange, exchange);
+  else
+    verify.skipSome([tokenLifetime], `no token was issued (${exchange.response.status}); see TOKEN-ISSUED`);
+}
 
 test(
-  'issues a token to a valid request, in the field the integrator names (§4.1, §5.1)',
-  judging({ checks: [tokenIssued, tokenInField], tags: ['@smoke', '@auth'] }),
+  'issues a token to a valid request, in the field the integrator names, for the renewal interval (§4.1, §5.1, §5.3)',
+  judging({ checks: [tokenIssued, tokenInField, tokenLifetime], tags: ['@smoke', '@auth'] }),
   async ({ pix, verify }) => {
     const exchange = await pix.requestToken(pix.tokenHeaders());
     verify.check(tokenIssued, exchange, exchange);
     verify.check(tokenInField, { exchange, field: pix.config.tokenField }, exchange);
+    verifyLifetime(verify, exchange);
   },
 );
 

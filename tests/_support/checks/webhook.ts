@@ -5,6 +5,7 @@
 import type { Delivery } from '../webhook/receiver.ts';
 import { parseJson, type Exchange } from '../exchange.ts';
 import { isJsonContentType } from '../json.ts';
+import type { WithdrawBody } from '../requests.ts';
 import type { JsonValue } from './types.ts';
 import { defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
@@ -147,8 +148,46 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
     ),
 );
 
-/** One withdrawal refused (without client_secret) and one accepted, whose webhook is awaited. */
-export const WEBHOOK_WITHDRAWALS = 2;
+/** The callback field as the document writes it (§2.1), and the same name wrongly cased. */
+export const CALLBACK_FIELD = 'PostBackUrl';
+export const WRONG_CASE_CALLBACK_FIELD = 'postbackurl';
+
+/** The valid body with its callback address under the wrongly cased name, and no PostBackUrl. */
+export function wrongCaseCallbackBody(body: WithdrawBody): string {
+  const { PostBackUrl, ...rest } = body;
+  return JSON.stringify({ ...rest, [WRONG_CASE_CALLBACK_FIELD]: PostBackUrl });
+}
+
+export interface WrongCaseInput {
+  /** What arrived at the address sent under the wrongly cased name. */
+  readonly deliveries: readonly Delivery[];
+}
+
+export const callbackFieldCaseSensitive = defineCheck<WrongCaseInput>(
+  {
+    id: 'WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE',
+    title: `Posts no webhook to an address sent as ${WRONG_CASE_CALLBACK_FIELD}: the callback field is ${CALLBACK_FIELD}, case-sensitive`,
+    clause: '§2.1, §6',
+    level: 'must',
+    reason: `"Field names are case-sensitive; the callback field is written ${CALLBACK_FIELD}" (§2.1), so a withdrawal whose address is under ${WRONG_CASE_CALLBACK_FIELD} has no callback address (§6).`,
+    remedy: `Read the callback address only from the field ${CALLBACK_FIELD}, spelled exactly so; a body that has ${WRONG_CASE_CALLBACK_FIELD} instead has none (refuse it, or accept it without a webhook).`,
+    needs: ['provider', 'payout', 'webhook'],
+  },
+  ({ deliveries }) =>
+    deliveries.map((d) =>
+      violation(
+        'must',
+        `no delivery to the address given under ${WRONG_CASE_CALLBACK_FIELD}`,
+        describeDelivery(d),
+      ),
+    ),
+);
+
+/**
+ * One withdrawal refused (without client_secret), one with its callback field wrongly cased, and one
+ * accepted, whose webhook is awaited.
+ */
+export const WEBHOOK_WITHDRAWALS = 3;
 
 export const webhookFamily: Family = {
   name: 'webhook',
@@ -159,6 +198,7 @@ export const webhookFamily: Family = {
     webhookIsJson,
     webhookRefersToWithdrawal,
     noWebhookForRefused,
+    callbackFieldCaseSensitive,
   ],
   withdrawals: () => WEBHOOK_WITHDRAWALS,
 };
