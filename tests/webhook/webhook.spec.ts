@@ -17,8 +17,10 @@ import {
 import { judging } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import type { Exchange } from '../_support/exchange.ts';
-import type { NewWithdrawal, PixClient } from '../_support/pix-client.ts';
+import type { NewWithdrawal } from '../_support/payouts.ts';
+import type { PixClient } from '../_support/pix-client.ts';
 import { type Headers, withoutHeader } from '../_support/requests.ts';
+import { isClientError } from '../_support/status.ts';
 import type { Verifier } from '../_support/verifier.ts';
 import type { WebhookClient } from '../_support/webhook/client.ts';
 import { webhookObservations } from '../_support/webhook/observations.ts';
@@ -59,7 +61,7 @@ async function verifyNoWebhookForRefused(
 ): Promise<void> {
   const [check] = verify.runnable([noWebhookForRefused]);
   if (check === undefined) return;
-  if (exchange.response.status < 400 || exchange.response.status >= 500) {
+  if (!isClientError(exchange.response.status)) {
     verify.skipSome(
       [check],
       `the withdrawal without client_secret was answered ${exchange.response.status}, not refused`,

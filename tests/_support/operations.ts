@@ -1,0 +1,64 @@
+/**
+ * Sending: the two operations of the document as calls that return the exchange. The one place that
+ * builds a request's URL; every token a response carries is a secret from the moment it arrives.
+ */
+import type { Exchange } from './exchange.ts';
+import { send } from './http.ts';
+import { readPath } from './json.ts';
+import { registerSecret } from './redact.ts';
+import type { Headers } from './requests.ts';
+import type { OperationId } from './spec.ts';
+
+/** Whatever send() sends with; opaque here. */
+export type Transport = Parameters<typeof send>[0];
+
+const PATHS: Readonly<Record<OperationId, string>> = {
+  createToken: '/auth/token',
+  createWithdraw: '/pix/payment',
+};
+
+export interface OperationsOptions {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  /** Where the token is in a token response (PIX_TOKEN_FIELD). */
+  readonly tokenField: string;
+}
+
+export class Operations {
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: OperationsOptions,
+  ) {}
+
+  urlOf(operation: OperationId): string {
+    return `${this.options.baseUrl}${PATHS[operation]}`;
+  }
+
+  /** POST /auth/token (§4.1): no body. */
+  async createToken(headers: Headers): Promise<Exchange> {
+    const exchange = await this.post('createToken', headers, undefined);
+    const token = this.tokenIn(exchange);
+    if (token !== undefined) registerSecret(token, 'token');
+    return exchange;
+  }
+
+  /** POST /pix/payment (§4.2), exactly once: callers gate it and write the ledger first. */
+  createWithdraw(headers: Headers, body: string | undefined): Promise<Exchange> {
+    return this.post('createWithdraw', headers, body);
+  }
+
+  /** The token a token response carries at PIX_TOKEN_FIELD, if it is a string. */
+  tokenIn(exchange: Exchange): string | undefined {
+    const token = readPath(exchange.response.json, this.options.tokenField);
+    return typeof token === 'string' ? token : undefined;
+  }
+
+  private post(operation: OperationId, headers: Headers, body: string | undefined): Promise<Exchange> {
+    return send(
+      this.transport,
+      operation,
+      { method: 'POST', url: this.urlOf(operation), headers, body },
+      this.options.timeoutMs,
+    );
+  }
+}
