@@ -343,6 +343,7 @@ describe('a certification built against a baseline', () => {
         baseUrl: RUN.baseUrl,
         reportDir: 'reports',
         strict: false,
+        seed: 1,
         options: RUN.options,
       },
       tests: [

@@ -82,6 +82,7 @@ const METADATA: CertificationInput['metadata'] = {
   baseUrl: 'https://sandbox.example.test',
   reportDir: 'reports',
   strict: false,
+  seed: 1,
   options: { allowPayouts: true, amount: '0.01' },
 };
 

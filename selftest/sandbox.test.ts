@@ -3,7 +3,7 @@
  * the reference profile's rules, the lenient profile's other readings, and the faults' breaks.
  */
 import assert from 'node:assert/strict';
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { SCENARIOS } from '../sandbox/scenarios.ts';
 import { type RunningSandbox, scenarioUrl, startSandbox } from '../sandbox/server.ts';
 import { WEBHOOK_SIGNING_SECRET } from '../sandbox/webhook.ts';
+import { inventWithdrawal } from './support/data.ts';
+import { TEST_PAYEE } from './support/live-env.ts';
 
 interface Delivery {
   readonly method: string;
@@ -125,14 +127,14 @@ function withdrawBody(changes: Readonly<Record<string, unknown>> = {}): {
   body: Record<string, unknown>;
   path: string;
 } {
-  const path = `/hooks/${randomUUID()}`;
+  const { code, path } = inventWithdrawal();
   const body = {
     amount: 0.01,
-    code: `sandbox-test-${randomUUID()}`,
-    name: 'Sandbox Payee',
-    key_type: 'EVP',
-    document: '52998224725',
-    key_pix: '123e4567-e89b-12d3-a456-426614174000',
+    code,
+    name: TEST_PAYEE.PIX_PAYEE_NAME,
+    key_type: TEST_PAYEE.PIX_PAYEE_KEY_TYPE,
+    document: TEST_PAYEE.PIX_PAYEE_DOCUMENT,
+    key_pix: TEST_PAYEE.PIX_PAYEE_KEY,
     PostBackUrl: `${receiverUrl}${path}`,
     check_code: true,
     ...changes,

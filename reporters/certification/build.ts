@@ -211,6 +211,7 @@ export function buildCertification(input: CertificationInput): Certification {
     mode: metadata.mode,
     baseUrl: metadata.baseUrl,
     strict: metadata.strict,
+    seed: metadata.seed,
     startTime: input.startTime.toISOString(),
     endTime: new Date(input.startTime.getTime() + input.durationMs).toISOString(),
     durationMs: Math.round(input.durationMs),

@@ -145,6 +145,7 @@ function environment(report: Certification): string {
     ['Spec version', run.specVersion],
     ['Spec hash (sha256)', run.specHash],
     ['Strict (WARNING fails the run)', String(run.strict)],
+    ['Seed (PIX_SEED replays the invented values)', String(run.seed ?? 'not recorded')],
     ['Started', run.startTime],
     ['Ended', run.endTime],
     ['Duration', `${(run.durationMs / 1000).toFixed(1)} s`],

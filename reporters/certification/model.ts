@@ -79,6 +79,8 @@ export interface RunInfo {
   readonly mode: 'mock' | 'live';
   readonly baseUrl: string;
   readonly strict: boolean;
+  /** The seed of the values the run invented (PIX_SEED replays it); absent in reports written before it existed. */
+  readonly seed?: number;
   readonly startTime: string;
   readonly endTime: string;
   readonly durationMs: number;

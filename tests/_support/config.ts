@@ -49,6 +49,8 @@ export interface Config {
   readonly dryRun: boolean;
   readonly baseline: string | undefined;
   readonly failOnDrift: boolean;
+  /** PIX_SEED: replays the invented values of an earlier run; undefined lets the run pick one. */
+  readonly seed: number | undefined;
 }
 
 /** A configuration problem: the run stops with exit code 2 and this message. */
@@ -94,6 +96,7 @@ export const VARIABLES = [
   'PIX_MOCK_PORT',
   'PIX_SANDBOX_HOST',
   'PIX_SANDBOX_PORT',
+  'PIX_SEED',
 ] as const;
 
 /** Set by the suite itself for its worker processes; not part of the user's interface. */
@@ -379,5 +382,6 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
     dryRun: read.flag('PIX_DRY_RUN'),
     baseline: read.text('PIX_BASELINE'),
     failOnDrift: read.flag('PIX_FAIL_ON_DRIFT'),
+    seed: read.text('PIX_SEED') === undefined ? undefined : read.integer('PIX_SEED', 0, 0, 2 ** 32 - 1),
   };
 }

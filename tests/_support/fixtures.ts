@@ -10,6 +10,7 @@
  * request and its credentials, whatever `--trace` says.
  */
 import { _baseTest as base, request } from '@playwright/test';
+import { Inventor, runSeed } from './invent.ts';
 import { Ledger } from './ledger.ts';
 import { waitUntilAnswering } from './mock/prism.ts';
 import { Operations } from './operations.ts';
@@ -35,6 +36,8 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
+  /** The test's stream of invented values, from the run's seed. */
+  invent: Inventor;
   verify: Verifier;
   pix: PixClient;
 }
@@ -99,16 +102,28 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       use(workerSession(operations, target.config, target.runId, workerInfo.workerIndex)),
     { scope: 'worker' },
   ],
+  invent: async ({ target }, use, testInfo) =>
+    use(Inventor.forTest(runSeed(target.config), testInfo.titlePath)),
   verify: async ({ target }, use, testInfo) => {
     const verifier = new Verifier(target, testInfo);
     await use(verifier);
     await verifier.flush();
   },
-  pix: async ({ target, spec, operations, payouts, verify, webhooks, session }, use, testInfo) => {
+  pix: async ({ target, spec, operations, payouts, verify, webhooks, session, invent }, use, testInfo) => {
     const judge = new ResponseJudge(spec, verify);
     const { config } = target;
     await use(
-      new PixClient({ config, operations, payouts, judge, session, webhooks, verify, retry: testInfo.retry }),
+      new PixClient({
+        config,
+        operations,
+        payouts,
+        judge,
+        session,
+        webhooks,
+        verify,
+        invent,
+        retry: testInfo.retry,
+      }),
     );
   },
 });

@@ -4,6 +4,7 @@
  */
 import type { Config } from './config.ts';
 import type { Exchange } from './exchange.ts';
+import type { Inventor } from './invent.ts';
 import type { Operations } from './operations.ts';
 import type { NewWithdrawal, Payouts } from './payouts.ts';
 import { type Headers, paymentHeaders, tokenHeaders, validBody } from './requests.ts';
@@ -20,6 +21,7 @@ export interface PixClientParts {
   readonly session: WorkerSession;
   readonly webhooks: WebhookClient;
   readonly verify: Verifier;
+  readonly invent: Inventor;
   /** Playwright's retry number of the test. */
   readonly retry: number;
 }
@@ -55,7 +57,8 @@ export class PixClient {
 
   /** A fresh code and webhook address, and the complete valid body that uses them. */
   async newWithdrawal(): Promise<NewWithdrawal> {
-    const code = this.parts.session.nextCode();
+    const tag = this.parts.invent.next((faker) => faker.string.alphanumeric({ length: 4, casing: 'upper' }));
+    const code = this.parts.session.nextCode(tag);
     const { path, url } = await this.parts.webhooks.register();
     return { code, path, url, body: validBody(this.config, code, url) };
   }

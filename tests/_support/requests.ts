@@ -49,6 +49,13 @@ export function validBody(config: Config, code: string, postBackUrl: string): Wi
   };
 }
 
-export function withdrawalCode(prefix: string, runId: string, worker: number, counter: number): string {
-  return `${prefix}${runId}-${worker}-${counter}`;
+/** Unique by run, worker and counter; the invented tag makes it read like a client's own reference. */
+export function withdrawalCode(
+  prefix: string,
+  runId: string,
+  worker: number,
+  counter: number,
+  tag: string,
+): string {
+  return `${prefix}${runId}-${worker}-${counter}-${tag}`;
 }

@@ -1,6 +1,7 @@
 /** What the reports say about the run: everything a reviewer needs, nothing secret. */
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
+import { runSeed } from './invent.ts';
 import { loadSpec } from './spec.ts';
 
 export interface PixRunMetadata {
@@ -11,6 +12,8 @@ export interface PixRunMetadata {
   readonly baseUrl: string;
   readonly reportDir: string;
   readonly strict: boolean;
+  /** The seed of the invented values; PIX_SEED=<seed> replays them. */
+  readonly seed: number;
   readonly options: Readonly<Record<string, string | number | boolean>>;
 }
 
@@ -31,6 +34,7 @@ export function runMetadata(config: Config): PixRunMetadata {
     baseUrl: config.baseUrl ?? 'embedded mock (Prism, from openapi/pix-withdrawal.yaml)',
     reportDir: config.reportDir,
     strict: config.strict,
+    seed: runSeed(config),
     options: {
       allowPayouts: config.allowPayouts,
       allowInsecure: config.allowInsecure,

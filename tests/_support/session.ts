@@ -1,6 +1,7 @@
 /**
  * What a worker keeps between its tests: one access token, obtained on first use, and the counter
- * that makes each withdrawal code unique in the run.
+ * that makes each withdrawal code unique in the run (the run id makes it unique across runs, also
+ * when PIX_SEED replays the invented part).
  */
 import type { Config } from './config.ts';
 import type { Operations } from './operations.ts';
@@ -10,7 +11,8 @@ export type TokenResult = { token: string } | { failure: string };
 
 export interface WorkerSession {
   token(): Promise<TokenResult>;
-  nextCode(): string;
+  /** A code no other withdrawal of the run has, ending in the invented tag. */
+  nextCode(tag: string): string;
 }
 
 export function workerSession(
@@ -35,7 +37,7 @@ export function workerSession(
     }
   };
   return {
-    nextCode: () => withdrawalCode(config.codePrefix, runId, workerIndex, ++counter),
+    nextCode: (tag) => withdrawalCode(config.codePrefix, runId, workerIndex, ++counter, tag),
     token: () => (pending ??= obtain()),
   };
 }

@@ -34,9 +34,10 @@ for (const testCase of credentialCases(loadSpec(), 'createToken')) {
   test(
     titleOf(check.title, check.clause),
     judging({ checks: [check], tags: ['@negative', '@auth'] }),
-    async ({ pix, verify }) => {
+    async ({ pix, verify, invent }) => {
       verify.requires([check]);
-      const exchange = await pix.requestToken(applyCredentialCase(pix.tokenHeaders(), testCase, undefined));
+      const headers = applyCredentialCase(pix.tokenHeaders(), testCase, undefined, invent);
+      const exchange = await pix.requestToken(headers);
       verify.check(check, exchange, exchange);
       verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status);
     },

@@ -14,10 +14,10 @@ for (const testCase of credentialCases(loadSpec(), 'createWithdraw')) {
   test(
     titleOf(check.title, check.clause),
     judging({ checks: [check], tags: ['@negative', '@auth', '@payout', '@mutating'] }),
-    async ({ pix, verify }) => {
+    async ({ pix, verify, invent }) => {
       verify.requires([check]);
       const token = await pix.token([check]);
-      const headers = applyCredentialCase(await pix.paymentHeaders([check]), testCase, token);
+      const headers = applyCredentialCase(await pix.paymentHeaders([check]), testCase, token, invent);
       const { exchange } = await pix.withdrawNew(check.id, headers);
       verify.check(check, exchange, exchange);
       verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status);

@@ -3,8 +3,8 @@
  * way of being wrong, generated from the spec's security requirements, and the header mutations
  * that exercise them. A wrong value has the shape of the real one, so only its validity differs.
  */
-import { randomBytes } from 'node:crypto';
 import type { Exchange } from '../exchange.ts';
+import type { Inventor } from '../invent.ts';
 import { type Headers, withHeader, withoutHeader } from '../requests.ts';
 import type { CredentialHeader, OperationId, SpecModel } from '../spec.ts';
 import { type Check, defineCheck } from './check.ts';
@@ -108,35 +108,55 @@ export function credentialCases(spec: SpecModel, operation: OperationId): Creden
   );
 }
 
-/** The same length and alphabet as the real value, so only its validity differs. */
-function lookalike(value: string): string {
-  const alphabet = /^[0-9a-f-]+$/.test(value)
-    ? '0123456789abcdef'
-    : 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789';
-  const bytes = randomBytes(value.length);
-  const out = Array.from(value, (c, i) => (c === '-' ? c : alphabet[(bytes[i] ?? 0) % alphabet.length]));
-  const candidate = out.join('');
+const ALPHANUMERIC = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789';
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * A value of the real one's shape that is not it: the same length, each letter or digit replaced from
+ * the same alphabet (hex stays hex), every other character (-, ., =, line breaks) kept.
+ */
+function lookalike(
+  value: string,
+  invent: Inventor,
+  alphabet = /^[0-9a-f.-]+$/.test(value) ? '0123456789abcdef' : ALPHANUMERIC,
+): string {
+  const candidate = invent.next((faker) =>
+    Array.from(value, (c) => (/[A-Za-z0-9+/]/.test(c) ? faker.string.fromCharacters(alphabet) : c)).join(''),
+  );
   return candidate === value ? `${candidate}x` : candidate;
 }
 
-/** A token that looks like the real one but is not: for a JWT the signature is altered. */
-export function forgeToken(token: string): string {
+/** A token that looks like the real one but is not: for a JWT only the signature is altered. */
+export function forgeToken(token: string, invent: Inventor): string {
   const [header, payload, signature, ...more] = token.split('.');
   if (header !== undefined && payload !== undefined && signature !== undefined && more.length === 0) {
-    return `${header}.${payload}.${lookalike(signature)}`;
+    return `${header}.${payload}.${lookalike(signature, invent)}`;
   }
-  return lookalike(token);
+  return lookalike(token, invent);
 }
 
-const OTHER_PUBLIC_KEY = Buffer.from(
-  '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEconformancesuiteotherclientkey0000000000000000000000000000000000000==\n-----END PUBLIC KEY-----\n',
-).toString('base64');
+/**
+ * Another client's certificate in the real one's shape: for a PEM, the same armour and line lengths
+ * with another key inside; base64 of that, as the header carries it.
+ */
+function otherCertificate(certClient: string, invent: Inventor): string {
+  const decoded = Buffer.from(certClient, 'base64').toString('latin1');
+  const pem = /^(-----BEGIN [A-Z ]+-----\r?\n)([\s\S]*?)(\r?\n-----END [A-Z ]+-----\s*)$/.exec(decoded);
+  if (pem === null) return lookalike(certClient, invent, BASE64_ALPHABET);
+  const [, begin = '', body = '', end = ''] = pem;
+  const other = body.replace(/[^=\r\n]+/g, (line) => lookalike(line, invent, BASE64_ALPHABET));
+  return Buffer.from(`${begin}${other}${end}`, 'latin1').toString('base64');
+}
 
-/** Valid headers with the case's credential made wrong; `token` is the real one, for the bearer variants. */
+/**
+ * Valid headers with the case's credential made wrong. `token` is the real one, for the bearer
+ * variants; `invent` draws the wrong values from the run's seed.
+ */
 export function applyCredentialCase(
   headers: Headers,
   testCase: CredentialCase,
   token: string | undefined,
+  invent: Inventor,
 ): Headers {
   const { header } = testCase.credential;
   switch (testCase.variant) {
@@ -145,16 +165,24 @@ export function applyCredentialCase(
     case 'wrong': {
       const current =
         Object.entries(headers).find(([k]) => k.toLowerCase() === header.toLowerCase())?.[1] ?? '';
-      return withHeader(headers, header, testCase.credential.base64 ? OTHER_PUBLIC_KEY : lookalike(current));
+      return withHeader(
+        headers,
+        header,
+        testCase.credential.base64 ? otherCertificate(current, invent) : lookalike(current, invent),
+      );
     }
     case 'malformed':
       return withHeader(headers, header, 'this is not base64!');
     case 'not-bearer':
       return withHeader(headers, header, `Token ${token ?? ''}`);
     case 'forged':
-      return withHeader(headers, header, `Bearer ${forgeToken(token ?? '')}`);
+      return withHeader(headers, header, `Bearer ${forgeToken(token ?? '', invent)}`);
     case 'random':
-      return withHeader(headers, header, `Bearer ${randomBytes(24).toString('hex')}`);
+      return withHeader(
+        headers,
+        header,
+        `Bearer ${invent.next((faker) => faker.string.hexadecimal({ length: 48, casing: 'lower', prefix: '' }))}`,
+      );
   }
 }
 
