@@ -19,7 +19,7 @@ export interface Sentence {
 }
 
 /** The cells of a Markdown table row, with `\|` and `\<` (escaped so as not to end a cell or open a tag) unescaped. */
-export function cellsOf(row: string): string[] {
+function cellsOf(row: string): string[] {
   return row
     .trim()
     .replace(/^\|/, '')
@@ -80,13 +80,13 @@ export function traceRows(markdown: string): TraceRow[] {
     .map(([section = '', sentence = '', tracedTo = '']) => ({ section, sentence, tracedTo }));
 }
 
-export const NOT_TESTABLE = 'not testable from outside, because ';
-export const OBSERVATION_ONLY = 'observation only: the document says not shown';
+const NOT_TESTABLE = 'not testable from outside, because ';
+const OBSERVATION_ONLY = 'observation only: the document says not shown';
 
 const CHECK_ID = /^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$/;
 
 /** The check ids a mapping names: the comma-separated ids before an optional `; note`. */
-export function checkIdsOf(tracedTo: string): string[] | undefined {
+function checkIdsOf(tracedTo: string): string[] | undefined {
   const [ids = ''] = tracedTo.split(';', 1);
   const parts = ids.split(',').map((id) => id.trim());
   return parts.every((id) => CHECK_ID.test(id)) ? parts : undefined;

@@ -10,7 +10,7 @@ import { mask, redact, SECRET_HEADERS } from '../../tests/_support/redact.ts';
 const SECRET_NAMES: ReadonlySet<string> = new Set([...SECRET_HEADERS, 'access_token']);
 const NAMES = [...SECRET_NAMES].map((name) => name.replace(/[-_]/g, '[-_]')).join('|');
 
-/** `-H 'name: value'`, where a quote inside the value is written `'\''` (http.ts shellQuote). */
+/** `-H 'name: value'`, where a quote inside the value is written `'\''` (exchange.ts shellQuote). */
 const CURL_SINGLE_QUOTED = new RegExp(`(-H\\s+')(${NAMES})(\\s*:\\s*)((?:'\\\\''|[^'])*)`, 'gi');
 const CURL_DOUBLE_QUOTED = new RegExp(`(-H\\s+")(${NAMES})(\\s*:\\s*)((?:\\\\.|[^"\\\\])*)`, 'gi');
 const JSON_MEMBER = new RegExp(`(")(${NAMES})("\\s*:\\s*")((?:\\\\.|[^"\\\\])*)`, 'gi');

@@ -8,10 +8,10 @@ import { createHash, randomInt } from 'node:crypto';
 import { faker } from '@faker-js/faker/locale/base';
 import type { Config } from './config.ts';
 
-export type Faker = typeof faker;
+type Faker = typeof faker;
 
 /** Seeds are what PIX_SEED accepts: whole numbers that fit in 32 bits. */
-export const MAX_SEED = 2 ** 32 - 1;
+const MAX_SEED = 2 ** 32 - 1;
 
 /**
  * The run's seed: PIX_SEED when given; otherwise the first process to ask (Playwright's main

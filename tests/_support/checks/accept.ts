@@ -8,7 +8,7 @@ import { type Headers, withHeader, withoutHeader } from '../requests.ts';
 import type { OperationId, SpecModel } from '../spec.ts';
 import { isServerError } from '../status.ts';
 import { type Check, defineCheck, violation, type Violation } from './check.ts';
-import { familyFile, type Family } from './family.ts';
+import { perOperationFamily } from './family.ts';
 import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug } from './operations.ts';
 
 export interface PlainHeaderCase {
@@ -62,12 +62,4 @@ export function applyPlainHeaderCase(headers: Headers, testCase: PlainHeaderCase
     : withHeader(headers, testCase.header, testCase.value);
 }
 
-export const acceptFamily: Family = {
-  name: 'Accept handling',
-  file: familyFile(import.meta.url),
-  checks: (spec) =>
-    (['createToken', 'createWithdraw'] as const).flatMap((op) =>
-      plainHeaderCases(spec, op).map((c) => c.check),
-    ),
-  withdrawals: (spec) => plainHeaderCases(spec, 'createWithdraw').length,
-};
+export const acceptFamily = perOperationFamily('Accept handling', import.meta.url, plainHeaderCases);

@@ -92,7 +92,7 @@ export const DUPLICATE_CASES: readonly DuplicateCase[] = [
 ];
 
 /** A withdrawal and its duplicate. */
-export const WITHDRAWALS_PER_CASE = 2;
+const WITHDRAWALS_PER_CASE = 2;
 
 export const checkCodeFamily: Family = {
   name: 'check_code',

@@ -8,7 +8,7 @@ import type { Inventor } from '../invent.ts';
 import { type Headers, withHeader, withoutHeader } from '../requests.ts';
 import type { CredentialHeader, OperationId, SpecModel } from '../spec.ts';
 import { type Check, defineCheck } from './check.ts';
-import { familyFile, type Family } from './family.ts';
+import { perOperationFamily } from './family.ts';
 import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug } from './operations.ts';
 import { judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
 
@@ -186,12 +186,4 @@ export function applyCredentialCase(
   }
 }
 
-export const credentialsFamily: Family = {
-  name: 'credentials',
-  file: familyFile(import.meta.url),
-  checks: (spec) =>
-    (['createToken', 'createWithdraw'] as const).flatMap((op) =>
-      credentialCases(spec, op).map((c) => c.check),
-    ),
-  withdrawals: (spec) => credentialCases(spec, 'createWithdraw').length,
-};
+export const credentialsFamily = perOperationFamily('credentials', import.meta.url, credentialCases);

@@ -6,7 +6,7 @@
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROOT } from '../paths.ts';
-import type { SpecModel } from '../spec.ts';
+import type { OperationId, SpecModel } from '../spec.ts';
 import type { Check } from './check.ts';
 
 export interface Family {
@@ -23,4 +23,22 @@ export interface Family {
 /** The path of a family module from the repository root, given its `import.meta.url`. */
 export function familyFile(moduleUrl: string): string {
   return relative(ROOT, fileURLToPath(moduleUrl)).split('\\').join('/');
+}
+
+/**
+ * A family generated per operation from the spec: its checks are the cases of both operations, its
+ * withdrawals the cases of createWithdraw, one request each.
+ */
+export function perOperationFamily(
+  name: string,
+  moduleUrl: string,
+  casesOf: (spec: SpecModel, operation: OperationId) => readonly { readonly check: Check<never> }[],
+): Family {
+  return {
+    name,
+    file: familyFile(moduleUrl),
+    checks: (spec) =>
+      (['createToken', 'createWithdraw'] as const).flatMap((op) => casesOf(spec, op).map((c) => c.check)),
+    withdrawals: (spec) => casesOf(spec, 'createWithdraw').length,
+  };
 }

@@ -53,13 +53,13 @@ export const tokenInField = defineCheck<TokenFieldInput>(
 );
 
 /** §5.3 and §8: the client renews its token every 7200 seconds. */
-export const RENEWAL_INTERVAL_SECONDS = 7200;
+const RENEWAL_INTERVAL_SECONDS = 7200;
 
 /** Where token responses commonly state a lifetime in seconds (OAuth 2.0's expires_in and its camel case). */
 const LIFETIME_FIELD = /^expires_?in$/i;
 
 /** The lifetimes in seconds the body states, at its top level or one object down (`data.expires_in`). */
-export function statedLifetimes(body: JsonValue | undefined, depth = 0): number[] {
+function statedLifetimes(body: JsonValue | undefined, depth = 0): number[] {
   if (!isJsonObject(body)) return [];
   return Object.entries(body).flatMap(([key, value]): number[] => {
     if (isJsonObject(value)) return depth === 0 ? statedLifetimes(value, depth + 1) : [];

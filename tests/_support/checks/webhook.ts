@@ -149,8 +149,8 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
 );
 
 /** The callback field as the document writes it (§2.1), and the same name wrongly cased. */
-export const CALLBACK_FIELD = 'PostBackUrl';
-export const WRONG_CASE_CALLBACK_FIELD = 'postbackurl';
+const CALLBACK_FIELD = 'PostBackUrl';
+const WRONG_CASE_CALLBACK_FIELD = 'postbackurl';
 
 /** The valid body with its callback address under the wrongly cased name, and no PostBackUrl. */
 export function wrongCaseCallbackBody(body: WithdrawBody): string {
@@ -187,7 +187,7 @@ export const callbackFieldCaseSensitive = defineCheck<WrongCaseInput>(
  * One withdrawal refused (without client_secret), one with its callback field wrongly cased, and one
  * accepted, whose webhook is awaited.
  */
-export const WEBHOOK_WITHDRAWALS = 3;
+const WEBHOOK_WITHDRAWALS = 3;
 
 export const webhookFamily: Family = {
   name: 'webhook',
