@@ -10,7 +10,7 @@
  * request and its credentials, whatever `--trace` says.
  */
 import { _baseTest as base, request } from '@playwright/test';
-import { Inventor, runSeed } from './invent.ts';
+import type { Inventor } from './invent.ts';
 import { Ledger } from './ledger.ts';
 import { waitUntilAnswering } from './mock/prism.ts';
 import { Operations } from './operations.ts';
@@ -18,6 +18,7 @@ import { Payouts } from './payouts.ts';
 import { PixClient } from './pix-client.ts';
 import { registerSecret } from './redact.ts';
 import { ResponseJudge } from './response-judge.ts';
+import { runSeed } from './seed.ts';
 import { workerSession, type WorkerSession } from './session.ts';
 import { loadSpec, type SpecModel } from './spec.ts';
 import { loadTarget, type Target } from './target.ts';
@@ -102,8 +103,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       use(workerSession(operations, target.config, target.runId, workerInfo.workerIndex)),
     { scope: 'worker' },
   ],
-  invent: async ({ target }, use, testInfo) =>
-    use(Inventor.forTest(runSeed(target.config), testInfo.titlePath)),
+  invent: async ({ target }, use, testInfo) => {
+    // Loaded here, not at the top: the main process imports this module to list the tests and never invents.
+    const { Inventor } = await import('./invent.ts');
+    await use(Inventor.forTest(runSeed(target.config), testInfo.titlePath));
+  },
   verify: async ({ target }, use, testInfo) => {
     const verifier = new Verifier(target, testInfo);
     await use(verifier);

@@ -1,28 +1,13 @@
 /**
  * The values the suite invents (wrong credentials of the real ones' shape, forged tokens, the tail
- * of each code), drawn from faker with the run's seed. Each test draws from its own stream, derived
+ * of each code), drawn from faker with the run's seed (seed.ts). Each test draws from its own stream, derived
  * from the seed and the test's title, so `PIX_SEED=<n>` replays the same values test by test however
  * the tests are spread over workers. The user's payee is never invented.
  */
-import { createHash, randomInt } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { faker } from '@faker-js/faker/locale/base';
-import type { Config } from './config.ts';
 
 type Faker = typeof faker;
-
-/** Seeds are what PIX_SEED accepts: whole numbers that fit in 32 bits. */
-const MAX_SEED = 2 ** 32 - 1;
-
-/**
- * The run's seed: PIX_SEED when given; otherwise the first process to ask (Playwright's main
- * process, loading its config) picks one and puts it in PIX_SEED, which every worker inherits.
- */
-export function runSeed(config: Config): number {
-  if (config.seed !== undefined) return config.seed;
-  const seed = randomInt(MAX_SEED);
-  process.env.PIX_SEED = String(seed);
-  return seed;
-}
 
 /** A stream of invented values; each depends only on the stream's seed and its position in it. */
 export class Inventor {

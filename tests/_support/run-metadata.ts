@@ -1,7 +1,7 @@
 /** What the reports say about the run: everything a reviewer needs, nothing secret. */
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
-import { runSeed } from './invent.ts';
+import { runSeed } from './seed.ts';
 import { loadSpec } from './spec.ts';
 
 export interface PixRunMetadata {
