@@ -88,15 +88,17 @@ export default defineConfig(
       'playwright/no-conditional-expect': 'error',
       'playwright/no-conditional-in-test': 'error',
       'playwright/no-wait-for-timeout': 'error',
+      // Generated tests take their titles from their checks (titleOf), which keeps the two in step.
+      'playwright/valid-title': ['error', { ignoreTypeOfTestName: true }],
       // A test that cannot run says why through test.skip(condition, reason); the reason is the point.
       'playwright/no-skipped-test': 'off',
-      // Tests assert through the verify fixture: verify.check and verify.responses record verdicts. The
-      // plugin compares only the called name (the property, for verify.check), and matches names exactly,
-      // so the verify* family is a pattern.
+      // Tests assert through the verify fixture: verify.check and verify.observe record what a test found
+      // (every response is judged inside pix). The plugin compares only the called name (the property, for
+      // verify.check), and matches names exactly, so helpers named verify* are a pattern.
       'playwright/expect-expect': [
         'error',
         {
-          assertFunctionNames: ['verify', 'check', 'responses', 'observe'],
+          assertFunctionNames: ['verify', 'check', 'observe'],
           assertFunctionPatterns: ['^verify'],
         },
       ],

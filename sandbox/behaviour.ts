@@ -39,6 +39,8 @@ export interface Behaviour {
   /** The body of a successful token response; 'refused' answers a valid request with 401 instead. */
   readonly tokenReply: 'access_token' | 'token' | 'text' | 'empty-object' | 'array' | 'refused';
   readonly tokenUses: 'unlimited' | 'once';
+  /** How long a token is honoured, as the token response states it in expires_in. */
+  readonly tokenLifetimeSeconds: number;
   readonly paymentClientId: CredentialRule;
   readonly clientSecret: CredentialRule;
   readonly authorization: 'bearer' | 'ignored-when-missing' | 'any-scheme' | 'any-token';
@@ -49,6 +51,8 @@ export interface Behaviour {
   /** Status of a withdrawal refused for its body (duplicate codes excepted). */
   readonly bodyRefusal: 400 | 422;
   readonly requiredFields: readonly WithdrawField[];
+  /** 'any-case' also takes the callback address from postbackurl, POSTBACKURL, ... (§2.1 says names are case-sensitive). */
+  readonly callbackField: 'exact' | 'any-case';
   /** Positive amount with two decimals, http(s) PostBackUrl, known key_type, name of at most 140 characters. */
   readonly valueRules: boolean;
   readonly checkCodeDefault: boolean;

@@ -1,7 +1,8 @@
 /**
  * The sandbox's scenarios: two conforming profiles and the faults, each fault a deliberate break of
- * one rule on top of the reference profile. The self-test iterates over SCENARIOS to prove that the
- * suite passes the profiles and catches every fault at its level.
+ * one rule on top of the reference profile. A fault declares the clause it breaks and the checks it
+ * must trip; the fault matrix (selftest/matrix.test.ts) runs the suite against every scenario and
+ * holds each fault to its declaration, and every check to at least one fault.
  */
 import {
   ANY_VALUE,
@@ -12,6 +13,7 @@ import {
   WITHDRAW_FIELD_TYPES,
   type WithdrawField,
 } from './behaviour.ts';
+import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
 interface ScenarioBase {
   readonly name: string;
@@ -25,10 +27,20 @@ export interface ProfileScenario extends ScenarioBase {
   readonly kind: 'profile';
 }
 
+/** What a fault proves: the suite must give these checks this verdict (a fault may trip more). */
 export interface FaultScenario extends ScenarioBase {
   readonly kind: 'fault';
-  /** The verdict the suite must give: FAILED for a broken rule, WARNING where the document is silent. */
-  readonly level: 'FAILED' | 'WARNING';
+  /** The rule the fault breaks: a clause of interface.md, `(not shown)` where the document is silent. */
+  readonly clause: string;
+  /**
+   * FAILED for a broken rule, WARNING where the document is silent or ambiguous, OBSERVED where it
+   * says "not shown" and the suite only records what happened.
+   */
+  readonly level: 'FAILED' | 'WARNING' | 'OBSERVED';
+  /** The checks the suite must judge at `level` (none for OBSERVED). */
+  readonly trips: readonly string[];
+  /** For OBSERVED: the observation the run must record. */
+  readonly observes?: { readonly topic: string; readonly value: unknown };
 }
 
 export type Scenario = ProfileScenario | FaultScenario;
@@ -45,6 +57,7 @@ const REFERENCE: Behaviour = {
   certClient: CHECKED,
   tokenReply: 'access_token',
   tokenUses: 'unlimited',
+  tokenLifetimeSeconds: TOKEN_LIFETIME_SECONDS,
   paymentClientId: CHECKED,
   clientSecret: CHECKED,
   authorization: 'bearer',
@@ -52,6 +65,7 @@ const REFERENCE: Behaviour = {
   wrongTypes: 'refuse',
   bodyRefusal: 400,
   requiredFields: ALL_FIELDS_BUT_CHECK_CODE,
+  callbackField: 'exact',
   valueRules: true,
   checkCodeDefault: true,
   duplicateCheck: 'as-asked',
@@ -79,156 +93,346 @@ const LENIENT: Behaviour = {
   webhookSigned: false,
 };
 
-function fault(
-  name: string,
-  level: FaultScenario['level'],
-  description: string,
-  overrides: Partial<Behaviour>,
-): FaultScenario {
-  return { kind: 'fault', name, level, description, suiteEnv: {}, behaviour: { ...REFERENCE, ...overrides } };
+type FaultSpec = Omit<FaultScenario, 'kind' | 'suiteEnv' | 'behaviour'> & {
+  readonly breaks: Partial<Behaviour>;
+};
+
+function fault({ breaks, ...spec }: FaultSpec): FaultScenario {
+  return { kind: 'fault', suiteEnv: {}, behaviour: { ...REFERENCE, ...breaks }, ...spec };
 }
 
 const FAULTS: readonly FaultScenario[] = [
-  // §4.1: a valid token request is answered 200 with the token.
-  fault('token-refuses-valid', 'FAILED', 'answers every valid token request with 401', {
-    tokenReply: 'refused',
+  fault({
+    name: 'token-refuses-valid',
+    clause: '§4.1',
+    level: 'FAILED',
+    description: 'answers every valid token request with 401',
+    trips: ['TOKEN-ISSUED'],
+    breaks: { tokenReply: 'refused' },
   }),
-  // Preamble: payloads are JSON.
-  fault('token-not-json', 'FAILED', 'returns the token as text/plain access_token=<token>', {
-    tokenReply: 'text',
+  fault({
+    name: 'token-not-json',
+    clause: 'payloads',
+    level: 'FAILED',
+    description: 'returns the token as text/plain access_token=<token>',
+    trips: ['RESPONSE-JSON', 'TOKEN-FIELD'],
+    breaks: { tokenReply: 'text' },
   }),
-  // §4.1: the success body carries the access token.
-  fault('token-missing-field', 'FAILED', 'issues the token but answers {}', { tokenReply: 'empty-object' }),
-  // §4.1 and the preamble: the body is a JSON object carrying the token, not a bare array.
-  fault('token-body-not-object', 'FAILED', 'answers ["<token>"]', { tokenReply: 'array' }),
-  // §5.3: a token serves every request until it is renewed after 7200 s.
-  fault('token-single-use', 'FAILED', 'a token stops working after the first withdrawal it authorises', {
-    tokenUses: 'once',
+  fault({
+    name: 'token-missing-field',
+    clause: '§4.1',
+    level: 'FAILED',
+    description: 'issues the token but answers {}',
+    trips: ['TOKEN-FIELD'],
+    breaks: { tokenReply: 'empty-object' },
   }),
-  // §4.1, §5.4: client_id is required on the token request.
-  fault('token-ignores-client-id', 'FAILED', 'issues a token without client_id', {
-    tokenClientId: IGNORED_WHEN_MISSING,
+  fault({
+    name: 'token-body-not-object',
+    clause: '§4.1, payloads',
+    level: 'FAILED',
+    description: 'answers ["<token>"]',
+    trips: ['RESPONSE-SCHEMA', 'TOKEN-FIELD'],
+    breaks: { tokenReply: 'array' },
   }),
-  // §5.4: an invalid client_id is refused.
-  fault('token-any-client-id', 'FAILED', 'issues a token to an unknown client_id when the cert is right', {
-    tokenClientId: ANY_VALUE,
+  fault({
+    name: 'token-single-use',
+    clause: '§5.3',
+    level: 'FAILED',
+    description: 'a token stops working after the first withdrawal it authorises',
+    trips: ['TOKEN-REUSE'],
+    breaks: { tokenUses: 'once' },
   }),
-  // §4.1, §5.4: cert_client is required on the token request.
-  fault('token-ignores-cert', 'FAILED', 'issues a token without cert_client', {
-    certClient: IGNORED_WHEN_MISSING,
+  fault({
+    name: 'token-short-lived',
+    clause: '§5.3, §5 (not shown)',
+    level: 'WARNING',
+    description: 'issues tokens that expire after 3600 s (expires_in: 3600), before the 7200 s renewal',
+    trips: ['TOKEN-LIFETIME-COVERS-RENEWAL'],
+    breaks: { tokenLifetimeSeconds: 3600 },
   }),
-  // §5.4: a cert_client that is not the client's, or not base64, is refused.
-  fault('token-any-cert', 'FAILED', 'issues a token for any cert_client value, base64 or not', {
-    certClient: ANY_VALUE,
+  fault({
+    name: 'token-ignores-client-id',
+    clause: '§4.1, §5.4',
+    level: 'FAILED',
+    description: 'issues a token without client_id',
+    trips: ['TOKEN-REFUSE-MISSING-CLIENT-ID'],
+    breaks: { tokenClientId: IGNORED_WHEN_MISSING },
   }),
-  // §5.4: a missing key is refused with 403, never a server error.
-  fault('token-5xx-on-missing-credential', 'FAILED', 'answers 500 when client_id or cert_client is missing', {
-    tokenClientId: SERVER_ERROR_WHEN_MISSING,
-    certClient: SERVER_ERROR_WHEN_MISSING,
+  fault({
+    name: 'token-any-client-id',
+    clause: '§5.4',
+    level: 'FAILED',
+    description: 'issues a token to an unknown client_id when the cert is right',
+    trips: ['TOKEN-REFUSE-WRONG-CLIENT-ID'],
+    breaks: { tokenClientId: ANY_VALUE },
   }),
-  // §4.2, §5.4: client_id is required on the withdrawal.
-  fault('payment-ignores-client-id', 'FAILED', 'accepts a withdrawal without client_id', {
-    paymentClientId: IGNORED_WHEN_MISSING,
+  fault({
+    name: 'token-ignores-cert',
+    clause: '§4.1, §5.4',
+    level: 'FAILED',
+    description: 'issues a token without cert_client',
+    trips: ['TOKEN-REFUSE-MISSING-CERT-CLIENT'],
+    breaks: { certClient: IGNORED_WHEN_MISSING },
   }),
-  // §5.4: an invalid client_id is refused.
-  fault('payment-any-client-id', 'FAILED', 'accepts a withdrawal with an unknown client_id', {
-    paymentClientId: ANY_VALUE,
+  fault({
+    name: 'token-any-cert',
+    clause: '§5.4',
+    level: 'FAILED',
+    description: 'issues a token for any cert_client value, base64 or not',
+    trips: ['TOKEN-REFUSE-WRONG-CERT-CLIENT', 'TOKEN-REFUSE-MALFORMED-CERT-CLIENT'],
+    breaks: { certClient: ANY_VALUE },
   }),
-  // §4.2, §5.4: client_secret is required on the withdrawal.
-  fault('payment-ignores-secret', 'FAILED', 'accepts a withdrawal without client_secret', {
-    clientSecret: IGNORED_WHEN_MISSING,
+  fault({
+    name: 'token-5xx-on-missing-credential',
+    clause: '§5.4',
+    level: 'FAILED',
+    description: 'answers 500 when client_id or cert_client is missing',
+    trips: ['TOKEN-REFUSE-MISSING-CLIENT-ID', 'TOKEN-REFUSE-MISSING-CERT-CLIENT'],
+    breaks: { tokenClientId: SERVER_ERROR_WHEN_MISSING, certClient: SERVER_ERROR_WHEN_MISSING },
   }),
-  // §5.4: a wrong client_secret is refused.
-  fault('payment-any-secret', 'FAILED', 'accepts a withdrawal with a wrong client_secret', {
-    clientSecret: ANY_VALUE,
+  fault({
+    name: 'payment-ignores-client-id',
+    clause: '§4.2, §5.4',
+    level: 'FAILED',
+    description: 'accepts a withdrawal without client_id',
+    trips: ['PAYMENT-REFUSE-MISSING-CLIENT-ID'],
+    breaks: { paymentClientId: IGNORED_WHEN_MISSING },
   }),
-  // §4.2, §5.2: Authorization is required.
-  fault('payment-ignores-authorization', 'FAILED', 'accepts a withdrawal without Authorization', {
-    authorization: 'ignored-when-missing',
+  fault({
+    name: 'payment-any-client-id',
+    clause: '§5.4',
+    level: 'FAILED',
+    description: 'accepts a withdrawal with an unknown client_id',
+    trips: ['PAYMENT-REFUSE-WRONG-CLIENT-ID'],
+    breaks: { paymentClientId: ANY_VALUE },
   }),
-  // §5.2: the token is sent as a Bearer credential.
-  fault('payment-any-scheme', 'FAILED', 'accepts the token under any scheme (Basic, Token, ...)', {
-    authorization: 'any-scheme',
+  fault({
+    name: 'payment-ignores-secret',
+    clause: '§4.2, §5.4',
+    level: 'FAILED',
+    description: 'accepts a withdrawal without client_secret',
+    trips: ['PAYMENT-REFUSE-MISSING-CLIENT-SECRET'],
+    breaks: { clientSecret: IGNORED_WHEN_MISSING },
   }),
-  // §5.2: only a token the service issued authorises a withdrawal.
-  fault('payment-any-token', 'FAILED', 'accepts any Bearer value', { authorization: 'any-token' }),
-  // §4.2, §7: an accepted withdrawal is answered 200.
-  fault('payment-status-201', 'FAILED', 'answers an accepted withdrawal with 201', { acceptedStatus: 201 }),
-  // Preamble: payloads are JSON.
-  fault('payment-not-json', 'FAILED', 'answers an accepted withdrawal with a text/plain body', {
-    acceptedReply: 'text',
+  fault({
+    name: 'payment-any-secret',
+    clause: '§5.4',
+    level: 'FAILED',
+    description: 'accepts a withdrawal with a wrong client_secret',
+    trips: ['PAYMENT-REFUSE-WRONG-CLIENT-SECRET'],
+    breaks: { clientSecret: ANY_VALUE },
   }),
-  // Preamble: payloads are JSON, error bodies included.
-  fault('errors-not-json', 'FAILED', 'answers every error with a text/plain body', { errorsAsText: true }),
-  // §7: a bad request is answered 400; 422 is not among the statuses the document lists.
-  fault('status-422', 'FAILED', 'answers body validation errors with 422 instead of 400', {
-    bodyRefusal: 422,
+  fault({
+    name: 'payment-ignores-authorization',
+    clause: '§4.2, §5.2',
+    level: 'FAILED',
+    description: 'accepts a withdrawal without Authorization',
+    trips: ['PAYMENT-REFUSE-MISSING-AUTHORIZATION'],
+    breaks: { authorization: 'ignored-when-missing' },
   }),
-  // §2.1, §7: a field of the wrong JSON type makes a bad request.
-  fault('body-no-type-check', 'FAILED', 'accepts fields of the wrong JSON type', { wrongTypes: 'accept' }),
-  // §7: a bad body is a bad request (400), never a server error.
-  fault('body-5xx', 'FAILED', 'answers 500 to a body that is not a JSON object or has a wrong-typed field', {
-    unparsableBody: 'server-error',
-    wrongTypes: 'server-error',
+  fault({
+    name: 'payment-any-scheme',
+    clause: '§5.2',
+    level: 'FAILED',
+    description: 'accepts the token under any scheme (Basic, Token, ...)',
+    trips: ['PAYMENT-REFUSE-NOT-BEARER-AUTHORIZATION'],
+    breaks: { authorization: 'any-scheme' },
   }),
-  // §4.2: the body is the withdraw request of §2.1, a JSON object.
-  fault('body-not-json-accepted', 'FAILED', 'accepts a body that is not JSON, empty or an array', {
-    unparsableBody: 'accept',
+  fault({
+    name: 'payment-any-token',
+    clause: '§5.2',
+    level: 'FAILED',
+    description: 'accepts any Bearer value',
+    trips: ['PAYMENT-REFUSE-FORGED-AUTHORIZATION', 'PAYMENT-REFUSE-RANDOM-AUTHORIZATION'],
+    breaks: { authorization: 'any-token' },
   }),
-  // §2.1: with check_code true the service refuses a repeated code.
-  fault('check-code-ignored', 'FAILED', 'accepts a repeated code even with check_code true', {
-    duplicateCheck: 'never',
+  fault({
+    name: 'payment-status-201',
+    clause: '§4.2, §7',
+    level: 'FAILED',
+    description: 'answers an accepted withdrawal with 201',
+    trips: ['PAYMENT-ACCEPTED'],
+    breaks: { acceptedStatus: 201 },
   }),
-  // §2.1: with check_code false the code is not checked.
-  fault('check-code-always', 'FAILED', 'refuses a repeated code even with check_code false', {
-    duplicateCheck: 'always',
+  fault({
+    name: 'payment-not-json',
+    clause: 'payloads',
+    level: 'FAILED',
+    description: 'answers an accepted withdrawal with a text/plain body',
+    trips: ['RESPONSE-JSON'],
+    breaks: { acceptedReply: 'text' },
   }),
-  // §7: a request is refused or served, never answered with a server error for a header it lacks.
-  fault('accept-5xx', 'FAILED', 'answers 500 when Accept/accept is missing or not application/json', {
-    acceptHeader: 'server-error',
+  fault({
+    name: 'errors-not-json',
+    clause: 'payloads, §7',
+    level: 'FAILED',
+    description: 'answers every error with a text/plain body',
+    trips: ['RESPONSE-JSON'],
+    breaks: { errorsAsText: true },
   }),
-  // §4.2, §6: a webhook follows every accepted withdrawal.
-  fault('webhook-none', 'FAILED', 'never posts a webhook', { webhookCopies: 0 }),
-  // §4.2, §6: the webhook goes to the address given in PostBackUrl.
-  fault('webhook-wrong-path', 'FAILED', "posts the webhook to the PostBackUrl's origin + /webhook", {
-    webhookTarget: 'origin-webhook',
+  fault({
+    name: 'status-422',
+    clause: '§7',
+    level: 'FAILED',
+    description: 'answers body validation errors with 422 instead of 400',
+    trips: ['RESPONSE-STATUS-DOCUMENTED', 'PAYMENT-BODY-WRONG-TYPE-AMOUNT'],
+    breaks: { bodyRefusal: 422 },
   }),
-  // §6: the webhook is sent by POST.
-  fault('webhook-get', 'FAILED', 'sends the webhook with GET and no body', { webhookMethod: 'GET' }),
-  // Preamble, §6: the webhook payload is JSON.
-  fault('webhook-not-json', 'FAILED', 'sends the webhook body status=PAID as text/plain', {
-    webhookPayload: 'text',
+  fault({
+    name: 'body-no-type-check',
+    clause: '§2.1, §7',
+    level: 'FAILED',
+    description: 'accepts fields of the wrong JSON type',
+    trips: [
+      'PAYMENT-BODY-WRONG-TYPE-AMOUNT',
+      'PAYMENT-BODY-WRONG-TYPE-CODE',
+      'PAYMENT-BODY-WRONG-TYPE-NAME',
+      'PAYMENT-BODY-WRONG-TYPE-KEY-TYPE',
+      'PAYMENT-BODY-WRONG-TYPE-DOCUMENT',
+      'PAYMENT-BODY-WRONG-TYPE-KEY-PIX',
+      'PAYMENT-BODY-WRONG-TYPE-POSTBACKURL',
+      'PAYMENT-BODY-WRONG-TYPE-CHECK-CODE',
+    ],
+    breaks: { wrongTypes: 'accept' },
   }),
-  // §2.1, §8 (silent): nonsensical values are better refused.
-  fault(
-    'lax-body',
-    'WARNING',
-    'accepts missing fields, amounts <= 0 or with 3 decimals, any PostBackUrl, key_type, name',
-    {
-      requiredFields: [],
-      valueRules: false,
-    },
-  ),
-  // §6 (silent): a webhook should say which withdrawal it reports.
-  fault(
-    'webhook-anonymous',
-    'WARNING',
-    'posts {"event":"withdrawal.paid","status":"PAID"} with no code or id',
-    {
-      webhookPayload: 'anonymous',
-    },
-  ),
-  // §4.2 (silent): the webhook follows acceptance, so none should follow a refusal.
-  fault(
-    'webhook-on-refused',
-    'WARNING',
-    'also posts a webhook for refused withdrawals with a loopback PostBackUrl',
-    {
-      webhookOnRefused: true,
-    },
-  ),
-  // §6 (silent): one withdrawal, one delivery while the receiver acknowledges.
-  fault('webhook-duplicate', 'WARNING', 'posts every webhook twice', { webhookCopies: 2 }),
+  fault({
+    name: 'body-5xx',
+    clause: '§7',
+    level: 'FAILED',
+    description: 'answers 500 to a body that is not a JSON object or has a wrong-typed field',
+    trips: [
+      'PAYMENT-BODY-NOT-JSON',
+      'PAYMENT-BODY-EMPTY',
+      'PAYMENT-BODY-ARRAY',
+      'PAYMENT-BODY-WRONG-TYPE-AMOUNT',
+    ],
+    breaks: { unparsableBody: 'server-error', wrongTypes: 'server-error' },
+  }),
+  fault({
+    name: 'body-not-json-accepted',
+    clause: '§4.2',
+    level: 'FAILED',
+    description: 'accepts a body that is not JSON, empty or an array',
+    trips: ['PAYMENT-BODY-NOT-JSON', 'PAYMENT-BODY-EMPTY', 'PAYMENT-BODY-ARRAY'],
+    breaks: { unparsableBody: 'accept' },
+  }),
+  fault({
+    name: 'check-code-ignored',
+    clause: '§2.1',
+    level: 'FAILED',
+    description: 'accepts a repeated code even with check_code true',
+    trips: ['CHECK-CODE-TRUE-REFUSES-DUPLICATE'],
+    breaks: { duplicateCheck: 'never' },
+  }),
+  fault({
+    name: 'check-code-always',
+    clause: '§2.1',
+    level: 'FAILED',
+    description: 'refuses a repeated code even with check_code false',
+    trips: ['CHECK-CODE-FALSE-ALLOWS-DUPLICATE'],
+    breaks: { duplicateCheck: 'always' },
+  }),
+  fault({
+    name: 'accept-5xx',
+    clause: '§4.1, §4.2, §7',
+    level: 'FAILED',
+    description: 'answers 500 when Accept/accept is missing or not application/json',
+    trips: [
+      'TOKEN-ACCEPT-MISSING',
+      'TOKEN-ACCEPT-NOT-JSON',
+      'PAYMENT-ACCEPT-MISSING',
+      'PAYMENT-ACCEPT-NOT-JSON',
+    ],
+    breaks: { acceptHeader: 'server-error' },
+  }),
+  fault({
+    name: 'webhook-none',
+    clause: '§4.2, §6',
+    level: 'FAILED',
+    description: 'never posts a webhook',
+    trips: ['WEBHOOK-DELIVERED'],
+    breaks: { webhookCopies: 0 },
+  }),
+  fault({
+    name: 'webhook-wrong-path',
+    clause: '§4.2, §6',
+    level: 'FAILED',
+    description: "posts the webhook to the PostBackUrl's origin + /webhook",
+    trips: ['WEBHOOK-DELIVERED'],
+    breaks: { webhookTarget: 'origin-webhook' },
+  }),
+  fault({
+    name: 'webhook-any-case-field',
+    clause: '§2.1, §6',
+    level: 'FAILED',
+    description:
+      'takes the callback address from postbackurl (any case) when PostBackUrl is absent, and posts there',
+    trips: ['WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE'],
+    breaks: { callbackField: 'any-case' },
+  }),
+  fault({
+    name: 'webhook-get',
+    clause: '§6',
+    level: 'FAILED',
+    description: 'sends the webhook with GET and no body',
+    trips: ['WEBHOOK-POST'],
+    breaks: { webhookMethod: 'GET' },
+  }),
+  fault({
+    name: 'webhook-not-json',
+    clause: 'payloads, §6',
+    level: 'FAILED',
+    description: 'sends the webhook body status=PAID as text/plain',
+    trips: ['WEBHOOK-JSON'],
+    breaks: { webhookPayload: 'text' },
+  }),
+  fault({
+    name: 'lax-body',
+    clause: '§2.1 (not shown), §8 (not shown)',
+    level: 'WARNING',
+    description: 'accepts missing fields, amounts <= 0 or with 3 decimals, any PostBackUrl, key_type, name',
+    trips: [
+      'PAYMENT-BODY-MISSING-AMOUNT',
+      'PAYMENT-BODY-MISSING-CODE',
+      'PAYMENT-BODY-MISSING-NAME',
+      'PAYMENT-BODY-MISSING-KEY-TYPE',
+      'PAYMENT-BODY-MISSING-DOCUMENT',
+      'PAYMENT-BODY-MISSING-KEY-PIX',
+      'PAYMENT-BODY-MISSING-POSTBACKURL',
+      'PAYMENT-BODY-AMOUNT-ZERO',
+      'PAYMENT-BODY-AMOUNT-NEGATIVE',
+      'PAYMENT-BODY-AMOUNT-THREE-DECIMALS',
+      'PAYMENT-BODY-POSTBACK-NOT-URL',
+      'PAYMENT-BODY-KEY-TYPE-UNKNOWN',
+      'PAYMENT-BODY-NAME-TOO-LONG',
+    ],
+    breaks: { requiredFields: [], valueRules: false },
+  }),
+  fault({
+    name: 'webhook-anonymous',
+    clause: '§6 (not shown)',
+    level: 'WARNING',
+    description: 'posts {"event":"withdrawal.paid","status":"PAID"} with no code or id',
+    trips: ['WEBHOOK-REFERS-TO-WITHDRAWAL'],
+    breaks: { webhookPayload: 'anonymous' },
+  }),
+  fault({
+    name: 'webhook-on-refused',
+    clause: '§4.2, §6 (not shown)',
+    level: 'WARNING',
+    description: 'also posts a webhook for refused withdrawals with a loopback PostBackUrl',
+    trips: ['WEBHOOK-NONE-FOR-REFUSED'],
+    breaks: { webhookOnRefused: true },
+  }),
+  fault({
+    name: 'webhook-duplicate',
+    clause: '§6 (not shown)',
+    level: 'OBSERVED',
+    description: 'posts every webhook twice',
+    trips: [],
+    observes: { topic: 'webhook.deliveries', value: 2 },
+    breaks: { webhookCopies: 2 },
+  }),
 ];
 
 export const SCENARIOS: readonly Scenario[] = [

@@ -2,11 +2,13 @@
  * The sandbox: a stateful provider of the interface on plain node:http. The scenario is chosen per
  * request by a path prefix (/s/<scenario>/auth/token); without one the reference profile answers.
  */
+import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Behaviour } from './behaviour.ts';
 import { SANDBOX_CREDENTIALS, type SandboxCredentials } from './credentials.ts';
+import { Invented } from './invented.ts';
 import { errorAsText, type Outcome, type Reply, refuse, serverError } from './reply.ts';
 import type { SandboxRequest } from './request.ts';
 import { DEFAULT_SCENARIO, findScenario, SCENARIOS } from './scenarios.ts';
@@ -21,6 +23,8 @@ export interface RunningSandbox {
   /** http://HOST:PORT, without a trailing slash. */
   readonly url: string;
   readonly credentials: SandboxCredentials;
+  /** How many POST /pix/payment requests a scenario received, so a self-test can compare them with the plan. */
+  withdrawalsReceived(scenario: string): number;
   close(): Promise<void>;
 }
 
@@ -30,9 +34,16 @@ export interface SandboxOptions {
   readonly port?: number;
   /** Receives one line per request answered and per webhook sent, failed or withheld. Default: none. */
   readonly log?: (line: string) => void;
+  /** The seed of the ids the sandbox makes up; default: a random one. */
+  readonly seed?: number;
 }
 
-type Operation = (request: SandboxRequest, behaviour: Behaviour, state: ScenarioState) => Outcome;
+type Operation = (
+  request: SandboxRequest,
+  behaviour: Behaviour,
+  state: ScenarioState,
+  invented: Invented,
+) => Outcome;
 
 const OPERATIONS = new Map<string, Operation>([
   ['/auth/token', (request, behaviour, state) => ({ reply: createToken(request, behaviour, state) })],
@@ -111,7 +122,8 @@ function urlOf({ address, family, port }: AddressInfo): string {
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const log = options.log ?? ((): void => undefined);
   const states = new Map<string, ScenarioState>();
-  const webhooks = new WebhookSender(log);
+  const invented = new Invented(options.seed ?? randomInt(2 ** 32 - 1));
+  const webhooks = new WebhookSender(log, invented);
 
   const stateOf = (scenario: string): ScenarioState => {
     const existing = states.get(scenario);
@@ -147,11 +159,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (request.method !== 'POST') {
       return reply(refuse(405, 'method_not_allowed', `${route.path} only answers POST.`, { allow: 'POST' }));
     }
+    if (operation === createWithdraw) stateOf(scenario.name).withdrawalsReceived++;
     const body = await readBody(request);
     if (body === 'too-large') {
       return reply(refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }));
     }
-    const outcome = operation({ headers: request.headers, body }, behaviour, stateOf(scenario.name));
+    const outcome = operation(
+      { headers: request.headers, body },
+      behaviour,
+      stateOf(scenario.name),
+      invented,
+    );
     const status = reply(outcome.reply);
     if (outcome.notice !== undefined) webhooks.schedule(outcome.notice, behaviour);
     return status;
@@ -183,6 +201,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return {
     url: urlOf(server.address() as AddressInfo),
     credentials: SANDBOX_CREDENTIALS,
+    withdrawalsReceived: (scenario) => states.get(scenario)?.withdrawalsReceived ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         webhooks.cancelAll();

@@ -15,9 +15,9 @@ interface IssuedToken {
 export class TokenStore {
   private readonly tokens = new Map<string, IssuedToken>();
 
-  issue(now = Date.now()): string {
+  issue(lifetimeSeconds: number, now = Date.now()): string {
     const token = randomBytes(32).toString('hex');
-    this.tokens.set(token, { expiresAt: now + TOKEN_LIFETIME_SECONDS * 1000, spent: false });
+    this.tokens.set(token, { expiresAt: now + lifetimeSeconds * 1000, spent: false });
     return token;
   }
 
@@ -38,8 +38,10 @@ export interface ScenarioState {
   readonly tokens: TokenStore;
   /** Codes of accepted withdrawals. The sandbox has one client, so per scenario is per client. */
   readonly usedCodes: Set<string>;
+  /** Every POST /pix/payment that arrived, answered or not: what a run really sent. */
+  withdrawalsReceived: number;
 }
 
 export function newScenarioState(): ScenarioState {
-  return { tokens: new TokenStore(), usedCodes: new Set() };
+  return { tokens: new TokenStore(), usedCodes: new Set(), withdrawalsReceived: 0 };
 }

@@ -3,7 +3,7 @@ import type { Behaviour } from './behaviour.ts';
 import { judgeCredential, SANDBOX_CREDENTIALS } from './credentials.ts';
 import { type Reply, json, refuse, text } from './reply.ts';
 import { headerOf, judgeAccept, type SandboxRequest } from './request.ts';
-import { type ScenarioState, TOKEN_LIFETIME_SECONDS } from './state.ts';
+import type { ScenarioState } from './state.ts';
 
 export function createToken(request: SandboxRequest, behaviour: Behaviour, state: ScenarioState): Reply {
   const refusal =
@@ -27,15 +27,20 @@ export function createToken(request: SandboxRequest, behaviour: Behaviour, state
   if (behaviour.tokenReply === 'refused') {
     return refuse(401, 'unauthorized', 'The token request was not accepted.');
   }
-  return tokenReply(behaviour.tokenReply, state.tokens.issue());
+  const lifetime = behaviour.tokenLifetimeSeconds;
+  return tokenReply(behaviour.tokenReply, state.tokens.issue(lifetime), lifetime);
 }
 
-function tokenReply(shape: Exclude<Behaviour['tokenReply'], 'refused'>, token: string): Reply {
+function tokenReply(
+  shape: Exclude<Behaviour['tokenReply'], 'refused'>,
+  token: string,
+  lifetime: number,
+): Reply {
   switch (shape) {
     case 'access_token':
-      return json(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS });
+      return json(200, { access_token: token, token_type: 'Bearer', expires_in: lifetime });
     case 'token':
-      return json(200, { token, expiresIn: TOKEN_LIFETIME_SECONDS });
+      return json(200, { token, expiresIn: lifetime });
     case 'text':
       return text(200, `access_token=${token}`);
     case 'empty-object':

@@ -3,9 +3,10 @@
  * signing open; the reference payload follows what payout providers send (pix-domain.md) and is
  * signed the Standard Webhooks way. Deliveries only ever go to this machine.
  */
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { isIPv4 } from 'node:net';
 import type { Behaviour } from './behaviour.ts';
+import type { Invented } from './invented.ts';
 
 /** Standard Webhooks secret: the HMAC key is the base64 text after the prefix. */
 export const WEBHOOK_SIGNING_SECRET = 'whsec_cGl4LXNhbmRib3gtd2ViaG9vay1zaWduaW5nLWtleSE=';
@@ -16,7 +17,6 @@ const DELAY_MS = 20;
 const TIMEOUT_MS = 5_000;
 /** Made up: the sandbox is no institution with a real ISPB. */
 const SANDBOX_ISPB = '99999999';
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export interface WebhookNotice {
   /** PostBackUrl as the withdrawal gave it. */
@@ -42,15 +42,15 @@ function isLoopback(url: URL): boolean {
 }
 
 /** E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. */
-function endToEndId(now = new Date()): string {
+function endToEndId(invented: Invented, now = new Date()): string {
   const minute = now.toISOString().slice(0, 16).replace(/\D/g, '');
-  const suffix = [...randomBytes(11)].map((byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length] ?? '0').join('');
-  return `E${SANDBOX_ISPB}${minute}${suffix}`;
+  return `E${SANDBOX_ISPB}${minute}${invented.endToEndTail()}`;
 }
 
 function payloadOf(
   notice: WebhookNotice,
   shape: Behaviour['webhookPayload'],
+  invented: Invented,
 ): { contentType: string; body: string } {
   switch (shape) {
     case 'reference':
@@ -62,7 +62,7 @@ function payloadOf(
           code: notice.code,
           status: 'PAID',
           amount: notice.amount,
-          end_to_end_id: endToEndId(),
+          end_to_end_id: endToEndId(invented),
         }),
       };
     case 'lenient':
@@ -83,8 +83,7 @@ function payloadOf(
   }
 }
 
-function signatureHeaders(body: string): Record<string, string> {
-  const id = `msg_${randomUUID().replaceAll('-', '')}`;
+function signatureHeaders(body: string, id: string): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', SIGNING_KEY).update(`${id}.${timestamp}.${body}`).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
@@ -97,15 +96,15 @@ interface Delivery {
   readonly body: string | null;
 }
 
-function deliveryOf(notice: WebhookNotice, url: URL, behaviour: Behaviour): Delivery {
-  const payload = payloadOf(notice, behaviour.webhookPayload);
+function deliveryOf(notice: WebhookNotice, url: URL, behaviour: Behaviour, invented: Invented): Delivery {
+  const payload = payloadOf(notice, behaviour.webhookPayload, invented);
   const body = behaviour.webhookMethod === 'GET' ? null : payload.body;
   return {
     target: behaviour.webhookTarget === 'exact' ? url.href : `${url.origin}/webhook`,
     method: behaviour.webhookMethod,
     headers: {
       ...(body === null ? {} : { 'content-type': payload.contentType }),
-      ...(behaviour.webhookSigned ? signatureHeaders(body ?? '') : {}),
+      ...(behaviour.webhookSigned ? signatureHeaders(body ?? '', invented.messageId()) : {}),
     },
     body,
   };
@@ -121,7 +120,10 @@ export class WebhookSender {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly closing = new AbortController();
 
-  constructor(private readonly log: (line: string) => void) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly invented: Invented,
+  ) {}
 
   schedule(notice: WebhookNotice, behaviour: Behaviour): void {
     const url = httpUrl(notice.url);
@@ -132,7 +134,7 @@ export class WebhookSender {
       );
       return;
     }
-    const delivery = deliveryOf(notice, url, behaviour);
+    const delivery = deliveryOf(notice, url, behaviour, this.invented);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       void this.deliver(delivery, behaviour.webhookCopies);

@@ -2,9 +2,9 @@
  * POST /pix/payment (§4.2): authenticate the client and its token (§5.2), check the withdraw request
  * (§2.1), apply check_code, and accept. An accepted withdrawal calls for a webhook (§6).
  */
-import { randomUUID } from 'node:crypto';
 import { type Behaviour, WITHDRAW_FIELD_TYPES, type WithdrawField } from './behaviour.ts';
 import { judgeCredential, SANDBOX_CREDENTIALS } from './credentials.ts';
+import type { Invented } from './invented.ts';
 import { json, type Outcome, type Reply, refuse, serverError, text } from './reply.ts';
 import { headerOf, judgeAccept, type SandboxRequest } from './request.ts';
 import type { ScenarioState, TokenStore } from './state.ts';
@@ -19,12 +19,17 @@ const KEY_TYPES: readonly string[] = ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'];
 const NAME_MAX_LENGTH = 140;
 const TWO_DECIMALS = /^\d+(\.\d{1,2})?$/;
 
-export function createWithdraw(request: SandboxRequest, behaviour: Behaviour, state: ScenarioState): Outcome {
+export function createWithdraw(
+  request: SandboxRequest,
+  behaviour: Behaviour,
+  state: ScenarioState,
+  invented: Invented,
+): Outcome {
   const refusal = authenticate(request, behaviour, state.tokens);
-  if (refusal !== undefined) return refused(refusal, request, behaviour);
+  if (refusal !== undefined) return refused(refusal, request, behaviour, invented);
   const checked = checkBody(request.body, behaviour, state);
-  if ('refusal' in checked) return refused(checked.refusal, request, behaviour);
-  return accept(checked.body, behaviour, state);
+  if ('refusal' in checked) return refused(checked.refusal, request, behaviour, invented);
+  return accept(checked.body, behaviour, state, invented.withdrawalId());
 }
 
 function authenticate(request: SandboxRequest, behaviour: Behaviour, tokens: TokenStore): Reply | undefined {
@@ -93,7 +98,9 @@ function checkBody(
   const badRequest = (error: string, message: string): { refusal: Reply } => ({
     refusal: refuse(behaviour.bodyRefusal, error, message),
   });
-  const body = parseObject(raw);
+  const parsed = parseObject(raw);
+  const body =
+    parsed !== undefined && behaviour.callbackField === 'any-case' ? callbackAnyCase(parsed) : parsed;
   if (body === undefined) {
     if (behaviour.unparsableBody === 'accept') return { body: {} };
     if (behaviour.unparsableBody === 'server-error') {
@@ -125,6 +132,12 @@ function checkBody(
   return { body };
 }
 
+/** The fault's reading: a field spelt PostBackUrl in any case counts as PostBackUrl. */
+function callbackAnyCase(body: WithdrawBody): WithdrawBody {
+  const spelling = Object.keys(body).find((key) => key.toLowerCase() === 'postbackurl');
+  return spelling === undefined ? body : { ...body, PostBackUrl: body[spelling] };
+}
+
 /** Rules the document leaves open, read strictly from Pix practice; a field of the wrong type was judged already. */
 function valueProblem({ amount, PostBackUrl, key_type, name }: WithdrawBody): string | undefined {
   if (typeof amount === 'number' && !(amount > 0 && TWO_DECIMALS.test(String(amount)))) {
@@ -149,8 +162,7 @@ function isDuplicate(body: WithdrawBody, behaviour: Behaviour, usedCodes: Readon
   return behaviour.duplicateCheck === 'always' || (behaviour.duplicateCheck === 'as-asked' && checkCode);
 }
 
-function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState): Outcome {
-  const id = randomUUID();
+function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, id: string): Outcome {
   const code = typeof body.code === 'string' ? body.code : null;
   if (code !== null) state.usedCodes.add(code);
   const reply = acceptedReply(behaviour, id, code);
@@ -175,9 +187,9 @@ function acceptedReply(behaviour: Behaviour, id: string, code: string | null): R
  * A refused withdrawal gets no webhook, except under the fault that sends one anyway, shaped like a
  * payment: the confusion the rule guards against.
  */
-function refused(reply: Reply, request: SandboxRequest, behaviour: Behaviour): Outcome {
+function refused(reply: Reply, request: SandboxRequest, behaviour: Behaviour, invented: Invented): Outcome {
   const body = behaviour.webhookOnRefused ? parseObject(request.body) : undefined;
   if (typeof body?.PostBackUrl !== 'string') return { reply };
   const code = typeof body.code === 'string' ? body.code : null;
-  return { reply, notice: { url: body.PostBackUrl, id: randomUUID(), code, amount: body.amount } };
+  return { reply, notice: { url: body.PostBackUrl, id: invented.withdrawalId(), code, amount: body.amount } };
 }

@@ -5,14 +5,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { verdictOf } from '../tests/_support/checks/check.ts';
+import { applyCredentialCase, credentialCases, forgeToken } from '../tests/_support/checks/credentials.ts';
 import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal } from '../tests/_support/checks/refusal.ts';
-import { isJsonContentType, jsonPayload, statusDocumented } from '../tests/_support/checks/responses.ts';
-import { readPath, tokenInField } from '../tests/_support/checks/token.ts';
+import { jsonPayload, statusDocumented } from '../tests/_support/checks/responses.ts';
+import { tokenInField } from '../tests/_support/checks/token.ts';
 import { transportEncrypted } from '../tests/_support/checks/transport.ts';
 import { returnedIds } from '../tests/_support/checks/webhook.ts';
 import type { Exchange } from '../tests/_support/exchange.ts';
 import { curlLine, parseJson } from '../tests/_support/exchange.ts';
+import { Inventor } from '../tests/_support/invent.ts';
+import { isJsonContentType, readPath } from '../tests/_support/json.ts';
 import { registerSecret } from '../tests/_support/redact.ts';
+import { loadSpec } from '../tests/_support/spec.ts';
 
 function exchange(status: number, body: string, contentType = 'application/json'): Exchange {
   const json = parseJson(body);
@@ -56,7 +60,12 @@ describe('refusal table (§5.4, §7)', () => {
 });
 
 describe('every response (§7, payloads)', () => {
-  const judged = (e: Exchange, alsoAllowed: number[] = []) => ({ exchange: e, alsoAllowed });
+  const judged = (e: Exchange, alsoAllowed: number[] = []) => ({
+    exchange: e,
+    documented: [200, 400, 401, 403, 500],
+    alsoAllowed,
+    validate: undefined,
+  });
 
   it('accepts the statuses of §7 and explicitly tolerated ones only', () => {
     assert.equal(verdictOf(statusDocumented.judge(judged(exchange(403, '{}')))), 'PASSED');
@@ -127,5 +136,64 @@ describe('reproduction', () => {
     assert.ok(!line.includes('canary-token-abcdefgh'));
     assert.match(line, /client_id: visible-id/);
     assert.match(line, /Bearer \*\*\*\(26 chars, …1234\)/);
+  });
+});
+
+describe('invented values (faker, from the run seed)', () => {
+  const draw = (seed: number, title: string): string[] => {
+    const invent = Inventor.forTest(seed, ['mock', 'a.spec.ts', title]);
+    return [invent.next((f) => f.string.uuid()), invent.next((f) => f.string.uuid())];
+  };
+
+  it('replays the same values for the same seed and test, and others for another test or seed', () => {
+    assert.deepEqual(draw(42, 'a test'), draw(42, 'a test'));
+    assert.notDeepEqual(draw(42, 'a test'), draw(42, 'another test'));
+    assert.notDeepEqual(draw(42, 'a test'), draw(43, 'a test'));
+    const [first, second] = draw(42, 'a test');
+    assert.notEqual(first, second);
+  });
+
+  it('makes wrong credentials in the shape of the real ones', () => {
+    const invent = Inventor.forTest(7, ['credentials']);
+    const cases = credentialCases(loadSpec(), 'createWithdraw');
+    const wrongSecret = cases.find((c) => c.credential.header === 'client_secret' && c.variant === 'wrong');
+    assert.ok(wrongSecret !== undefined);
+    const secret = 'sandbox-secret-0123456789abcdef';
+    const wrong = String(
+      applyCredentialCase({ client_secret: secret }, wrongSecret, undefined, invent).client_secret,
+    );
+    assert.equal(wrong.length, secret.length);
+    assert.notEqual(wrong, secret);
+    assert.match(wrong, /^[A-Za-z0-9]{7}-[A-Za-z0-9]{6}-[A-Za-z0-9]{16}$/);
+
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.c2lnbmF0dXJlLW9mLXRoZS1yZWFsLXRva2Vu';
+    const forged = forgeToken(jwt, invent);
+    assert.ok(forged.startsWith('eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.'), forged);
+    assert.notEqual(forged, jwt);
+    assert.equal(forged.length, jwt.length);
+  });
+
+  it("makes another client's certificate with the same PEM armour and line lengths", () => {
+    const tokenCases = credentialCases(loadSpec(), 'createToken');
+    const wrongCert = tokenCases.find((c) => c.credential.header === 'cert_client' && c.variant === 'wrong');
+    assert.ok(wrongCert !== undefined);
+    const pem = `-----BEGIN PUBLIC KEY-----\n${'A'.repeat(64)}\n${'B'.repeat(20)}==\n-----END PUBLIC KEY-----\n`;
+    const real = Buffer.from(pem).toString('base64');
+    const other = applyCredentialCase(
+      { cert_client: real },
+      wrongCert,
+      undefined,
+      Inventor.forTest(7, ['cert']),
+    ).cert_client;
+    assert.ok(other !== undefined && other !== real);
+    const decoded = Buffer.from(other, 'base64').toString('latin1');
+    assert.deepEqual(
+      decoded.split('\n').map((line) => line.length),
+      pem.split('\n').map((line) => line.length),
+    );
+    assert.match(
+      decoded,
+      /^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/]{64}\n[A-Za-z0-9+/]{20}==\n-----END PUBLIC KEY-----\n$/,
+    );
   });
 });

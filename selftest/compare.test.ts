@@ -383,6 +383,7 @@ describe('a certification built against a baseline', () => {
         clause: '§4.1',
         level: 'must' as const,
         reason: `reason of ${id}`,
+        remedy: `remedy of ${id}`,
         needs: [],
       })),
       clauses: { '§4.1': 'Create token' },
@@ -396,6 +397,7 @@ describe('a certification built against a baseline', () => {
         strict: false,
         requireComplete: false,
         selection: [],
+        seed: 1,
         options: RUN.options,
       },
       tests: [

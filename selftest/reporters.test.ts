@@ -79,6 +79,7 @@ const check = (
   clause,
   level,
   reason: `reason of ${id}`,
+  remedy: `remedy of ${id}`,
   needs,
 });
 
@@ -110,6 +111,7 @@ const METADATA: CertificationInput['metadata'] = {
   strict: false,
   requireComplete: false,
   selection: [],
+  seed: 1,
   options: { allowPayouts: true, amount: '0.01' },
 };
 

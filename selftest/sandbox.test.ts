@@ -3,7 +3,7 @@
  * the reference profile's rules, the lenient profile's other readings, and the faults' breaks.
  */
 import assert from 'node:assert/strict';
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,6 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { SCENARIOS } from '../sandbox/scenarios.ts';
 import { type RunningSandbox, scenarioUrl, startSandbox } from '../sandbox/server.ts';
 import { WEBHOOK_SIGNING_SECRET } from '../sandbox/webhook.ts';
+import { inventWithdrawal } from './support/data.ts';
+import { TEST_PAYEE } from './support/live-env.ts';
 
 interface Delivery {
   readonly method: string;
@@ -125,14 +127,14 @@ function withdrawBody(changes: Readonly<Record<string, unknown>> = {}): {
   body: Record<string, unknown>;
   path: string;
 } {
-  const path = `/hooks/${randomUUID()}`;
+  const { code, path } = inventWithdrawal();
   const body = {
     amount: 0.01,
-    code: `sandbox-test-${randomUUID()}`,
-    name: 'Sandbox Payee',
-    key_type: 'EVP',
-    document: '52998224725',
-    key_pix: '123e4567-e89b-12d3-a456-426614174000',
+    code,
+    name: TEST_PAYEE.PIX_PAYEE_NAME,
+    key_type: TEST_PAYEE.PIX_PAYEE_KEY_TYPE,
+    document: TEST_PAYEE.PIX_PAYEE_DOCUMENT,
+    key_pix: TEST_PAYEE.PIX_PAYEE_KEY,
     PostBackUrl: `${receiverUrl}${path}`,
     check_code: true,
     ...changes,
@@ -394,6 +396,22 @@ describe('sandbox: lenient profile', () => {
 });
 
 describe('sandbox: faults', () => {
+  it('token-short-lived: the token response says it expires in 3600 s', async () => {
+    const answer = await requestToken('token-short-lived');
+    assert.equal(answer.status, 200);
+    assert.equal(answer.json?.expires_in, 3600);
+  });
+
+  it('webhook-any-case-field: an address under postbackurl gets the webhook; the reference refuses the body', async () => {
+    const { body, path } = withdrawBody({ PostBackUrl: undefined });
+    const wrongCase = { ...body, postbackurl: `${receiverUrl}${path}` };
+    assertJsonError(await withdraw(undefined, paymentHeaders(await tokenFor()), wrongCase), 400);
+    await assertNoDeliveryAt(path);
+    const scenario = 'webhook-any-case-field';
+    assert.equal((await withdraw(scenario, paymentHeaders(await tokenFor(scenario)), wrongCase)).status, 200);
+    assert.equal((await deliveriesAt(path)).length, 1);
+  });
+
   it('token-single-use: the second withdrawal with a token is refused', async () => {
     const headers = paymentHeaders(await tokenFor('token-single-use'));
     assert.equal((await withdraw('token-single-use', headers, withdrawBody().body)).status, 200);
@@ -463,7 +481,7 @@ describe('sandbox: faults', () => {
     assert.equal((await deliveriesAt(path)).length, 1);
   });
 
-  it('lists the profiles first, then faults with unique names, a level, and a change from the reference', () => {
+  it('lists the profiles first, then faults with unique names, a clause, a level, and a change from the reference', () => {
     assert.deepEqual(
       SCENARIOS.filter((s) => s.kind === 'profile').map((s) => s.name),
       ['reference', 'lenient'],
@@ -471,7 +489,8 @@ describe('sandbox: faults', () => {
     assert.equal(new Set(SCENARIOS.map((s) => s.name)).size, SCENARIOS.length);
     const reference = SCENARIOS[0]?.behaviour;
     for (const scenario of SCENARIOS.filter((s) => s.kind === 'fault')) {
-      assert.ok(['FAILED', 'WARNING'].includes(scenario.level), scenario.name);
+      assert.ok(['FAILED', 'WARNING', 'OBSERVED'].includes(scenario.level), scenario.name);
+      assert.match(scenario.clause, /§\d|payloads/, scenario.name);
       assert.notDeepEqual(scenario.behaviour, reference, `${scenario.name} changes nothing`);
     }
   });

@@ -6,8 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { bodyCases, credentialCases, plainHeaderCases } from '../tests/_support/cases.ts';
+import { plainHeaderCases } from '../tests/_support/checks/accept.ts';
+import { bodyCases } from '../tests/_support/checks/bodies.ts';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
+import { credentialCases } from '../tests/_support/checks/credentials.ts';
+import { silentValueCases } from '../tests/_support/checks/silent-values.ts';
 import { isValidDocument, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
 import { ROOT, SPEC_PATH } from '../tests/_support/paths.ts';
 import { loadSpec } from '../tests/_support/spec.ts';
@@ -73,7 +76,7 @@ describe('the spec', () => {
   });
 
   it('derives a wrong-type case for every body field and a missing-field case for every field without a documented default', () => {
-    const ids = bodyCases(loadSpec()).map((c) => c.check.id);
+    const ids = [...bodyCases(loadSpec()), ...silentValueCases(loadSpec())].map((c) => c.check.id);
     for (const field of loadSpec().bodyFields) {
       const slug = field.name.toUpperCase().replace(/_/g, '-');
       assert.ok(ids.includes(`PAYMENT-BODY-WRONG-TYPE-${slug}`), field.name);
@@ -91,6 +94,7 @@ describe('the spec', () => {
         `${check.id}: ${check.clause}`,
       );
       assert.ok(check.reason.length > 20, check.id);
+      assert.ok(check.remedy.length > 20, `${check.id} says what to do`);
     }
   });
 

@@ -260,6 +260,7 @@ export function buildCertification(input: CertificationInput): Certification {
     strict: metadata.strict,
     requireComplete: metadata.requireComplete,
     selection: metadata.selection,
+    seed: metadata.seed,
     startTime: input.startTime.toISOString(),
     endTime: new Date(input.startTime.getTime() + input.durationMs).toISOString(),
     durationMs: Math.round(input.durationMs),

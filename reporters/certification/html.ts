@@ -161,6 +161,7 @@ function environment(report: Certification): string {
     ['Strict (WARNING or INCOMPLETE fails the run)', String(run.strict)],
     ['Complete required (INCOMPLETE fails the run)', String(run.requireComplete)],
     ['Selection', run.selection.length === 0 ? 'the whole suite' : run.selection.join(' ')],
+    ['Seed (PIX_SEED replays the invented values)', String(run.seed ?? 'not recorded')],
     ['Started', run.startTime],
     ['Ended', run.endTime],
     ['Duration', `${(run.durationMs / 1000).toFixed(1)} s`],

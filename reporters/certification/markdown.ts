@@ -71,7 +71,7 @@ export function renderMarkdown(report: Certification, paths: ReportPaths): strin
     '',
     escapeMarkdown(verdictMeaning(report)),
     '',
-    `${run.mode} mode against ${escapeMarkdown(run.baseUrl)} · spec ${escapeMarkdown(run.specVersion)} (sha256 ${run.specHash.slice(0, 12)}) · suite ${escapeMarkdown(run.suiteVersion)} · ${run.startTime} (${(run.durationMs / 1000).toFixed(1)} s)`,
+    `${run.mode} mode against ${escapeMarkdown(run.baseUrl)} · spec ${escapeMarkdown(run.specVersion)} (sha256 ${run.specHash.slice(0, 12)}) · suite ${escapeMarkdown(run.suiteVersion)}${run.seed === undefined ? '' : ` · seed ${run.seed}`} · ${run.startTime} (${(run.durationMs / 1000).toFixed(1)} s)`,
     ...changesSection(report.changes),
     '',
     '| Verdict | Checks |',

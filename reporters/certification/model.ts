@@ -119,6 +119,8 @@ export interface RunInfo {
   readonly requireComplete: boolean;
   /** The selecting options and file filters of the command line (`--grep @auth`); empty: the whole suite. */
   readonly selection: readonly string[];
+  /** The seed of the values the run invented (PIX_SEED replays it); absent in reports written before it existed. */
+  readonly seed?: number;
   readonly startTime: string;
   readonly endTime: string;
   readonly durationMs: number;

@@ -1,13 +1,16 @@
 /** The variables of a live run that the self-tests share: one payee, and the sandbox's credentials. */
 import { scenarioUrl, type RunningSandbox } from '../../sandbox/server.ts';
+import { inventPayee } from './data.ts';
+
+const payee = inventPayee();
 
 /** The integrator's own payee, with payouts allowed: every self-test run sends withdrawals to it. */
 export const TEST_PAYEE = {
   PIX_ALLOW_PAYOUTS: '1',
   PIX_PAYEE_KEY_TYPE: 'EVP',
-  PIX_PAYEE_KEY: '123e4567-e89b-12d3-a456-426614174000',
-  PIX_PAYEE_DOCUMENT: '52998224725',
-  PIX_PAYEE_NAME: 'Sandbox Payee',
+  PIX_PAYEE_KEY: payee.key,
+  PIX_PAYEE_DOCUMENT: payee.document,
+  PIX_PAYEE_NAME: payee.name,
 } as const;
 
 /** A live run against one sandbox scenario; a short webhook wait keeps the "no webhook" faults quick. */

@@ -57,6 +57,8 @@ export interface Config {
   readonly dryRun: boolean;
   readonly baseline: string | undefined;
   readonly failOnDrift: boolean;
+  /** PIX_SEED: replays the invented values of an earlier run; undefined lets the run pick one. */
+  readonly seed: number | undefined;
 }
 
 /** One mistake in the configuration, told in one line. */
@@ -132,6 +134,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_DRY_RUN', purpose: '1: print the plan and the checks, send nothing (like --list)', default: '0' },
   { name: 'PIX_BASELINE', purpose: 'an earlier certification.json to compare the run with (like --baseline)' },
   { name: 'PIX_FAIL_ON_DRIFT', purpose: '1: a regression since the baseline fails the run (exit 1)', default: '0' },
+  { name: 'PIX_SEED', purpose: 'replays the values an earlier run invented (its run.seed)', default: 'a new seed per run' },
   { name: 'PIX_MOCK_PORT', purpose: 'port of npm run mock', default: '4010' },
   { name: 'PIX_SANDBOX_HOST', purpose: 'address of npm run sandbox', default: '127.0.0.1' },
   { name: 'PIX_SANDBOX_PORT', purpose: 'port of npm run sandbox', default: '4020' },
@@ -561,6 +564,7 @@ function readConfig(read: Reader, env: Env): Config {
     dryRun: read.flag('PIX_DRY_RUN'),
     baseline: read.text('PIX_BASELINE'),
     failOnDrift: read.flag('PIX_FAIL_ON_DRIFT'),
+    seed: read.text('PIX_SEED') === undefined ? undefined : read.integer('PIX_SEED', 0, 0, 2 ** 32 - 1),
   };
 }
 

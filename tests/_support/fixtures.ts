@@ -1,6 +1,7 @@
 /**
  * The one fixture layer of the suite. Costly things (configuration, HTTP client, token, webhook
- * client) are worker-scoped and built lazily; `verify` and `pix` are per test.
+ * client, the ledger and the payouts it records) are worker-scoped and built lazily; `verify` and
+ * `pix` are per test.
  *
  * It extends Playwright's base test type (`_baseTest`, declared in @playwright/test's types), not
  * `test`: the suite opens no browser, and `test` sets up some thirty browser, context and tracing
@@ -10,10 +11,16 @@
  */
 import { _baseTest as base } from '@playwright/test';
 import { HttpClient } from './http.ts';
+import type { Inventor } from './invent.ts';
 import { Ledger } from './ledger.ts';
 import { waitUntilAnswering } from './mock/prism.ts';
-import { PixClient, workerSession, type WorkerSession } from './pix-client.ts';
+import { Operations } from './operations.ts';
+import { Payouts } from './payouts.ts';
+import { PixClient } from './pix-client.ts';
 import { registerConfigSecrets } from './redact.ts';
+import { ResponseJudge } from './response-judge.ts';
+import { runSeed } from './seed.ts';
+import { workerSession, type WorkerSession } from './session.ts';
 import { loadSpec, type SpecModel } from './spec.ts';
 import { loadTarget, type Target } from './target.ts';
 import { Verifier } from './verifier.ts';
@@ -24,11 +31,15 @@ interface WorkerFixtures {
   spec: SpecModel;
   ledger: Ledger;
   webhooks: WebhookClient;
+  operations: Operations;
+  payouts: Payouts;
   session: WorkerSession;
   httpContext: HttpClient;
 }
 
 interface TestFixtures {
+  /** The test's stream of invented values, from the run's seed. */
+  invent: Inventor;
   verify: Verifier;
   pix: PixClient;
 }
@@ -67,24 +78,55 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
-  session: [
-    async ({ target, httpContext, ledger, webhooks }, use, workerInfo) => {
-      const session = workerSession(target, httpContext, workerInfo.workerIndex);
-      await use(session);
-      // Records, for the ledger, whether each accepted withdrawal's webhook arrived by the end of the run.
-      for (const { code, path } of session.accepted) {
-        const { deliveries } = await webhooks.snapshot(path);
-        ledger.webhook({ code, webhookReceived: deliveries.length > 0, deliveries: deliveries.length });
-      }
+  operations: [
+    async ({ target, httpContext }, use) =>
+      use(
+        new Operations(httpContext, {
+          baseUrl: target.baseUrl,
+          timeoutMs: target.config.requestTimeoutMs,
+          tokenField: target.config.tokenField,
+        }),
+      ),
+    { scope: 'worker' },
+  ],
+  payouts: [
+    async ({ target, ledger, webhooks }, use) => {
+      const payouts = new Payouts(target, ledger);
+      await use(payouts);
+      await payouts.recordWebhooks(webhooks);
     },
     { scope: 'worker' },
   ],
+  session: [
+    async ({ target, operations }, use, workerInfo) =>
+      use(workerSession(operations, target.config, target.runId, workerInfo.workerIndex)),
+    { scope: 'worker' },
+  ],
+  invent: async ({ target }, use, testInfo) => {
+    // Loaded here, not at the top: the main process imports this module to list the tests and never invents.
+    const { Inventor } = await import('./invent.ts');
+    await use(Inventor.forTest(runSeed(target.config), testInfo.titlePath));
+  },
   verify: async ({ target }, use, testInfo) => {
     const verifier = new Verifier(target, testInfo);
     await use(verifier);
     await verifier.flush();
   },
-  pix: async ({ target, httpContext, verify, ledger, webhooks, session }, use, testInfo) => {
-    await use(new PixClient(target, httpContext, verify, ledger, webhooks, session, testInfo.retry));
+  pix: async ({ target, spec, operations, payouts, verify, webhooks, session, invent }, use, testInfo) => {
+    const judge = new ResponseJudge(spec, verify);
+    const { config } = target;
+    await use(
+      new PixClient({
+        config,
+        operations,
+        payouts,
+        judge,
+        session,
+        webhooks,
+        verify,
+        invent,
+        retry: testInfo.retry,
+      }),
+    );
   },
 });

@@ -5,7 +5,7 @@
  * HTTP layer hands every response here before anyone can print it.
  */
 import type { JsonValue } from './checks/types.ts';
-import { readPath } from './checks/token.ts';
+import { readPath } from './json.ts';
 import { registerSecret } from './redact.ts';
 
 /** access_token, refreshToken, id_token, token, client_secret, password…; not token_type or expires_in. */

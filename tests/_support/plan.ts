@@ -1,22 +1,11 @@
 /**
- * The payout plan: every POST /pix/payment the complete suite sends, counted from the same case
- * lists the tests iterate over, so the plan cannot drift from what runs. Negative cases count too:
- * a lax provider may accept any of them.
+ * The payout plan: every POST /pix/payment the complete suite sends, the sum of what each check
+ * family says its tests send (a self-test holds the families to it, request by request). Negative
+ * cases count too: a lax provider may accept any of them.
  */
-import { bodyCases, credentialCases, plainHeaderCases } from './cases.ts';
-import { TOKEN_REUSE_WITHDRAWALS } from './checks/token.ts';
+import { FAMILIES } from './checks/catalogue.ts';
 import type { Config } from './config.ts';
 import { loadSpec, type SpecModel } from './spec.ts';
-
-/** Requests of the tests that send fixed numbers of withdrawals. */
-export const FIXED_WITHDRAWALS = {
-  'PAYMENT-ACCEPTED': 1,
-  'TOKEN-REUSE': TOKEN_REUSE_WITHDRAWALS,
-  /** A first withdrawal and its duplicate, for check_code true, false and left out. */
-  'CHECK-CODE': 6,
-  /** One accepted withdrawal whose webhook is awaited, one refused whose webhook must not come. */
-  WEBHOOK: 2,
-} as const;
 
 export interface PlanLine {
   readonly group: string;
@@ -32,12 +21,9 @@ export interface PayoutPlan {
 }
 
 export function withdrawalPlan(spec: SpecModel, amount: number): PayoutPlan {
-  const lines: PlanLine[] = [
-    { group: 'credential refusals', requests: credentialCases(spec, 'createWithdraw').length },
-    { group: 'Accept handling', requests: plainHeaderCases(spec, 'createWithdraw').length },
-    { group: 'request bodies', requests: bodyCases(spec).length },
-    ...Object.entries(FIXED_WITHDRAWALS).map(([group, requests]) => ({ group, requests })),
-  ];
+  const lines = FAMILIES.map((family) => ({ group: family.name, requests: family.withdrawals(spec) })).filter(
+    (line) => line.requests > 0,
+  );
   const requests = lines.reduce((sum, line) => sum + line.requests, 0);
   return { lines, requests, mostAccepted: requests, total: Math.round(requests * amount * 100) / 100 };
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
 import { selectionOfThisRun } from './selection.ts';
+import { runSeed } from './seed.ts';
 import { loadSpec } from './spec.ts';
 
 export interface PixRunMetadata {
@@ -15,6 +16,8 @@ export interface PixRunMetadata {
   readonly requireComplete: boolean;
   /** The command line's selecting options and file filters (`--grep @auth`); empty: the whole suite. */
   readonly selection: readonly string[];
+  /** The seed of the invented values; PIX_SEED=<seed> replays them. */
+  readonly seed: number;
   readonly options: Readonly<Record<string, string | number | boolean>>;
 }
 
@@ -37,6 +40,7 @@ export function runMetadata(config: Config): PixRunMetadata {
     strict: config.strict,
     requireComplete: config.requireComplete,
     selection: selectionOfThisRun(),
+    seed: runSeed(config),
     options: {
       allowPayouts: config.allowPayouts,
       allowInsecure: config.allowInsecure,

@@ -22,7 +22,6 @@ export interface CredentialHeader {
   readonly scheme: string;
   readonly kind: CredentialKind;
   readonly base64: boolean;
-  readonly clause: string;
 }
 
 export interface PlainHeader {
@@ -35,7 +34,6 @@ export interface BodyField {
   readonly name: string;
   readonly type: 'string' | 'number' | 'boolean';
   readonly clause: string;
-  readonly unspecified: boolean;
   /** The document speaks of a default (check_code), so leaving the field out is anticipated. */
   readonly mayBeOmitted: boolean;
 }
@@ -102,16 +100,11 @@ function buildOperation(root: Node, id: OperationId, path: string, operation: No
   const docHeaders = (operation['x-doc-headers'] as Node[] | undefined) ?? [];
   const credentials = Object.keys(requirement).map((schemeName): CredentialHeader => {
     const scheme = asNode(schemes[schemeName], `securitySchemes.${schemeName}`);
-    const documented = docHeaders.find((h) => h.scheme === schemeName);
     return {
       header: scheme.type === 'http' ? 'Authorization' : text(scheme, 'name', schemeName),
       scheme: schemeName,
       kind: text(scheme, 'x-credential', schemeName) as CredentialKind,
       base64: scheme['x-value-encoding'] === 'base64',
-      clause:
-        documented === undefined
-          ? text(scheme, 'x-doc-ref', schemeName)
-          : text(documented, 'x-doc-ref', path),
     };
   });
   const plainHeaders = docHeaders
@@ -152,7 +145,6 @@ function buildSpecModel(source: string): SpecModel {
         name,
         type: text(property, 'type', name) as BodyField['type'],
         clause: text(property, 'x-doc-ref', name),
-        unspecified: property['x-doc-unspecified'] === true,
         mayBeOmitted: property['x-doc-default'] !== undefined,
       };
     },
@@ -204,5 +196,3 @@ export function loadSpec(): SpecModel {
 }
 
 export const documentClauses = (): Readonly<Record<string, string>> => loadSpec().clauses;
-export const specHash = (): string => loadSpec().hash;
-export const specVersion = (): string => loadSpec().version;

@@ -10,7 +10,6 @@
 import type { TestInfo } from '@playwright/test';
 import type { Check } from './checks/check.ts';
 import { verdictOf } from './checks/check.ts';
-import { responseChecks } from './checks/responses.ts';
 import {
   EVALUATIONS_ATTACHMENT,
   type Capability,
@@ -21,6 +20,7 @@ import {
   type Observation,
   type Verdict,
 } from './checks/types.ts';
+import { declaredChecks } from './declare.ts';
 import { curlLine, type Exchange } from './exchange.ts';
 import { excerpt } from './redact.ts';
 import { boundedJson } from './shape.ts';
@@ -40,6 +40,7 @@ export class Verifier {
 
   /** Judges one input with one check and records the verdict; the exchange gives the reproduction. */
   check<Input>(check: Check<Input>, input: Input, exchange?: Exchange): Verdict {
+    this.assertDeclared(check);
     const violations = check.judge(input);
     const verdict = verdictOf(violations);
     this.evaluations.push({
@@ -56,9 +57,13 @@ export class Verifier {
     return verdict;
   }
 
-  /** The checks every response must pass (§7, "Payloads are JSON"). */
-  responses(exchange: Exchange, alsoAllowed: readonly number[] = []): void {
-    for (const check of responseChecks) this.check(check, { exchange, alsoAllowed }, exchange);
+  /** A listing of the checks per test is only true if no test judges a check it did not declare. */
+  private assertDeclared(check: CheckDefinition): void {
+    const declared = declaredChecks(this.testInfo.annotations);
+    if (declared?.has(check.id) === true) return;
+    throw new Error(
+      `The test '${this.testInfo.title}' judges ${check.id} without declaring it: list it in the checks of its judging(...) details.`,
+    );
   }
 
   observe(topic: string, clause: string, value: JsonValue, note?: string): void {

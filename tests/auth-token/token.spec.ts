@@ -1,45 +1,61 @@
 /**
  * §4.1 Create token, §5.1 and §5.4: POST /auth/token with Accept, client_id and cert_client.
  */
-import { credentialCases, plainHeaderCases } from '../_support/cases.ts';
-import { tokenInField, tokenIssued } from '../_support/checks/token.ts';
+import { applyPlainHeaderCase, NOT_ACCEPTABLE, plainHeaderCases } from '../_support/checks/accept.ts';
+import { applyCredentialCase, credentialCases } from '../_support/checks/credentials.ts';
+import { tokenInField, tokenIssued, tokenLifetime } from '../_support/checks/token.ts';
+import { judging, titleOf } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import { applyCredentialCase, applyPlainHeaderCase } from '../_support/requests.ts';
+import type { Exchange } from '../_support/exchange.ts';
 import { loadSpec } from '../_support/spec.ts';
+import type { Verifier } from '../_support/verifier.ts';
+
+/** A lifetime can only be judged on a token that was issued. */
+function verifyLifetime(verify: Verifier, exchange: Exchange): void {
+  if (exchange.response.status === 200) verify.check(tokenLifetime, exchange, exchange);
+  else
+    verify.skipSome([tokenLifetime], `no token was issued (${exchange.response.status}); see TOKEN-ISSUED`);
+}
 
 test(
-  'issues a token to a valid request, in the field the integrator names (§4.1, §5.1)',
-  { tag: ['@smoke', '@auth'] },
+  'issues a token to a valid request, in the field the integrator names, for the renewal interval (§4.1, §5.1, §5.3)',
+  judging({ checks: [tokenIssued, tokenInField, tokenLifetime], tags: ['@smoke', '@auth'] }),
   async ({ pix, verify }) => {
     const exchange = await pix.requestToken(pix.tokenHeaders());
     verify.check(tokenIssued, exchange, exchange);
     verify.check(tokenInField, { exchange, field: pix.config.tokenField }, exchange);
+    verifyLifetime(verify, exchange);
   },
 );
 
 for (const testCase of credentialCases(loadSpec(), 'createToken')) {
+  const { check } = testCase;
+
   test(
-    `${testCase.check.title.toLowerCase()} (${testCase.check.clause})`,
-    { tag: ['@negative', '@auth'] },
-    async ({ pix, verify }) => {
-      verify.requires([testCase.check]);
-      const exchange = await pix.requestToken(applyCredentialCase(pix.tokenHeaders(), testCase, undefined));
-      verify.check(testCase.check, exchange, exchange);
-      verify.observe(`refusal.status.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
+    titleOf(check.title, check.clause),
+    judging({ checks: [check], tags: ['@negative', '@auth'] }),
+    async ({ pix, verify, invent }) => {
+      verify.requires([check]);
+      const headers = applyCredentialCase(pix.tokenHeaders(), testCase, undefined, invent);
+      const exchange = await pix.requestToken(headers);
+      verify.check(check, exchange, exchange);
+      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status);
     },
   );
 }
 
 for (const testCase of plainHeaderCases(loadSpec(), 'createToken')) {
+  const { check } = testCase;
+
   test(
-    `${testCase.check.title.toLowerCase()} (${testCase.check.clause})`,
-    { tag: ['@negative', '@auth'] },
+    titleOf(check.title, check.clause),
+    judging({ checks: [check], tags: ['@negative', '@auth'] }),
     async ({ pix, verify }) => {
-      const headers = applyPlainHeaderCase(pix.tokenHeaders(), testCase);
-      // 406 Not Acceptable is a fair answer to an Accept the service cannot satisfy, though §7 does not list it.
-      const exchange = await pix.requestToken(headers, [406]);
-      verify.check(testCase.check, exchange, exchange);
-      verify.observe(`accept.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
+      const exchange = await pix.requestToken(applyPlainHeaderCase(pix.tokenHeaders(), testCase), [
+        NOT_ACCEPTABLE,
+      ]);
+      verify.check(check, exchange, exchange);
+      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status);
     },
   );
 }

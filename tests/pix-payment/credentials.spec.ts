@@ -2,38 +2,41 @@
  * §4.2, §5.2 and §5.4: a withdrawal with a missing or wrong credential is refused, one header at a
  * time; the cases are generated from the spec's security requirements and header table.
  */
-import { credentialCases, plainHeaderCases } from '../_support/cases.ts';
+import { applyPlainHeaderCase, NOT_ACCEPTABLE, plainHeaderCases } from '../_support/checks/accept.ts';
+import { applyCredentialCase, credentialCases } from '../_support/checks/credentials.ts';
+import { judging, titleOf } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import { applyCredentialCase, applyPlainHeaderCase } from '../_support/requests.ts';
 import { loadSpec } from '../_support/spec.ts';
 
 for (const testCase of credentialCases(loadSpec(), 'createWithdraw')) {
+  const { check } = testCase;
+
   test(
-    `${testCase.check.title.toLowerCase()} (${testCase.check.clause})`,
-    { tag: ['@negative', '@auth', '@payout', '@mutating'] },
-    async ({ pix, verify }) => {
-      verify.requires([testCase.check]);
-      const token = await pix.token([testCase.check]);
-      const headers = applyCredentialCase(await pix.paymentHeaders([testCase.check]), testCase, token);
-      const { exchange } = await pix.withdrawNew(testCase.check.id, headers);
-      verify.check(testCase.check, exchange, exchange);
-      verify.observe(`refusal.status.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
+    titleOf(check.title, check.clause),
+    judging({ checks: [check], tags: ['@negative', '@auth', '@payout', '@mutating'] }),
+    async ({ pix, verify, invent }) => {
+      verify.requires([check]);
+      const token = await pix.token([check]);
+      const headers = applyCredentialCase(await pix.paymentHeaders([check]), testCase, token, invent);
+      const { exchange } = await pix.withdrawNew(check.id, headers);
+      verify.check(check, exchange, exchange);
+      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status);
     },
   );
 }
 
 for (const testCase of plainHeaderCases(loadSpec(), 'createWithdraw')) {
+  const { check } = testCase;
+
   test(
-    `${testCase.check.title.toLowerCase()} (${testCase.check.clause})`,
-    { tag: ['@negative', '@payout', '@mutating'] },
+    titleOf(check.title, check.clause),
+    judging({ checks: [check], tags: ['@negative', '@payout', '@mutating'] }),
     async ({ pix, verify }) => {
-      verify.requires([testCase.check]);
-      const valid = await pix.paymentHeaders([testCase.check]);
-      const headers = applyPlainHeaderCase(valid, testCase);
-      // 406 Not Acceptable is a fair answer to an Accept the service cannot satisfy, though §7 does not list it.
-      const { exchange } = await pix.withdrawNew(testCase.check.id, headers, [406]);
-      verify.check(testCase.check, exchange, exchange);
-      verify.observe(`accept.${testCase.check.id}`, testCase.check.clause, exchange.response.status);
+      verify.requires([check]);
+      const headers = applyPlainHeaderCase(await pix.paymentHeaders([check]), testCase);
+      const { exchange } = await pix.withdrawNew(check.id, headers, [NOT_ACCEPTABLE]);
+      verify.check(check, exchange, exchange);
+      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status);
     },
   );
 }

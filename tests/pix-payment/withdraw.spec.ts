@@ -1,14 +1,15 @@
 /**
  * §4.2 Create withdraw and §5.2/§5.3: a valid withdrawal is accepted, and one token serves many.
  */
-import { paymentAccepted } from '../_support/checks/payment.ts';
+import { paymentAccepted } from '../_support/checks/bodies.ts';
 import { TOKEN_REUSE_WITHDRAWALS, tokenReusable } from '../_support/checks/token.ts';
-import { test } from '../_support/fixtures.ts';
+import { judging, titleOf } from '../_support/declare.ts';
 import type { Exchange } from '../_support/exchange.ts';
+import { test } from '../_support/fixtures.ts';
 
 test(
-  'accepts a valid withdrawal with every credential and every field of §2.1 (§4.2)',
-  { tag: ['@smoke', '@payout', '@mutating'] },
+  titleOf(paymentAccepted.title, '§4.2'),
+  judging({ checks: [paymentAccepted], tags: ['@smoke', '@payout', '@mutating'] }),
   async ({ pix, verify }) => {
     verify.requires([paymentAccepted]);
     const headers = await pix.paymentHeaders([paymentAccepted]);
@@ -18,8 +19,8 @@ test(
 );
 
 test(
-  `one token authorises ${TOKEN_REUSE_WITHDRAWALS} withdrawals in a row (§5.3, §5.2)`,
-  { tag: ['@auth', '@payout', '@mutating'] },
+  titleOf(tokenReusable.title, tokenReusable.clause),
+  judging({ checks: [tokenReusable], tags: ['@auth', '@payout', '@mutating'] }),
   async ({ pix, verify }) => {
     verify.requires([tokenReusable]);
     const headers = await pix.paymentHeaders([tokenReusable]);

@@ -3,19 +3,24 @@
  * Payload, retries and signing are not shown, so they are recorded as observations.
  */
 import type { Check } from '../_support/checks/check.ts';
-import { paymentAccepted } from '../_support/checks/payment.ts';
+import { paymentAccepted } from '../_support/checks/bodies.ts';
 import {
+  callbackFieldCaseSensitive,
   noWebhookForRefused,
   webhookDelivered,
   webhookIsJson,
   webhookIsPost,
   webhookRefersToWithdrawal,
   type WebhookInput,
+  wrongCaseCallbackBody,
 } from '../_support/checks/webhook.ts';
+import { judging } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import type { Exchange } from '../_support/exchange.ts';
-import type { NewWithdrawal, PixClient } from '../_support/pix-client.ts';
-import { withoutHeader } from '../_support/requests.ts';
+import type { NewWithdrawal } from '../_support/payouts.ts';
+import type { PixClient } from '../_support/pix-client.ts';
+import { type Headers, withoutHeader } from '../_support/requests.ts';
+import { isClientError } from '../_support/status.ts';
 import type { Verifier } from '../_support/verifier.ts';
 import type { WebhookClient } from '../_support/webhook/client.ts';
 import { webhookObservations } from '../_support/webhook/observations.ts';
@@ -25,6 +30,14 @@ const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [
   webhookIsJson,
   webhookRefersToWithdrawal,
 ];
+
+/** Every check the test judges; each withdrawal it sends is judged after the one wait for the accepted one. */
+const CHECKS = [webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused, callbackFieldCaseSensitive];
+
+interface Sent {
+  readonly withdrawal: NewWithdrawal;
+  readonly exchange: Exchange;
+}
 
 /** Judges what arrived for the accepted withdrawal; content checks need a delivery to look at. */
 function verifyDeliveries(verify: Verifier, input: WebhookInput): void {
@@ -48,7 +61,7 @@ async function verifyNoWebhookForRefused(
 ): Promise<void> {
   const [check] = verify.runnable([noWebhookForRefused]);
   if (check === undefined) return;
-  if (exchange.response.status < 400 || exchange.response.status >= 500) {
+  if (!isClientError(exchange.response.status)) {
     verify.skipSome(
       [check],
       `the withdrawal without client_secret was answered ${exchange.response.status}, not refused`,
@@ -59,15 +72,31 @@ async function verifyNoWebhookForRefused(
   verify.check(check, { refused: exchange, deliveries }, exchange);
 }
 
-async function sendAccepted(
-  pix: PixClient,
+/** A withdrawal whose address is under postbackurl, not PostBackUrl; sent only when the check can run. */
+async function sendWrongCase(pix: PixClient, verify: Verifier, headers: Headers): Promise<Sent | undefined> {
+  const [check] = verify.runnable([callbackFieldCaseSensitive]);
+  if (check === undefined) return undefined;
+  const withdrawal = await pix.newWithdrawal();
+  const exchange = await pix.withdraw(check.id, withdrawal, headers, wrongCaseCallbackBody(withdrawal.body));
+  return { withdrawal, exchange };
+}
+
+/** Whatever the provider answered, a webhook to the wrongly cased address reads a field §2.1 does not name. */
+async function verifyCallbackFieldCase(
+  webhooks: WebhookClient,
   verify: Verifier,
-  headers: Parameters<PixClient['withdraw']>[2],
-): Promise<{ withdrawal: NewWithdrawal; exchange: Exchange }> {
+  sent: Sent | undefined,
+): Promise<void> {
+  if (sent === undefined) return;
+  const { deliveries } = await webhooks.snapshot(sent.withdrawal.path);
+  verify.check(callbackFieldCaseSensitive, { deliveries }, sent.exchange);
+}
+
+async function sendAccepted(pix: PixClient, verify: Verifier, headers: Headers): Promise<Sent> {
   const { withdrawal, exchange } = await pix.withdrawNew(webhookDelivered.id, headers);
   if (exchange.response.status !== 200) {
     verify.skip(
-      [webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused],
+      CHECKS,
       `the withdrawal was not accepted (${exchange.response.status}), and the webhook follows acceptance; see ${paymentAccepted.id}`,
     );
   }
@@ -75,16 +104,17 @@ async function sendAccepted(
 }
 
 test(
-  'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one (§4.2, §6)',
-  { tag: ['@webhook', '@payout', '@mutating'] },
+  'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one or to a wrongly cased postbackurl (§2.1, §4.2, §6)',
+  judging({ checks: CHECKS, tags: ['@webhook', '@payout', '@mutating'] }),
   async ({ pix, verify, webhooks, target }) => {
     verify.requires([webhookDelivered]);
-    const headers = await pix.paymentHeaders([webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused]);
+    const headers = await pix.paymentHeaders(CHECKS);
 
     const { withdrawal: refused, exchange: refusedExchange } = await pix.withdrawNew(
       noWebhookForRefused.id,
       withoutHeader(headers, 'client_secret'),
     );
+    const wrongCase = await sendWrongCase(pix, verify, headers);
 
     const { withdrawal, exchange } = await sendAccepted(pix, verify, headers);
     const acceptedAt = Date.now();
@@ -104,6 +134,7 @@ test(
       timeoutMs,
     });
     await verifyNoWebhookForRefused(verify, webhooks, refused, refusedExchange);
+    await verifyCallbackFieldCase(webhooks, verify, wrongCase);
     for (const observation of webhookObservations(deliveries, acceptedAt, incomplete))
       verify.observe(observation.topic, observation.clause, observation.value);
   },

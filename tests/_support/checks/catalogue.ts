@@ -1,58 +1,41 @@
 /**
- * Every check of the suite, as data for the report and the self-test. Checks generated from the
- * OpenAPI document appear here as soon as the spec grows.
+ * Every check of the suite: the union of the families. docs/checks.md is this catalogue written
+ * out (npm run docs:checks); checks generated from the spec appear as soon as the spec grows.
  */
-import { bodyCases, credentialCases, plainHeaderCases } from '../cases.ts';
-import { loadSpec, type OperationId } from '../spec.ts';
-import type { Check } from './check.ts';
-import { duplicateAllowedWhenUnchecked, duplicateRefusedWhenChecked } from './check-code.ts';
-import { paymentAccepted } from './payment.ts';
-import { responseChecks } from './responses.ts';
-import { tokenInField, tokenIssued, tokenReusable } from './token.ts';
-import { transportEncrypted } from './transport.ts';
+import { loadSpec } from '../spec.ts';
+import { acceptFamily } from './accept.ts';
+import { bodiesFamily } from './bodies.ts';
+import { checkCodeFamily } from './check-code.ts';
+import { credentialsFamily } from './credentials.ts';
+import type { Family } from './family.ts';
+import { responsesFamily } from './responses.ts';
+import { silentValuesFamily } from './silent-values.ts';
+import { tokenFamily } from './token.ts';
+import { transportFamily } from './transport.ts';
 import type { CheckDefinition } from './types.ts';
-import {
-  noWebhookForRefused,
-  webhookDelivered,
-  webhookIsJson,
-  webhookIsPost,
-  webhookRefersToWithdrawal,
-} from './webhook.ts';
+import { webhookFamily } from './webhook.ts';
 
-const OPERATIONS: readonly OperationId[] = ['createToken', 'createWithdraw'];
+export const FAMILIES: readonly Family[] = [
+  tokenFamily,
+  credentialsFamily,
+  acceptFamily,
+  bodiesFamily,
+  silentValuesFamily,
+  checkCodeFamily,
+  responsesFamily,
+  webhookFamily,
+  transportFamily,
+];
 
-function allChecks(): Check<never>[] {
-  const spec = loadSpec();
-  return [
-    tokenIssued,
-    tokenInField,
-    tokenReusable,
-    paymentAccepted,
-    ...responseChecks,
-    ...OPERATIONS.flatMap((op) => credentialCases(spec, op).map((c) => c.check)),
-    ...OPERATIONS.flatMap((op) => plainHeaderCases(spec, op).map((c) => c.check)),
-    ...bodyCases(spec).map((c) => c.check),
-    duplicateRefusedWhenChecked,
-    duplicateAllowedWhenUnchecked,
-    webhookDelivered,
-    webhookIsPost,
-    webhookIsJson,
-    webhookRefersToWithdrawal,
-    noWebhookForRefused,
-    transportEncrypted,
-  ] as Check<never>[];
+/** A check as data: what reports and listings need, without its judge. */
+function definitionOf({ id, title, clause, level, reason, remedy, needs }: CheckDefinition): CheckDefinition {
+  return { id, title, clause, level, reason, remedy, needs };
 }
 
 let cached: readonly CheckDefinition[] | undefined;
 
 export function catalogue(): readonly CheckDefinition[] {
-  cached ??= allChecks().map(({ id, title, clause, level, reason, needs }) => ({
-    id,
-    title,
-    clause,
-    level,
-    reason,
-    needs,
-  }));
+  const spec = loadSpec();
+  cached ??= FAMILIES.flatMap((family) => family.checks(spec).map(definitionOf));
   return cached;
 }

@@ -4,6 +4,7 @@
  * Anything else (every 2xx, every 5xx, any status outside §7) breaks the document.
  */
 import { describeResponse, type Exchange } from '../exchange.ts';
+import { isServerError, isSuccess } from '../status.ts';
 import type { Violation } from './check.ts';
 
 export interface RefusalRule {
@@ -37,8 +38,7 @@ export function judgeRefusal(rule: RefusalRule, exchange: Exchange): Violation[]
       },
     ];
   }
-  const accepted = status >= 200 && status < 300;
-  return [{ verdict: 'FAILED', expected, actual: accepted ? `accepted: ${actual}` : actual }];
+  return [{ verdict: 'FAILED', expected, actual: isSuccess(status) ? `accepted: ${actual}` : actual }];
 }
 
 /**
@@ -48,9 +48,9 @@ export function judgeRefusal(rule: RefusalRule, exchange: Exchange): Violation[]
 export function judgeSilentRefusal(reason: string, exchange: Exchange): Violation[] {
   const { status } = exchange.response;
   const expected = `refused (${reason}); the document does not say, so this is only a warning`;
-  if (status >= 200 && status < 300)
+  if (isSuccess(status))
     return [{ verdict: 'WARNING', expected, actual: `accepted: ${describeResponse(exchange.response)}` }];
-  if (status >= 500)
+  if (isServerError(status))
     return [{ verdict: 'WARNING', expected, actual: `server error: ${describeResponse(exchange.response)}` }];
   return [];
 }

@@ -1,6 +1,7 @@
-/** How the suite reaches the environment; the document names no transport, common sense does. */
+/** Transport family: how the suite reaches the environment; the document names no transport, common sense does. */
 import { isLoopbackHost } from '../config.ts';
 import { defineCheck, violation } from './check.ts';
+import { familyFile, type Family } from './family.ts';
 
 export const transportEncrypted = defineCheck<{ readonly baseUrl: string }>(
   {
@@ -10,6 +11,8 @@ export const transportEncrypted = defineCheck<{ readonly baseUrl: string }>(
     level: 'should',
     reason:
       'client_secret and the access token are sent on every request (§5.2); over plain http to another host anyone on the path can read them.',
+    remedy:
+      'Serve the API over https with a certificate the client can verify, and stop answering plain http outside this machine.',
   },
   ({ baseUrl }) => {
     const url = new URL(baseUrl);
@@ -23,3 +26,10 @@ export const transportEncrypted = defineCheck<{ readonly baseUrl: string }>(
     ];
   },
 );
+
+export const transportFamily: Family = {
+  name: 'transport',
+  file: familyFile(import.meta.url),
+  checks: () => [transportEncrypted],
+  withdrawals: () => 0,
+};

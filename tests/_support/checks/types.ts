@@ -27,6 +27,8 @@ export interface CheckDefinition {
   readonly level: Level;
   /** Why the check exists, in one sentence. */
   readonly reason: string;
+  /** What a provider that fails the check should change, in one or two concrete sentences. */
+  readonly remedy: string;
   readonly needs: readonly Capability[];
 }
 
@@ -63,3 +65,9 @@ export interface Observation {
 /** Attachment names through which tests hand results to the reporters (they survive blob merges). */
 export const EVALUATIONS_ATTACHMENT = 'pix-evaluations';
 export const OBSERVATIONS_ATTACHMENT = 'pix-observations';
+
+/**
+ * The annotation in which a test declares, statically, the ids of the checks it judges (separated
+ * by spaces), so that a listing can tell per check which tests, and so which tags, judge it.
+ */
+export const CHECKS_ANNOTATION = 'pix-checks';

@@ -1,9 +1,14 @@
-/** The webhook posted to PostBackUrl after an accepted withdrawal (§4.2, §6). */
+/**
+ * Webhook family (§4.2, §6): the webhook posted to PostBackUrl after an accepted withdrawal, and none
+ * after a refused one. The payload, retries and signing are not shown, so they are only observed.
+ */
 import { describeNonDelivery, isDelivered, type Delivery, type StrayReport } from '../webhook/delivery.ts';
 import { parseJson, type Exchange } from '../exchange.ts';
+import { isJsonContentType } from '../json.ts';
+import type { WithdrawBody } from '../requests.ts';
 import type { JsonValue } from './types.ts';
 import { defineCheck, violation } from './check.ts';
-import { isJsonContentType } from './responses.ts';
+import { familyFile, type Family } from './family.ts';
 
 export interface WebhookInput {
   readonly withdrawal: Exchange;
@@ -27,6 +32,8 @@ export const webhookDelivered = defineCheck<WebhookInput>(
     clause: '§4.2, §6',
     level: 'must',
     reason: '"After acceptance, a webhook is posted to the address given in PostBackUrl" (§4.2, §6).',
+    remedy:
+      'After accepting a withdrawal, POST the webhook to the exact PostBackUrl the request gave (path and query included), not to an address configured elsewhere.',
     needs: ['payout', 'webhook'],
   },
   ({ deliveries, incomplete, strays, postBackUrl, timeoutMs }) => {
@@ -49,6 +56,7 @@ export const webhookIsPost = defineCheck<WebhookInput>(
     clause: '§6',
     level: 'must',
     reason: '"A webhook is sent by POST to the address in PostBackUrl" (§6).',
+    remedy: 'Send the webhook with the POST method, the payload in the body.',
     needs: ['payout', 'webhook'],
   },
   ({ deliveries }) =>
@@ -62,6 +70,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
     clause: 'payloads, §6',
     level: 'must',
     reason: 'The document says payloads are JSON, and the webhook is one.',
+    remedy: 'Send the webhook body as JSON with Content-Type: application/json.',
     needs: ['payout', 'webhook'],
   },
   ({ deliveries }) =>
@@ -102,6 +111,7 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
     level: 'should',
     reason:
       'The payload is not shown (§6), but an integrator cannot reconcile a webhook that does not say which withdrawal it reports.',
+    remedy: "Put the withdrawal's code, or the id the withdrawal response returned, in the webhook payload.",
     needs: ['payout', 'webhook'],
   },
   ({ deliveries, code, withdrawal }) => {
@@ -131,6 +141,7 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
     level: 'should',
     reason:
       'The webhook follows "acceptance" (§4.2); a webhook for a refused withdrawal could be taken for a payment.',
+    remedy: 'Post no webhook for a withdrawal you refused; the refusal is already the answer to the request.',
     needs: ['provider', 'payout', 'webhook'],
   },
   ({ refused, deliveries }) =>
@@ -142,3 +153,58 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
       ),
     ),
 );
+
+/** The callback field as the document writes it (§2.1), and the same name wrongly cased. */
+const CALLBACK_FIELD = 'PostBackUrl';
+const WRONG_CASE_CALLBACK_FIELD = 'postbackurl';
+
+/** The valid body with its callback address under the wrongly cased name, and no PostBackUrl. */
+export function wrongCaseCallbackBody(body: WithdrawBody): string {
+  const { PostBackUrl, ...rest } = body;
+  return JSON.stringify({ ...rest, [WRONG_CASE_CALLBACK_FIELD]: PostBackUrl });
+}
+
+export interface WrongCaseInput {
+  /** What arrived at the address sent under the wrongly cased name. */
+  readonly deliveries: readonly Delivery[];
+}
+
+export const callbackFieldCaseSensitive = defineCheck<WrongCaseInput>(
+  {
+    id: 'WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE',
+    title: `Posts no webhook to an address sent as ${WRONG_CASE_CALLBACK_FIELD}: the callback field is ${CALLBACK_FIELD}, case-sensitive`,
+    clause: '§2.1, §6',
+    level: 'must',
+    reason: `"Field names are case-sensitive; the callback field is written ${CALLBACK_FIELD}" (§2.1), so a withdrawal whose address is under ${WRONG_CASE_CALLBACK_FIELD} has no callback address (§6).`,
+    remedy: `Read the callback address only from the field ${CALLBACK_FIELD}, spelled exactly so; a body that has ${WRONG_CASE_CALLBACK_FIELD} instead has none (refuse it, or accept it without a webhook).`,
+    needs: ['provider', 'payout', 'webhook'],
+  },
+  ({ deliveries }) =>
+    deliveries.map((d) =>
+      violation(
+        'must',
+        `no delivery to the address given under ${WRONG_CASE_CALLBACK_FIELD}`,
+        describeDelivery(d),
+      ),
+    ),
+);
+
+/**
+ * One withdrawal refused (without client_secret), one with its callback field wrongly cased, and one
+ * accepted, whose webhook is awaited.
+ */
+const WEBHOOK_WITHDRAWALS = 3;
+
+export const webhookFamily: Family = {
+  name: 'webhook',
+  file: familyFile(import.meta.url),
+  checks: () => [
+    webhookDelivered,
+    webhookIsPost,
+    webhookIsJson,
+    webhookRefersToWithdrawal,
+    noWebhookForRefused,
+    callbackFieldCaseSensitive,
+  ],
+  withdrawals: () => WEBHOOK_WITHDRAWALS,
+};

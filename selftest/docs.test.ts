@@ -1,0 +1,37 @@
+/**
+ * The documents beside the code: docs/checks.md is generated and must be what the code renders today;
+ * docs/traceability.md traces every sentence of docs/interface.md to checks or says why none can.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { CHECKS_DOC_PATH, renderChecksDoc } from '../scripts/checks-doc.ts';
+import {
+  documentSentences,
+  INTERFACE_PATH,
+  TRACEABILITY_PATH,
+  traceProblems,
+  traceRows,
+} from '../scripts/traceability.ts';
+import { catalogue } from '../tests/_support/checks/catalogue.ts';
+
+describe('generated documents', () => {
+  it('docs/checks.md lists the current catalogue (npm run docs:checks)', () => {
+    assert.equal(
+      readFileSync(CHECKS_DOC_PATH, 'utf8'),
+      renderChecksDoc(),
+      'docs/checks.md is stale: run npm run docs:checks and commit it',
+    );
+  });
+
+  it('docs/traceability.md traces every sentence of interface.md, and every check to a sentence', () => {
+    const sentences = documentSentences(readFileSync(INTERFACE_PATH, 'utf8'));
+    assert.ok(sentences.length > 50, `only ${sentences.length} sentences found in docs/interface.md`);
+    const problems = traceProblems(
+      sentences,
+      traceRows(readFileSync(TRACEABILITY_PATH, 'utf8')),
+      new Set(catalogue().map((c) => c.id)),
+    );
+    assert.deepEqual(problems, [], `docs/traceability.md:\n${problems.join('\n')}`);
+  });
+});

@@ -1,0 +1,15 @@
+/** HTTP status classes, as the checks and the client read them. */
+
+/** Any 2xx: the service took the request (for a withdrawal: it may move money). */
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** Any 4xx: the service refused the request as the client's fault. */
+export function isClientError(status: number): boolean {
+  return status >= 400 && status < 500;
+}
+
+export function isServerError(status: number): boolean {
+  return status >= 500;
+}
