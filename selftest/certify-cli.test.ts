@@ -115,7 +115,7 @@ describe('certify stops on a configuration mistake, exit 2, one line each', { co
     assert.deepEqual(stopLines(run).length, 1);
     assert.match(
       run.stderr,
-      /the certificate of 127\.0\.0\.1 is not trusted \(self-signed.*NODE_EXTRA_CA_CERTS/,
+      /PIX_CA_FILE: the certificate of 127\.0\.0\.1 is not trusted \(self-signed.*set PIX_CA_FILE to its certificate/,
     );
     assert.deepEqual(double.received, [], 'nothing is sent over an unverified connection');
   });
