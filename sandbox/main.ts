@@ -5,6 +5,7 @@
  * PIX_SANDBOX_CLIENT_CA_FILE demand client certificates that CA signed (mutual TLS).
  */
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { SCENARIOS } from './scenarios.ts';
 import { type RunningSandbox, type SandboxTls, startSandbox } from './server.ts';
 import { WEBHOOK_SIGNING_SECRET } from './webhook.ts';
@@ -43,6 +44,11 @@ function tlsSettings(): SandboxTls | undefined {
   if (cert === undefined && key === undefined && clientCa === undefined) return undefined;
   if (cert === undefined || key === undefined)
     fail('PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE: give both (PEM) to serve https; PIX_SANDBOX_CLIENT_CA_FILE needs them too.');
+  try {
+    createSecureContext({ cert, key, ...(clientCa === undefined ? {} : { ca: clientCa }) });
+  } catch (error) {
+    fail(`PIX_SANDBOX_TLS_CERT_FILE, PIX_SANDBOX_TLS_KEY_FILE, PIX_SANDBOX_CLIENT_CA_FILE: not usable for TLS (${(error as NodeJS.ErrnoException).code ?? 'refused by OpenSSL'}). Give a PEM certificate, the PEM key that belongs to it, and a PEM CA.`);
+  }
   return { cert, key, ...(clientCa === undefined ? {} : { clientCa }) };
 } // prettier-ignore
 
