@@ -15,11 +15,21 @@ import { after, before, describe, it } from 'node:test';
 import { fixFor } from '../reporters/certification/errors.ts';
 import { findScenario } from '../sandbox/scenarios.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { loadConfig } from '../tests/_support/config.ts';
+import { ConfigError, loadConfig } from '../tests/_support/config.ts';
 import { withdrawalPlan } from '../tests/_support/plan.ts';
 import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
 import { loadSpec } from '../tests/_support/spec.ts';
-import { certificateAuthority, encryptedKey, pkcs12, type Certificate } from './support/certificates.ts';
+import { receiverTls } from '../tests/_support/tls.ts';
+import { WebhookClient } from '../tests/_support/webhook/client.ts';
+import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
+import { checkReceiver, openReceiverRun } from '../tests/_support/webhook/run.ts';
+import {
+  certificateAuthority,
+  encryptedKey,
+  pkcs12,
+  type Authority,
+  type Certificate,
+} from './support/certificates.ts';
 import { leaksOf } from './support/leaks.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
@@ -138,6 +148,60 @@ describe('certify through mutual TLS with a private CA (a CA made here)', { conc
       assert.match(lines[0] ?? '', line);
     });
   }
+});
+
+describe('a remote receiver behind a private CA', () => {
+  const token = 'selftest-remote-receiver-token-0123456789';
+  let authority: Authority;
+  let receiver: RunningReceiver;
+  const dir = mkdtempSync(join(tmpdir(), 'pix-mtls-receiver-'));
+  before(async () => {
+    authority = certificateAuthority('Receiver CA');
+    const { cert, key } = authority.issue({ names: ['127.0.0.1'] });
+    writeFileSync(join(dir, 'ca.pem'), authority.cert);
+    receiver = await startReceiver({
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      shared: true,
+      tls: { cert: Buffer.from(cert), key: Buffer.from(key), clientCa: undefined, requireClientCert: false },
+    });
+  });
+  after(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const configWith = (extra: Record<string, string>) =>
+    loadConfig({
+      PIX_BASE_URL: 'https://api.example.com',
+      PIX_CLIENT_ID: 'client',
+      PIX_CLIENT_SECRET: 'client-secret-value',
+      PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
+      PIX_WEBHOOK_RECEIVER_URL: receiver.url,
+      PIX_WEBHOOK_RECEIVER_TOKEN: token,
+      ...extra,
+    });
+
+  it('is reached with PIX_CA_FILE: checked, opened, an address registered, closed', async () => {
+    const config = configWith({ PIX_CA_FILE: join(dir, 'ca.pem') });
+    await checkReceiver(config);
+    const run = await openReceiverRun(config);
+    const address = await new WebhookClient(run.runUrl, run.token, receiverTls(config.tls)).register();
+    assert.ok(address.url.startsWith(`${receiver.url}/`), address.url);
+    await run.close();
+  });
+
+  it('is refused without it, in a line that names PIX_CA_FILE', async () => {
+    await assert.rejects(checkReceiver(configWith({})), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(
+        error.message,
+        /^PIX_WEBHOOK_RECEIVER_URL: the receiver at https:\/\/127\.0\.0\.1:\d+ did not answer \(.*certificate.*\)\..*PIX_CA_FILE/,
+      );
+      return true;
+    });
+  });
 });
 
 describe('the TLS material is a secret of the one redaction path', () => {

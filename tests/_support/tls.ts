@@ -27,7 +27,7 @@ export interface TlsConfig {
 
 export const NO_TLS: TlsConfig = { privateCa: undefined, client: undefined };
 
-/** The variables, so that messages and --help name them alike. */
+/** The variables' names, for the messages here and in the preflight. */
 export const TLS_VARIABLES = {
   ca: 'PIX_CA_FILE',
   cert: 'PIX_TLS_CERT_FILE',
