@@ -16,6 +16,7 @@ import { ConfigError, loadConfig, type Config } from '../tests/_support/config.t
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { preflight } from '../tests/_support/preflight.ts';
 import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
+import { apiTls } from '../tests/_support/tls.ts';
 import { checkReceiver } from '../tests/_support/webhook/run.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
     const problem = budgetProblem(config, planFor(config));
     if (problem !== undefined) stop(problem);
     try {
-      await preflight(config.baseUrl ?? '', config.requestTimeoutMs);
+      await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
     } catch (error) {
       if (error instanceof ConfigError) stop(error.message);
       throw error;

@@ -1,9 +1,13 @@
 /**
  * npm run sandbox: the stateful reference provider on its own, to watch a complete live run on this
- * machine. PIX_SANDBOX_HOST and PIX_SANDBOX_PORT choose where it listens (default 127.0.0.1:4020).
+ * machine. PIX_SANDBOX_HOST and PIX_SANDBOX_PORT choose where it listens (default 127.0.0.1:4020);
+ * PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE make it serve https, and
+ * PIX_SANDBOX_CLIENT_CA_FILE demand client certificates that CA signed (mutual TLS).
  */
+import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { SCENARIOS } from './scenarios.ts';
-import { type RunningSandbox, startSandbox } from './server.ts';
+import { type RunningSandbox, type SandboxTls, startSandbox } from './server.ts';
 import { WEBHOOK_SIGNING_SECRET } from './webhook.ts';
 
 function setting(name: string, fallback: string): string {
@@ -23,9 +27,40 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   fail(`PIX_SANDBOX_PORT: '${portText}' is not a port. Set a number from 0 to 65535, or unset it for 4020.`);
 }
 
+function pem(name: string): Buffer | undefined {
+  const path = setting(name, '');
+  if (path === '') return undefined;
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    return fail(
+      `${name}: '${path}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}). Give the path of a PEM file.`,
+    );
+  }
+}
+
+function tlsSettings(): SandboxTls | undefined {
+  const [cert, key, clientCa] = [pem('PIX_SANDBOX_TLS_CERT_FILE'), pem('PIX_SANDBOX_TLS_KEY_FILE'), pem('PIX_SANDBOX_CLIENT_CA_FILE')];
+  if (cert === undefined && key === undefined && clientCa === undefined) return undefined;
+  if (cert === undefined || key === undefined)
+    fail('PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE: give both (PEM) to serve https; PIX_SANDBOX_CLIENT_CA_FILE needs them too.');
+  try {
+    createSecureContext({ cert, key, ...(clientCa === undefined ? {} : { ca: clientCa }) });
+  } catch (error) {
+    fail(`PIX_SANDBOX_TLS_CERT_FILE, PIX_SANDBOX_TLS_KEY_FILE, PIX_SANDBOX_CLIENT_CA_FILE: not usable for TLS (${(error as NodeJS.ErrnoException).code ?? 'refused by OpenSSL'}). Give a PEM certificate, the PEM key that belongs to it, and a PEM CA.`);
+  }
+  return { cert, key, ...(clientCa === undefined ? {} : { clientCa }) };
+} // prettier-ignore
+
+const tls = tlsSettings();
 let sandbox: RunningSandbox;
 try {
-  sandbox = await startSandbox({ host, port, log: (line) => process.stdout.write(`  ${line}\n`) });
+  sandbox = await startSandbox({
+    host,
+    port,
+    log: (line) => process.stdout.write(`  ${line}\n`),
+    ...(tls === undefined ? {} : { tls }),
+  });
 } catch (error) {
   fail(
     `Could not listen on ${host}:${portText} (${error instanceof Error ? error.message : String(error)}). ` +
@@ -61,6 +96,18 @@ process.stdout.write(
     '',
     `  ${variables} npm run certify`,
     '',
+    ...(tls === undefined
+      ? []
+      : [
+          'It serves https: add PIX_CA_FILE=<the CA that signed PIX_SANDBOX_TLS_CERT_FILE, or that file if self-signed>.',
+          ...(tls.clientCa === undefined
+            ? []
+            : [
+                'It demands a client certificate: add PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (or PIX_TLS_PFX_FILE and',
+                'PIX_TLS_PASSPHRASE) with one that PIX_SANDBOX_CLIENT_CA_FILE signed.',
+              ]),
+          '',
+        ]),
     `Another scenario: PIX_BASE_URL=${sandbox.url}/s/<scenario>, plus the variables it needs.`,
     'A profile must get no FAILED check; a FAILED fault must fail the run, a WARNING fault must warn.',
     '',

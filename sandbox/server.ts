@@ -1,9 +1,11 @@
 /**
- * The sandbox: a stateful provider of the interface on plain node:http. The scenario is chosen per
- * request by a path prefix (/s/<scenario>/auth/token); without one the reference profile answers.
+ * The sandbox: a stateful provider of the interface on plain node:http, or https with mutual TLS if
+ * asked. The scenario is chosen per request by a path prefix (/s/<scenario>/auth/token); without one
+ * the reference profile answers.
  */
 import { randomInt } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Behaviour } from './behaviour.ts';
@@ -20,7 +22,7 @@ import { createWithdraw } from './withdraw.ts';
 export type { SandboxCredentials } from './credentials.ts';
 
 export interface RunningSandbox {
-  /** http://HOST:PORT, without a trailing slash. */
+  /** http://HOST:PORT (https:// in TLS mode), without a trailing slash. */
   readonly url: string;
   readonly credentials: SandboxCredentials;
   /** How many POST /pix/payment requests a scenario received, so a self-test can compare them with the plan. */
@@ -36,6 +38,19 @@ export interface SandboxOptions {
   readonly log?: (line: string) => void;
   /** The seed of the ids the sandbox makes up; default: a random one. */
   readonly seed?: number;
+  /** Serve https instead of http. */
+  readonly tls?: SandboxTls;
+}
+
+export interface SandboxTls {
+  /** The sandbox's certificate (a chain may follow it) and its key, PEM. */
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+  /**
+   * A CA (PEM): the handshake then demands a client certificate it signed, as a gateway with mutual
+   * TLS does; a connection without one, or with another, gets no answer.
+   */
+  readonly clientCa?: string | Buffer;
 }
 
 type Operation = (
@@ -114,9 +129,16 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /** An address bound on every interface is reached on this machine through loopback. */
-function urlOf({ address, family, port }: AddressInfo): string {
-  if (family === 'IPv6') return `http://[${address === '::' ? '::1' : address}]:${port}`;
-  return `http://${address === '0.0.0.0' ? '127.0.0.1' : address}:${port}`;
+function urlOf(scheme: 'http' | 'https', { address, family, port }: AddressInfo): string {
+  if (family === 'IPv6') return `${scheme}://[${address === '::' ? '::1' : address}]:${port}`;
+  return `${scheme}://${address === '0.0.0.0' ? '127.0.0.1' : address}:${port}`;
+}
+
+function serverFor(tls: SandboxTls | undefined, listener: RequestListener) {
+  if (tls === undefined) return createServer(listener);
+  const { cert, key, clientCa } = tls;
+  const mutual = clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: true };
+  return createHttpsServer({ cert, key, ...mutual }, listener);
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -175,7 +197,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return status;
   };
 
-  const server = createServer((request, response) => {
+  const server = serverFor(options.tls, (request, response) => {
     answer(request, response).then(
       (status) => {
         log(`${request.method ?? '?'} ${request.url ?? '?'} -> ${status}`);
@@ -199,7 +221,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   });
 
   return {
-    url: urlOf(server.address() as AddressInfo),
+    url: urlOf(options.tls === undefined ? 'http' : 'https', server.address() as AddressInfo),
     credentials: SANDBOX_CREDENTIALS,
     withdrawalsReceived: (scenario) => states.get(scenario)?.withdrawalsReceived ?? 0,
     close: () =>

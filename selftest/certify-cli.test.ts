@@ -12,16 +12,9 @@ import { routerNotFound, serve } from './support/answering-double.ts';
 import { selfSigned } from './support/certificates.ts';
 import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
-import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { assertStoppedBeforeTheRun, runSuite, stopLines } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-
-/** The lines certify wrote to stderr; each names whose they are. */
-function stopLines(run: SuiteRun): string[] {
-  const lines = run.stderr.trim().split('\n');
-  for (const line of lines) assert.ok(line.startsWith('pix-certify: '), line);
-  return lines.map((line) => line.slice('pix-certify: '.length));
-}
 
 function refusalOf(env: Record<string, string>): ConfigError {
   try {
@@ -31,13 +24,6 @@ function refusalOf(env: Record<string, string>): ConfigError {
     throw error;
   }
   assert.fail('the configuration was accepted');
-}
-
-/** Stopped as a configuration error, before Playwright: no test ran and no certification was written. */
-function assertStoppedBeforeTheRun(run: SuiteRun): void {
-  assert.equal(run.code, 2, run.stdout + run.stderr);
-  assert.equal(run.report, undefined);
-  assert.doesNotMatch(run.stdout, /Payout plan/, 'Playwright never started');
 }
 
 describe('certify --help and --version', { concurrency: true }, () => {
@@ -115,7 +101,7 @@ describe('certify stops on a configuration mistake, exit 2, one line each', { co
     assert.deepEqual(stopLines(run).length, 1);
     assert.match(
       run.stderr,
-      /the certificate of 127\.0\.0\.1 is not trusted \(self-signed.*NODE_EXTRA_CA_CERTS/,
+      /PIX_CA_FILE: the certificate of 127\.0\.0\.1 is not trusted \(self-signed.*set PIX_CA_FILE to its certificate/,
     );
     assert.deepEqual(double.received, [], 'nothing is sent over an unverified connection');
   });

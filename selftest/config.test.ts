@@ -1,12 +1,13 @@
 /** The configuration is the suite's public interface: every mistake stops the run with a message naming the variable. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { parseEnv } from 'node:util';
 import { ConfigError, environmentWithDotEnv, loadConfig, VARIABLES } from '../tests/_support/config.ts';
 import { isValidCnpj, isValidCpf, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
+import { certificateAuthority, encryptedKey, pkcs12 } from './support/certificates.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 
 const LIVE_WITHOUT_TARGET = {
@@ -199,6 +200,123 @@ describe('.env', () => {
     const env = environmentWithDotEnv({ PIX_AMOUNT: '0.03' }, dotEnv('PIX_AMOUNT=0.02\n'));
     assert.equal(loadConfig(env).amountText, '0.03');
   });
+});
+
+describe('private CAs and mutual TLS: every problem at once, naming the file, never its contents', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pix-config-tls-'));
+  const passphrase = 'config-test-passphrase';
+  const files = {
+    ca: join(dir, 'ca.pem'),
+    cert: join(dir, 'client.pem'),
+    key: join(dir, 'client.key'),
+    encrypted: join(dir, 'encrypted.key'),
+    pfx: join(dir, 'client.p12'),
+    otherKey: join(dir, 'other.key'),
+  };
+  let keyLines: string[] = [];
+  before(() => {
+    const ca = certificateAuthority('Config Test CA');
+    const client = ca.issue({ client: '/CN=client' });
+    writeFileSync(files.ca, ca.cert);
+    writeFileSync(files.cert, client.cert);
+    writeFileSync(files.key, client.key);
+    writeFileSync(files.encrypted, encryptedKey(client.key, passphrase));
+    writeFileSync(files.pfx, pkcs12(client, passphrase));
+    writeFileSync(files.otherKey, ca.key);
+    keyLines = client.key.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The problem lines, each checked to quote no line of a key. */
+  const linesFor = (env: Record<string, string>): string[] => {
+    const { problems, message } = refusal({ ...LIVE, ...env });
+    for (const line of keyLines) assert.ok(!message.includes(line), 'no key material in a message');
+    return problems.map((p) => p.line);
+  };
+
+  it('accepts a private CA with a PEM pair, an encrypted key with its passphrase, or a PFX', () => {
+    const pem = loadConfig({
+      ...LIVE,
+      PIX_CA_FILE: files.ca,
+      PIX_TLS_CERT_FILE: files.cert,
+      PIX_TLS_KEY_FILE: files.key,
+    });
+    assert.match(pem.tls.privateCa ?? '', /^-----BEGIN CERTIFICATE-----/);
+    assert.ok(pem.tls.client !== undefined && 'key' in pem.tls.client);
+    const encrypted = loadConfig({
+      ...LIVE,
+      PIX_TLS_CERT_FILE: files.cert,
+      PIX_TLS_KEY_FILE: files.encrypted,
+      PIX_TLS_PASSPHRASE: passphrase,
+    });
+    assert.equal(encrypted.tls.client?.passphrase, passphrase);
+    const pfx = loadConfig({ ...LIVE, PIX_TLS_PFX_FILE: files.pfx, PIX_TLS_PASSPHRASE: passphrase });
+    assert.ok(pfx.tls.client !== undefined && 'pfx' in pfx.tls.client);
+  });
+
+  const cases: [string, Record<string, string>, string[]][] = [
+    [
+      'files that do not exist, all at once',
+      { PIX_CA_FILE: join(dir, 'no-ca.pem'), PIX_TLS_CERT_FILE: join(dir, 'no.pem'), PIX_TLS_KEY_FILE: join(dir, 'no.key') },
+      [
+        `PIX_CA_FILE: '${join(dir, 'no-ca.pem')}' does not exist. Give the path of the private certificate authority’s certificate.`,
+        `PIX_TLS_CERT_FILE: '${join(dir, 'no.pem')}' does not exist. Give the path of the client certificate.`,
+        `PIX_TLS_KEY_FILE: '${join(dir, 'no.key')}' does not exist. Give the path of the private key of the client certificate (PEM).`,
+      ],
+    ],
+    [
+      'a CA file that holds a key, and files swapped',
+      { PIX_CA_FILE: files.key, PIX_TLS_CERT_FILE: files.key, PIX_TLS_KEY_FILE: files.cert },
+      [
+        `PIX_CA_FILE: '${files.key}' holds a private key. Give the private certificate authority’s certificate in PEM (-----BEGIN CERTIFICATE-----).`,
+        `PIX_TLS_CERT_FILE: '${files.key}' holds a private key. Give the client certificate in PEM (-----BEGIN CERTIFICATE-----).`,
+        `PIX_TLS_KEY_FILE: '${files.cert}' holds a certificate, not a private key. Did you swap PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE?`,
+      ],
+    ],
+    [
+      'a certificate without its key',
+      { PIX_TLS_CERT_FILE: files.cert },
+      ['PIX_TLS_KEY_FILE: is not set, but PIX_TLS_CERT_FILE is. Give the private key of the client certificate (PEM), or both in one file as PIX_TLS_PFX_FILE.'],
+    ],
+    [
+      'a key without its certificate',
+      { PIX_TLS_KEY_FILE: files.key },
+      ['PIX_TLS_CERT_FILE: is not set, but PIX_TLS_KEY_FILE is. Give the client certificate (PEM) that key belongs to, or both in one file as PIX_TLS_PFX_FILE.'],
+    ],
+    [
+      'PEM and PFX both',
+      { PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.key, PIX_TLS_PFX_FILE: files.pfx },
+      ['PIX_TLS_PFX_FILE: is set together with PIX_TLS_CERT_FILE. Give the client certificate one way: PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (PEM), or PIX_TLS_PFX_FILE alone.'],
+    ],
+    [
+      'a PEM file given as the PFX',
+      { PIX_TLS_PFX_FILE: files.cert },
+      [`PIX_TLS_PFX_FILE: '${files.cert}' is a PEM file, not PKCS#12. Give PEM files as PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE.`],
+    ],
+    [
+      'a wrong passphrase for an encrypted key',
+      { PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.encrypted, PIX_TLS_PASSPHRASE: 'not-the-passphrase' },
+      ['PIX_TLS_PASSPHRASE: does not decrypt the key in PIX_TLS_KEY_FILE. Give the passphrase the key was encrypted with.'],
+    ],
+    [
+      'an encrypted key without a passphrase',
+      { PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.encrypted },
+      ['PIX_TLS_PASSPHRASE: is not set, but the key in PIX_TLS_KEY_FILE is encrypted. Give the passphrase it was encrypted with (from your secret store).'],
+    ],
+    [
+      'a wrong passphrase for a PFX',
+      { PIX_TLS_PFX_FILE: files.pfx, PIX_TLS_PASSPHRASE: 'not-the-passphrase' },
+      ['PIX_TLS_PASSPHRASE: does not open PIX_TLS_PFX_FILE. Give the passphrase the file was exported with.'],
+    ],
+    [
+      'a key that does not match the certificate',
+      { PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.otherKey },
+      ['PIX_TLS_KEY_FILE: does not match the certificate in PIX_TLS_CERT_FILE (their public keys differ). Give the private key that belongs to that certificate.'],
+    ],
+  ]; // prettier-ignore
+  for (const [what, env, expected] of cases) {
+    it(`stops on ${what}`, () => assert.deepEqual(linesFor(env), expected));
+  }
 });
 
 describe('the variables table', () => {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,34 +20,13 @@ import {
   type HostileDouble,
   type ReceivedRequest,
 } from './support/hostile-double.ts';
+import { artifactsOf, filesUnder, leaksOf } from './support/leaks.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 import { watchProcessTree, type TreeWatch } from './support/process-tree.ts';
 import { parseXml } from './support/xml.ts';
 
 const MB = 1024 * 1024;
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name));
-}
-
-/**
- * The forms a leak would take: raw, base64 (the part that does not depend on padding), URL-encoded,
- * and either half of it, which is what a secret cut in two before it was masked leaves.
- */
-function leakForms(secret: string): string[] {
-  const base64 = Buffer.from(secret).toString('base64');
-  const half = Math.floor(secret.length / 2);
-  return [
-    secret,
-    base64.slice(0, Math.floor((secret.length * 4) / 3)),
-    encodeURIComponent(secret),
-    secret.slice(0, half),
-    secret.slice(half),
-  ];
-}
 
 /** Splits a line written with single quotes and `'\''`, as exchange.ts writes curl lines. */
 function shellWords(line: string): string[] {
@@ -200,29 +179,14 @@ describe('against a hostile provider', () => {
         files.some((f) => f.endsWith(name)),
         `${name} was written`,
       );
-    const places = [
-      ...files.map((f) => ({ where: f, text: readFileSync(f, 'utf8') })),
-      { where: 'stdout', text: run.stdout },
-      { where: 'stderr', text: run.stderr },
-    ];
-    const leaks = places.flatMap(({ where, text }) =>
-      secrets.flatMap((secret) =>
-        leakForms(secret)
-          .filter((form) => text.includes(form))
-          .map((form) => `${where}: ${form.slice(0, 12)}…`),
-      ),
-    );
-    assert.deepEqual(leaks, []);
+    assert.deepEqual(leaksOf(run, secrets), []);
   });
 
   it('obeys no escape sequence: no ESC byte in the console or any report, and junit.xml is XML 1.0', () => {
-    const places = [
-      ...filesUnder(reportDir).map((f) => ({ where: f, text: readFileSync(f, 'utf8') })),
-      { where: 'stdout', text: run.stdout },
-      { where: 'stderr', text: run.stderr },
-    ];
     assert.deepEqual(
-      places.filter(({ text }) => text.includes('\x1b')).map(({ where }) => where),
+      artifactsOf(run)
+        .filter(({ text }) => text.includes('\x1b'))
+        .map(({ where }) => where),
       [],
     );
     assert.match(readFileSync(join(reportDir, 'certification.html'), 'utf8'), /\\x1b\[2J/);

@@ -8,22 +8,33 @@ import { after, before, describe, it } from 'node:test';
 import { SCENARIOS } from '../sandbox/scenarios.ts';
 import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { ConfigError } from '../tests/_support/config.ts';
-import { preflight, PreflightError, TRUST_FIX } from '../tests/_support/preflight.ts';
+import { preflight, PreflightError, TRUST_FIX, type TlsSettings } from '../tests/_support/preflight.ts';
 import { closing, json, listen, routerNotFound, serve, type Handler } from './support/answering-double.ts';
-import { selfSigned, type Certificate } from './support/certificates.ts';
+import {
+  certificateAuthority,
+  pkcs12,
+  selfSigned,
+  type Authority,
+  type Certificate,
+} from './support/certificates.ts';
 
 /** The one-line message preflight stops with, or undefined when it lets the run go on. */
 async function verdict(
   baseUrl: string,
-  { timeoutMs = 5_000, ca }: { timeoutMs?: number; ca?: string } = {},
+  {
+    timeoutMs = 5_000,
+    tls = {},
+    variable = 'PIX_BASE_URL',
+  }: { timeoutMs?: number; tls?: TlsSettings; variable?: string } = {},
 ): Promise<string | undefined> {
   try {
-    await preflight(baseUrl, timeoutMs, ca === undefined ? {} : { ca });
+    await preflight(baseUrl, timeoutMs, tls);
     return undefined;
   } catch (error) {
     assert.ok(error instanceof PreflightError, `expected a PreflightError, got ${String(error)}`);
     assert.ok(error instanceof ConfigError, 'certify stops on it as on any configuration problem');
-    assert.equal(error.variable, 'PIX_BASE_URL');
+    assert.equal(error.variable, variable, error.message);
+    assert.ok(error.message.startsWith(`${variable}: `), 'the line names its variable first');
     assert.equal(error.message.split('\n').length, 1, 'one line');
     return error.message;
   }
@@ -132,16 +143,17 @@ describe('preflight: transport and TLS, one line each with the fix', () => {
   it('an untrusted, self-signed certificate, and nothing is sent', async (t) => {
     const double = await serve(routerNotFound, valid);
     t.after(() => double.close());
-    const message = await verdict(double.url);
+    const message = await verdict(double.url, { variable: 'PIX_CA_FILE' });
     assert.match(message ?? '', /the certificate of 127\.0\.0\.1 is not trusted \(self-signed/);
     assert.ok(message?.endsWith(TRUST_FIX), message);
+    assert.match(TRUST_FIX, /set PIX_CA_FILE to its certificate/);
     assert.deepEqual(double.received, []);
   });
 
   it('a trusted certificate: the probe goes through', async (t) => {
     const double = await serve((_, res) => json(res, 401, {}), valid);
     t.after(() => double.close());
-    assert.equal(await verdict(double.url, { ca: valid.cert }), undefined);
+    assert.equal(await verdict(double.url, { tls: { ca: valid.cert } }), undefined);
     assert.equal(double.received.length, 1);
   });
 
@@ -149,7 +161,7 @@ describe('preflight: transport and TLS, one line each with the fix', () => {
     const other = selfSigned({ names: ['pix.other.example'] });
     const double = await serve(routerNotFound, other);
     t.after(() => double.close());
-    const message = await verdict(double.url, { ca: other.cert });
+    const message = await verdict(double.url, { tls: { ca: other.cert } });
     assert.match(
       message ?? '',
       /the certificate of 127\.0\.0\.1 is for DNS:pix\.other\.example, not for 127\.0\.0\.1/,
@@ -161,7 +173,7 @@ describe('preflight: transport and TLS, one line each with the fix', () => {
     const expired = selfSigned({ expired: true });
     const double = await serve(routerNotFound, expired);
     t.after(() => double.close());
-    const message = await verdict(double.url, { ca: expired.cert });
+    const message = await verdict(double.url, { tls: { ca: expired.cert } });
     assert.match(message ?? '', /the certificate of 127\.0\.0\.1 expired on Jan {2}2 00:00:00 2020 GMT/);
   });
 
@@ -185,5 +197,110 @@ describe('preflight: transport and TLS, one line each with the fix', () => {
         /did not answer within 300 ms \(time-out\).*PIX_REQUEST_TIMEOUT_MS/,
       );
     });
+  });
+});
+
+describe('preflight: private CAs and mutual TLS, one line naming the variable that fixes it', () => {
+  let ca: Authority;
+  let server: Certificate;
+  let client: Certificate;
+  let stranger: Certificate;
+  const passphrase = 'preflight-pfx-passphrase';
+  before(() => {
+    ca = certificateAuthority('Preflight Test CA');
+    server = ca.issue({ names: ['127.0.0.1'] });
+    client = ca.issue({ client: '/CN=integrator' });
+    stranger = certificateAuthority('Another CA').issue({ client: '/CN=stranger' });
+  });
+
+  /** A gateway that demands a client certificate `ca` signed, in the handshake. */
+  const gateway = (maxVersion: 'TLSv1.2' | 'TLSv1.3' = 'TLSv1.3') =>
+    serve((_, res) => json(res, 401, {}), {
+      ...server,
+      ca: ca.cert,
+      requestCert: true,
+      rejectUnauthorized: true,
+      maxVersion,
+    });
+
+  it('trusts a private CA beside the public ones, and presents a PEM certificate or a PFX', async (t) => {
+    const double = await gateway();
+    t.after(() => double.close());
+    assert.equal(await verdict(double.url, { tls: { ca: ca.cert, ...client } }), undefined);
+    const pfx = pkcs12(client, passphrase);
+    assert.equal(await verdict(double.url, { tls: { ca: ca.cert, pfx, passphrase } }), undefined);
+    assert.equal(double.received.length, 2);
+  });
+
+  it('a server certificate from a CA other than PIX_CA_FILE', async (t) => {
+    const double = await gateway();
+    t.after(() => double.close());
+    const other = certificateAuthority('Not the server CA');
+    const message = await verdict(double.url, {
+      tls: { ca: other.cert, ...client },
+      variable: 'PIX_CA_FILE',
+    });
+    assert.match(
+      message ?? '',
+      /the certificate of 127\.0\.0\.1 is not trusted \(issued by Preflight Test CA, [A-Z_]+\), not even with the CA in PIX_CA_FILE/,
+    );
+    assert.deepEqual(double.received, []);
+  });
+
+  for (const version of ['TLSv1.3', 'TLSv1.2'] as const) {
+    it(`no client certificate, ${version}: the server wants one`, async (t) => {
+      const double = await gateway(version);
+      t.after(() => double.close());
+      const message = await verdict(double.url, { tls: { ca: ca.cert }, variable: 'PIX_TLS_CERT_FILE' });
+      // TLS 1.3 names the reason in its alert, after the handshake; TLS 1.2 only fails the handshake.
+      const why =
+        version === 'TLSv1.3'
+          ? 'TLS alert: certificate required'
+          : 'TLS alert: handshake failure, most likely for want of one';
+      assert.equal(
+        message,
+        `PIX_TLS_CERT_FILE: is not set, but ${new URL(double.url).host} wants a client certificate (${why}). Set PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (PEM), or PIX_TLS_PFX_FILE and PIX_TLS_PASSPHRASE, to the client certificate the provider issued you.`,
+      );
+      assert.deepEqual(double.received, []);
+    });
+  }
+
+  it('a client certificate from a CA the server does not trust', async (t) => {
+    const double = await gateway();
+    t.after(() => double.close());
+    const message = await verdict(double.url, {
+      tls: { ca: ca.cert, ...stranger },
+      variable: 'PIX_TLS_CERT_FILE',
+    });
+    assert.match(
+      message ?? '',
+      /^PIX_TLS_CERT_FILE: 127\.0\.0\.1:\d+ refused the client certificate presented \(it closed the connection after the TLS handshake without answering/,
+    );
+    assert.deepEqual(double.received, []);
+  });
+
+  it('a proxy that checks the certificate after the handshake and answers 400 (nginx)', async (t) => {
+    const page = '<html><head><title>400 No required SSL certificate was sent</title></head></html>';
+    const double = await serve(
+      (_, res) => res.writeHead(400, { 'content-type': 'text/html' }).end(page),
+      server,
+    );
+    t.after(() => double.close());
+    const message = await verdict(double.url, { tls: { ca: ca.cert }, variable: 'PIX_TLS_CERT_FILE' });
+    assert.match(message ?? '', /wants a client certificate \(400: No required SSL certificate was sent\)/);
+  });
+
+  it('a key that does not match the certificate, found before any connection', async () => {
+    const closed = await serve(routerNotFound);
+    await closed.close();
+    const message = await verdict(closed.url.replace('http:', 'https:'), {
+      tls: { ca: ca.cert, cert: client.cert, key: stranger.key },
+      variable: 'PIX_TLS_KEY_FILE',
+    });
+    // Connecting would have said ECONNREFUSED: nothing nobody listens on was even tried.
+    assert.equal(
+      message,
+      'PIX_TLS_KEY_FILE: does not match the certificate in PIX_TLS_CERT_FILE (their public keys differ). Give the private key that belongs to that certificate.',
+    );
   });
 });

@@ -5,7 +5,7 @@
  * TLS with a CA made here. Everything on 127.0.0.1; every process started here is stopped here.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { ReceiverConnection, WebhookClient } from '../tests/_support/webhook/cli
 import type { Delivery } from '../tests/_support/webhook/delivery.ts';
 import { remoteReceiverOf } from '../tests/_support/webhook/run.ts';
 import { loadReceiverSettings } from '../tests/_support/webhook/settings.ts';
+import { certificateAuthority, type Certificate } from './support/certificates.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { send, type Answer } from './support/receiver-requests.ts';
 import { runSuite } from './support/run-suite.ts';
@@ -276,68 +277,19 @@ describe('mutual TLS for webhooks, with a CA made here', () => {
   const file = (name: string): string => join(dir, name);
   const pem = (name: string): string => readFileSync(file(name), 'utf8');
 
-  /** A key and a certificate `name`.pem for `subject`, signed by ca.pem (or by itself). */
-  function certificate(name: string, subject: string, { selfSigned = false, ip = false } = {}): void {
-    const openssl = (...args: string[]): void => {
-      execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'ignore' });
-    };
-    const key = [
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-    ];
-    if (selfSigned) {
-      openssl(
-        'req',
-        '-x509',
-        ...key,
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '1',
-        '-subj',
-        subject,
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=keyCertSign,cRLSign',
-      );
-      return;
-    }
-    openssl('req', ...key, '-out', `${name}.csr`, '-subj', subject);
-    writeFileSync(
-      file(`${name}.ext`),
-      ip ? 'subjectAltName=IP:127.0.0.1\n' : 'extendedKeyUsage=clientAuth\n',
-    );
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.pem`,
-      '-days',
-      '1',
-      '-extfile',
-      `${name}.ext`,
-    );
+  /** `name`.pem and `name`.key in the test's directory. */
+  function write(name: string, { cert, key }: Certificate): void {
+    writeFileSync(file(`${name}.pem`), cert);
+    writeFileSync(file(`${name}.key`), key);
   }
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pix-receiver-tls-'));
-    certificate('ca', '/CN=Selftest Client CA', { selfSigned: true });
-    certificate('server', '/CN=127.0.0.1', { ip: true });
-    certificate('provider', '/O=Provider Test/CN=webhooks.provider.test');
-    certificate('stranger', '/CN=not from the CA', { selfSigned: true });
+    const ca = certificateAuthority('Selftest Client CA');
+    write('ca', ca);
+    write('server', ca.issue({ names: ['127.0.0.1'] }));
+    write('provider', ca.issue({ client: '/O=Provider Test/CN=webhooks.provider.test' }));
+    write('stranger', certificateAuthority('not from the CA'));
     service = await startService({
       PIX_RECEIVER_TOKEN: TOKEN,
       PIX_RECEIVER_PORT: '0',

@@ -55,8 +55,12 @@ const FIXES: readonly (readonly [RegExp, string])[] = [
     'the host name of PIX_BASE_URL does not resolve: check its spelling and this machine’s DNS.',
   ],
   [
+    /ALERT_(CERTIFICATE_REQUIRED|HANDSHAKE_FAILURE|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED|ACCESS_DENIED)|alert (certificate required|handshake failure|bad certificate|unknown ca|certificate unknown|certificate expired|access denied)/i,
+    'the server refused the TLS connection over the client certificate: give the one the provider issued you in PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (or PIX_TLS_PFX_FILE and PIX_TLS_PASSPHRASE), signed by a CA it trusts.',
+  ],
+  [
     /certificate|self[- ]signed|ERR_SSL|ERR_TLS|EPROTO|wrong version number/i,
-    'the TLS connection failed: an https:// PIX_BASE_URL must reach a TLS port whose certificate this machine trusts (NODE_EXTRA_CA_CERTS adds a private CA).',
+    'the TLS connection failed: an https:// PIX_BASE_URL must reach a TLS port whose certificate this machine trusts (PIX_CA_FILE adds a private CA; certificates are always verified).',
   ],
   [
     /ECONNRESET|socket hang up|other side closed|EPIPE|UND_ERR_SOCKET/i,

@@ -3,7 +3,7 @@
  * https with a certificate made for the test. For the preflight's self-tests, in process or through certify.
  */
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import type { AddressInfo, Server } from 'node:net';
 import type { Certificate } from './certificates.ts';
 
@@ -23,6 +23,10 @@ export interface AnsweringDouble {
 
 export type Handler = (path: string, res: ServerResponse) => void;
 
+/** Its certificate, and optionally what it asks of clients (mutual TLS) and which TLS versions it speaks. */
+export type DoubleTls = Certificate &
+  Pick<ServerOptions, 'ca' | 'requestCert' | 'rejectUnauthorized' | 'maxVersion'>;
+
 export async function listen(server: Server, scheme: 'http' | 'https'): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -37,7 +41,7 @@ export function closing(server: Server & { closeAllConnections?: () => void }): 
     });
 }
 
-export async function serve(handler: Handler, certificate?: Certificate): Promise<AnsweringDouble> {
+export async function serve(handler: Handler, certificate?: DoubleTls): Promise<AnsweringDouble> {
   const received: Received[] = [];
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];

@@ -2,6 +2,7 @@
  * Runs the real suite (npm run certify, or npx playwright test) as a user would, in a child process
  * with its own report directory, and returns its exit code, output and certification report.
  */
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,4 +77,18 @@ export function runSuite(
       },
     );
   });
+}
+
+/** The lines certify wrote to stderr; each names whose they are. */
+export function stopLines(run: SuiteRun): string[] {
+  const lines = run.stderr.trim().split('\n');
+  for (const line of lines) assert.ok(line.startsWith('pix-certify: '), line);
+  return lines.map((line) => line.slice('pix-certify: '.length));
+}
+
+/** Stopped as a configuration error, before Playwright: no test ran and no certification was written. */
+export function assertStoppedBeforeTheRun(run: SuiteRun): void {
+  assert.equal(run.code, 2, run.stdout + run.stderr);
+  assert.equal(run.report, undefined);
+  assert.doesNotMatch(run.stdout, /Payout plan/, 'Playwright never started');
 }

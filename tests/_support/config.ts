@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { keyKindOf, keyProblem, isValidDocument } from './pix/keys.ts';
 import { MIN_SECRET_LENGTH } from './redact.ts';
+import { NO_TLS, readTlsConfig, type TlsConfig } from './tls.ts';
 
 export type Mode = 'mock' | 'live';
 
@@ -43,6 +44,8 @@ export interface Config {
   readonly amount: number;
   readonly allowPayouts: boolean;
   readonly allowInsecure: boolean;
+  /** PIX_CA_FILE and the client certificate (PIX_TLS_*), read and checked; see tls.ts. */
+  readonly tls: TlsConfig;
   readonly tokenField: string;
   readonly webhook: WebhookSettings;
   readonly reportDir: string;
@@ -119,6 +122,11 @@ const VARIABLE_ROWS = [
   { name: 'PIX_MAX_PAYOUTS', purpose: 'the run refuses a plan that may make more payouts', default: '60' },
   { name: 'PIX_MAX_TOTAL', purpose: 'the run refuses a plan that may pay out more, in BRL', default: '60 x PIX_AMOUNT' },
   { name: 'PIX_CODE_PREFIX', purpose: 'prefix of every withdrawal code, before run id and counter', default: 'pixsuite-' },
+  { name: 'PIX_CA_FILE', purpose: 'a private CA (PEM) trusted beside the public ones, for the API and a remote receiver', liveOnly: true },
+  { name: 'PIX_TLS_CERT_FILE', purpose: 'client certificate for mutual TLS with the API (PEM, chain may follow)', liveOnly: true },
+  { name: 'PIX_TLS_KEY_FILE', purpose: 'and its private key (PEM, may be encrypted: see PIX_TLS_PASSPHRASE)', liveOnly: true },
+  { name: 'PIX_TLS_PFX_FILE', purpose: 'or the client certificate and key in one PKCS#12 file (.pfx, .p12)', liveOnly: true },
+  { name: 'PIX_TLS_PASSPHRASE', purpose: 'passphrase of the PFX or of an encrypted key, a secret', liveOnly: true },
   { name: 'PIX_TOKEN_FIELD', purpose: 'field or dotted path of the token in the token response', default: 'access_token' },
   { name: 'PIX_WEBHOOK_HOST', purpose: 'address the webhook receiver binds to', default: '127.0.0.1' },
   { name: 'PIX_WEBHOOK_PORT', purpose: 'port of the webhook receiver', default: '0, any free port' },
@@ -138,6 +146,9 @@ const VARIABLE_ROWS = [
   { name: 'PIX_MOCK_PORT', purpose: 'port of npm run mock', default: '4010' },
   { name: 'PIX_SANDBOX_HOST', purpose: 'address of npm run sandbox', default: '127.0.0.1' },
   { name: 'PIX_SANDBOX_PORT', purpose: 'port of npm run sandbox', default: '4020' },
+  { name: 'PIX_SANDBOX_TLS_CERT_FILE', purpose: 'npm run sandbox serves https with this certificate (PEM)', default: 'plain http' },
+  { name: 'PIX_SANDBOX_TLS_KEY_FILE', purpose: 'and its private key (PEM)' },
+  { name: 'PIX_SANDBOX_CLIENT_CA_FILE', purpose: 'npm run sandbox demands client certificates this CA signed (PEM)' },
   { name: 'PIX_RECEIVER_HOST', purpose: 'address npm run receiver listens on', default: '127.0.0.1' },
   { name: 'PIX_RECEIVER_PORT', purpose: 'port of npm run receiver', default: '4030' },
   { name: 'PIX_RECEIVER_TOKEN', purpose: "npm run receiver's control API token, 32 characters or more (required)" },
@@ -403,6 +414,17 @@ function readCertClient(read: Reader): string | undefined {
   return value;
 }
 
+/** Live only: the mock is plain http on this machine. Every TLS problem joins the others. */
+function readTls(read: Reader, live: boolean): TlsConfig {
+  if (!live) return NO_TLS;
+  const passphrase = read.text('PIX_TLS_PASSPHRASE');
+  // One that is too short is said once; the files are still checked with it.
+  read.check(() => maskable('PIX_TLS_PASSPHRASE', passphrase ?? ''), '');
+  const { tls, problems } = readTlsConfig((name) => read.text(name), passphrase);
+  read.problems.push(...problems);
+  return tls;
+}
+
 function readAmount(read: Reader): { amountText: string; amount: number } {
   const amountText = read.text('PIX_AMOUNT') ?? DEFAULT_AMOUNT;
   const amount = Number(amountText);
@@ -546,6 +568,7 @@ function readConfig(read: Reader, env: Env): Config {
     amount,
     allowPayouts,
     allowInsecure,
+    tls: readTls(read, live),
     tokenField: readTokenField(read),
     webhook: readWebhook(read, mode),
     reportDir: resolve(read.text('PIX_REPORT_DIR') ?? 'reports'),

@@ -23,6 +23,7 @@ import { runSeed } from './seed.ts';
 import { workerSession, type WorkerSession } from './session.ts';
 import { loadSpec, type SpecModel } from './spec.ts';
 import { loadTarget, type Target } from './target.ts';
+import { apiTls, receiverTls } from './tls.ts';
 import { Verifier } from './verifier.ts';
 import { WebhookClient } from './webhook/client.ts';
 
@@ -63,7 +64,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   webhooks: [
-    async ({ target }, use) => use(new WebhookClient(target.webhookControlUrl, target.webhookControlToken)),
+    async ({ target }, use) =>
+      use(
+        new WebhookClient(
+          target.webhookControlUrl,
+          target.webhookControlToken,
+          receiverTls(target.config.tls),
+        ),
+      ),
     { scope: 'worker' },
   ],
   httpContext: [
@@ -72,6 +80,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const client = new HttpClient({
         maxResponseBytes: target.config.maxResponseBytes,
         tokenField: target.config.tokenField,
+        tls: apiTls(target.config.tls),
       });
       await use(client);
       client.close();

@@ -18,6 +18,7 @@ import { harvestTokens } from './harvest.ts';
 import type { TlsSettings } from './preflight.ts';
 import { redact } from './redact.ts';
 import type { OperationId } from './spec.ts';
+import { secureContextOf } from './tls.ts';
 
 export interface HttpClientOptions {
   /** Bytes of a response body, counted after decompression, past which the exchange is a transport error. */
@@ -34,7 +35,12 @@ export class HttpClient {
   readonly #https: HttpsAgent;
 
   constructor(readonly options: HttpClientOptions) {
-    this.#https = new HttpsAgent({ keepAlive: true, ...options.tls, rejectUnauthorized: true });
+    const context = secureContextOf(options.tls ?? {});
+    this.#https = new HttpsAgent({
+      keepAlive: true,
+      ...(context === undefined ? {} : { secureContext: context }),
+      rejectUnauthorized: true,
+    });
   }
 
   agentFor(url: URL): HttpAgent {
@@ -111,7 +117,7 @@ function flatHeaders(response: IncomingMessage): Record<string, string> {
 }
 
 /** Reads a body up to the limit, decompressed; the bytes received and the bytes decoded both count. */
-function readBody(response: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(response: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const encoding = response.headers['content-encoding'];
     const decoder = decoderFor(encoding);

@@ -16,6 +16,13 @@
  * refusals §4.1 and §5.4 expect; a body that is not JSON is the checks' to fail), any 5xx (a broken
  * environment is the provider's to fix), a 2xx that is not a page (a token without credentials fails a
  * check), and a JSON 404 unlike the made-up path's (the provider's own refusal, with a status outside §7).
+ *
+ * TLS is judged on the way, each in the words of the variable that fixes it: a server certificate
+ * this machine does not trust (PIX_CA_FILE), a server that wants a client certificate none was given
+ * for (PIX_TLS_CERT_FILE) or refuses the one presented, and, before any connection, a client key that
+ * does not match its certificate or a passphrase that does not open it. Under TLS 1.3 a server judges
+ * the client certificate after the handshake, so its refusal arrives on the first read: the harmless
+ * request, never anything with a credential.
  */
 import { randomBytes } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
@@ -24,13 +31,20 @@ import {
   connect as tlsConnect,
   type ConnectionOptions,
   type PeerCertificate,
+  type SecureContext,
   type TLSSocket,
 } from 'node:tls';
-import { ConfigError } from './config.ts';
+import { ConfigError, type VariableName } from './config.ts';
+import {
+  CLIENT_CERT_FIX,
+  describeClientCertificateError,
+  presentsCertificate,
+  secureContextOf,
+  TLS_VARIABLES,
+} from './tls.ts';
 
 /** How to make the suite trust a private certificate authority: said in one place only. */
-export const TRUST_FIX =
-  'If the environment uses a private certificate authority, start the suite with NODE_EXTRA_CA_CERTS=<its certificate, PEM>; certificates are always verified.';
+export const TRUST_FIX = `If the environment uses a private certificate authority, set ${TLS_VARIABLES.ca} to its certificate (PEM): it is trusted beside the public ones, and certificates are always verified.`;
 
 /** The environment at PIX_BASE_URL cannot be certified as configured. */
 export class PreflightError extends ConfigError {
@@ -99,8 +113,73 @@ const PLAIN_HTTP_ERRORS = new Set([
   'ERR_SSL_HTTP_REQUEST',
 ]);
 
-function connectionProblem(url: URL, error: NodeJS.ErrnoException): PreflightError {
+/** The TLS alerts by which a server refuses a client certificate, or its absence, as node names them. */
+const CLIENT_CERTIFICATE_ALERTS: ReadonlyMap<string, string> = new Map([
+  ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'certificate required'],
+  ['ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', 'handshake failure'],
+  ['ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE', 'bad certificate'],
+  ['ERR_SSL_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE', 'unsupported certificate'],
+  ['ERR_SSL_SSLV3_ALERT_CERTIFICATE_REVOKED', 'certificate revoked'],
+  ['ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED', 'certificate expired'],
+  ['ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN', 'certificate unknown'],
+  ['ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', 'unknown CA'],
+  ['ERR_SSL_TLSV1_ALERT_ACCESS_DENIED', 'access denied'],
+]);
+
+/** Where the client certificate came from, to name in a line about it. */
+function certificateVariable(tls: TlsSettings): VariableName {
+  return tls.pfx === undefined ? TLS_VARIABLES.cert : TLS_VARIABLES.pfx;
+}
+
+/** The server wants a client certificate, or refused the one presented: told in either case. */
+function clientCertificateRefusal(url: URL, tls: TlsSettings, why: string, certain: boolean): PreflightError {
+  if (!presentsCertificate(tls))
+    return new PreflightError(
+      TLS_VARIABLES.cert,
+      `is not set, but ${url.host} wants a client certificate (${why}${certain ? '' : ', most likely for want of one'})`,
+      CLIENT_CERT_FIX,
+    );
+  return new PreflightError(
+    certificateVariable(tls),
+    `${url.host} refused the client certificate presented (${why})`,
+    'Give the certificate the provider issued for this client, signed by a CA it trusts and not expired, with its key (ask the provider which CA it accepts).',
+  );
+}
+
+/**
+ * A TLS alert about the client certificate: in the handshake under TLS 1.2, on the first read under
+ * TLS 1.3, where the server judges the certificate after the client has finished. A server that
+ * instead just closes the connection after a handshake with a certificate (node's own does) is told
+ * the same way, since nothing was answered.
+ */
+function alertProblem(
+  url: URL,
+  tls: TlsSettings,
+  code: string,
+  afterHandshake: boolean,
+): PreflightError | undefined {
+  const alert = CLIENT_CERTIFICATE_ALERTS.get(code);
+  if (alert !== undefined)
+    return clientCertificateRefusal(
+      url,
+      tls,
+      `TLS alert: ${alert}`,
+      code !== 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+    );
+  if (afterHandshake && presentsCertificate(tls) && (code === 'ECONNRESET' || code === 'EPIPE'))
+    return clientCertificateRefusal(
+      url,
+      tls,
+      'it closed the connection after the TLS handshake without answering, as servers do with a certificate they refuse',
+      true,
+    );
+  return undefined;
+}
+
+function connectionProblem(url: URL, tls: TlsSettings, error: NodeJS.ErrnoException): PreflightError {
   const code = error.code ?? 'error';
+  const refusal = url.protocol === 'https:' ? alertProblem(url, tls, code, false) : undefined;
+  if (refusal !== undefined) return refusal;
   if (DNS_ERRORS.has(code)) {
     return fail(
       `the host ${url.hostname} does not resolve (DNS: ${code})`,
@@ -119,7 +198,11 @@ function connectionProblem(url: URL, error: NodeJS.ErrnoException): PreflightErr
   if (url.protocol === 'https:' && code === 'ECONNRESET') {
     return fail(
       `${url.host} closed the connection during the TLS handshake`,
-      'Check that this port serves https (a plain-http port may do this), and that PIX_BASE_URL is right.',
+      `Check that this port serves https (a plain-http port may do this), and that PIX_BASE_URL is right${
+        presentsCertificate(tls)
+          ? `; a server that refuses the client certificate in ${certificateVariable(tls)} does it too`
+          : ''
+      }.`,
     );
   }
   return fail(
@@ -138,17 +221,29 @@ const UNTRUSTED = new Set([
 ]);
 
 /** Why the server's certificate is refused, or undefined when it is verified for this host. */
-function certificateProblem(url: URL, socket: TLSSocket): PreflightError | undefined {
+function certificateProblem(url: URL, tls: TlsSettings, socket: TLSSocket): PreflightError | undefined {
   if (socket.authorized) return undefined;
   const code = String(socket.authorizationError);
   // Empty when the server sent no certificate at all.
   const cert: Partial<PeerCertificate> = socket.getPeerCertificate();
   const host = url.hostname;
   if (UNTRUSTED.has(code)) {
-    const kind = code.includes('SELF_SIGNED')
-      ? 'self-signed'
-      : `issued by ${printable(cert.issuer?.CN ?? 'an unknown authority')}`;
-    return fail(`the certificate of ${host} is not trusted (${kind}, ${code})`, TRUST_FIX);
+    // A chain that ends in an unknown root is SELF_SIGNED_CERT_IN_CHAIN: its issuer says more than that.
+    const kind =
+      code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
+        ? 'self-signed'
+        : `issued by ${printable(cert.issuer?.CN ?? 'an unknown authority')}`;
+    return tls.ca === undefined
+      ? new PreflightError(
+          TLS_VARIABLES.ca,
+          `the certificate of ${host} is not trusted (${kind}, ${code})`,
+          TRUST_FIX,
+        )
+      : new PreflightError(
+          TLS_VARIABLES.ca,
+          `the certificate of ${host} is not trusted (${kind}, ${code}), not even with the CA in ${TLS_VARIABLES.ca}`,
+          `Give in ${TLS_VARIABLES.ca} the certificate of the authority that issued it, or of its root; certificates are always verified.`,
+        );
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
     const names = printable(cert.subjectaltname ?? `CN=${printable(cert.subject?.CN ?? '?')}`);
@@ -178,20 +273,22 @@ interface Attempt {
   readonly timeoutMs: number;
   readonly deadline: number;
   readonly tls: TlsSettings;
+  /** Built from `tls` once, before any connection; undefined for the default trust. */
+  readonly context: SecureContext | undefined;
 }
 
 /**
  * Connects without sending anything. TLS is verified here rather than by OpenSSL refusing the
  * handshake, so the certificate can be described; nothing is sent unless it is verified.
  */
-function connect({ base, deadline, tls, timeoutMs }: Attempt): Promise<Socket> {
+function connect({ base, deadline, tls, context, timeoutMs }: Attempt): Promise<Socket> {
   const host = base.hostname.replace(/^\[|\]$/g, '');
   const secure = base.protocol === 'https:';
   const port = Number(base.port || (secure ? 443 : 80));
   return new Promise((resolve, reject) => {
     const socket = secure
       ? tlsConnect({
-          ...tls,
+          ...(context === undefined ? {} : { secureContext: context }),
           host,
           port,
           ...(isIP(host) === 0 && { servername: host }),
@@ -207,10 +304,10 @@ function connect({ base, deadline, tls, timeoutMs }: Attempt): Promise<Socket> {
       reject(error);
     }
     socket.once('error', (error: NodeJS.ErrnoException) => {
-      stop(connectionProblem(base, error));
+      stop(connectionProblem(base, tls, error));
     });
     socket.once(secure ? 'secureConnect' : 'connect', () => {
-      const problem = secure ? certificateProblem(base, socket as TLSSocket) : undefined;
+      const problem = secure ? certificateProblem(base, tls, socket as TLSSocket) : undefined;
       if (problem !== undefined) {
         stop(problem);
         return;
@@ -250,11 +347,13 @@ async function ask(attempt: Attempt, target: URL): Promise<Answer> {
     // Also after the answer, when the sample is taken and the rest dropped: then rejecting is a no-op.
     req.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      const code = error.code ?? 'error';
       reject(
-        fail(
-          `POST ${shown(target)} got no HTTP answer (${error.code ?? 'error'})`,
-          'Check that PIX_BASE_URL is right (https:// for a TLS port) and that the environment is up.',
-        ),
+        (target.protocol === 'https:' ? alertProblem(attempt.base, attempt.tls, code, true) : undefined) ??
+          fail(
+            `POST ${shown(target)} got no HTTP answer (${code})`,
+            'Check that PIX_BASE_URL is right (https:// for a TLS port) and that the environment is up.',
+          ),
       );
     });
     req.once('response', (response) => {
@@ -350,11 +449,42 @@ async function sameAsMadeUpPath(attempt: Attempt, tokenUrl: URL, answer: Answer)
   }
 }
 
+/** A key that does not match its certificate, a wrong passphrase: found here, before any connection. */
+function localContext(tls: TlsSettings): SecureContext | undefined {
+  try {
+    return secureContextOf(tls);
+  } catch (error) {
+    const { variable, problem, fix } = describeClientCertificateError(error);
+    throw new PreflightError(variable, problem, fix);
+  }
+}
+
+/**
+ * The page a TLS-terminating proxy answers (nginx's wording) when its client-certificate check
+ * fails after the handshake: a 400 the checks would otherwise take for the provider's refusal.
+ */
+function proxyCertificateRefusal(attempt: Attempt, answer: Answer): PreflightError | undefined {
+  if (answer.status !== 400) return undefined;
+  const page = /No required SSL certificate was sent|The SSL certificate error/i.exec(answer.body)?.[0];
+  return page === undefined
+    ? undefined
+    : clientCertificateRefusal(attempt.base, attempt.tls, `400: ${page}`, true);
+}
+
 /** Resolves when the interface may answer at `baseUrl`; throws PreflightError naming the mistake. */
 export async function preflight(baseUrl: string, timeoutMs: number, tls: TlsSettings = {}): Promise<void> {
-  const attempt: Attempt = { base: new URL(baseUrl), timeoutMs, deadline: Date.now() + timeoutMs, tls };
+  const context = localContext(tls);
+  const attempt: Attempt = {
+    base: new URL(baseUrl),
+    timeoutMs,
+    deadline: Date.now() + timeoutMs,
+    tls,
+    context,
+  };
   const tokenUrl = under(attempt.base, TOKEN_PATH);
   const answer = await ask(attempt, tokenUrl);
+  const refused = proxyCertificateRefusal(attempt, answer);
+  if (refused !== undefined) throw refused;
   const why =
     notAnInterfaceAnswer(answer, tokenUrl) ??
     (answer.status === 404 && (await sameAsMadeUpPath(attempt, tokenUrl, answer))

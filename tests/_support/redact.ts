@@ -204,17 +204,31 @@ function decodedPem(base64: string): string | undefined {
   return /-----BEGIN [^-]+-----/.test(text) ? text : undefined;
 }
 
-/** Registers what the configuration holds that must never be written: credentials and URL user-info. */
+/** A PEM text whole, its body in one piece, and each body line, as each may be printed. */
+function registerPem(pem: string): void {
+  registerSecret(pem.trim());
+  const body = pem
+    .split(/\r?\n/)
+    .filter((line) => line !== '' && !line.startsWith('-----') && !/^[\w-]+: /.test(line));
+  registerSecret(body.join(''));
+  for (const line of body) registerSecret(line);
+}
+
+/**
+ * Registers what the configuration holds that must never be written: credentials, URL user-info, and
+ * the client certificate's private key (PEM or PKCS#12) and passphrase.
+ */
 export function registerConfigSecrets(config: Config): void {
   registerSecret(config.clientSecret);
   registerSecret(config.webhook.receiverToken);
   registerSecret(config.certClient);
   const pem = decodedPem(config.certClient);
-  if (pem !== undefined) {
-    registerSecret(pem.trim());
-    const body = pem.split(/\r?\n/).filter((line) => line !== '' && !line.startsWith('-----'));
-    registerSecret(body.join(''));
-    for (const line of body) registerSecret(line);
+  if (pem !== undefined) registerPem(pem);
+  const client = config.tls.client;
+  if (client !== undefined) {
+    registerSecret(client.passphrase);
+    if ('key' in client) registerPem(client.key);
+    else registerSecret(client.pfx.toString('base64'));
   }
   if (config.baseUrl !== undefined) {
     const { username, password } = new URL(config.baseUrl);

@@ -3,7 +3,12 @@
  * and a remote one: workers register addresses and wait for deliveries through WebhookClient; global
  * setup and preflight open, check and close the run through ReceiverConnection.
  */
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { readBody } from '../http.ts';
+import type { TlsSettings } from '../preflight.ts';
 import { registerSecret, redactHeaders, redactJson } from '../redact.ts';
+import { secureContextOf } from '../tls.ts';
 import { CONTROL_MARKER } from './control.ts';
 import { isDelivered, type Delivery, type StrayReport } from './delivery.ts';
 import type { AddressReport } from './store.ts';
@@ -33,11 +38,9 @@ const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** A poll that meets a receiver restarting tries again until its own deadline, this often. */
 const RETRY_PAUSE_MS = 250;
 
-/** fetch hides the network reason (refused, reset, timed out) in `cause`. */
 function reasonOf(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
   return code === undefined || message.includes(code) ? message : `${code}: ${message}`;
 }
 
@@ -56,21 +59,60 @@ export class ControlAnswer extends Error {
   }
 }
 
-async function readBounded(response: Response): Promise<string> {
-  // fetch's body is typed ReadableStream<any>; its chunks are bytes.
-  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = (await reader?.read()) ?? { done: true, value: undefined };
-    if (done) return Buffer.concat(chunks).toString('utf8');
-    bytes += value.length;
-    if (bytes > MAX_ANSWER_BYTES) {
-      await reader?.cancel();
-      throw new Error(`the answer passed ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
+/**
+ * A client's own connections to the control API, kept alive between calls and shared with no one;
+ * https verified against the default trust plus PIX_CA_FILE.
+ */
+class ControlAgents {
+  readonly #http = new HttpAgent({ keepAlive: true });
+  readonly #https: HttpsAgent;
+
+  constructor(tls: TlsSettings) {
+    const context = secureContextOf(tls);
+    this.#https = new HttpsAgent({
+      keepAlive: true,
+      ...(context === undefined ? {} : { secureContext: context }),
+    });
   }
+
+  for(url: URL): HttpAgent {
+    return url.protocol === 'https:' ? this.#https : this.#http;
+  }
+}
+
+/** One exchange with the control API, bounded in time and size. */
+function exchange(
+  url: URL,
+  token: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  timeoutMs: number,
+  agents: ControlAgents,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(url, {
+      method,
+      headers: { authorization: `Bearer ${token}` },
+      agent: agents.for(url),
+    });
+    const timer = setTimeout(() => {
+      request.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const settle =
+      <T>(outcome: (value: T) => void) =>
+      (value: T) => {
+        clearTimeout(timer);
+        outcome(value);
+      };
+    request.on('error', settle(reject));
+    request.on('response', (response) => {
+      readBody(response, MAX_ANSWER_BYTES).then(
+        settle((body: Buffer) => resolve({ status: response.statusCode ?? 0, text: body.toString('utf8') })),
+        settle(reject),
+      );
+    });
+    request.end();
+  });
 }
 
 /**
@@ -82,30 +124,24 @@ async function call<T>(
   token: string,
   method: 'GET' | 'POST' | 'DELETE',
   timeoutMs: number,
+  agents: ControlAgents,
 ): Promise<T> {
-  const where = `${method} ${new URL(url).pathname}`;
-  let response: Response;
+  const target = new URL(url);
+  const where = `${method} ${target.pathname}`;
+  let status: number;
   let text: string;
   try {
-    response = await fetch(url, {
-      method,
-      headers: { authorization: `Bearer ${token}` },
-      redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    text = await readBounded(response);
+    ({ status, text } = await exchange(target, token, method, timeoutMs, agents));
   } catch (error) {
     throw new NoAnswer(`${where}: ${reasonOf(error)}`, { cause: error });
   }
-  if (!response.ok)
-    throw new ControlAnswer(response.status, `${where} answered ${response.status}: ${errorOf(text)}`);
+  // A redirect is not followed: the token would go wherever it points.
+  if (status < 200 || status > 299)
+    throw new ControlAnswer(status, `${where} answered ${status}: ${errorOf(text)}`);
   try {
     return (text === '' ? undefined : JSON.parse(text)) as T;
   } catch {
-    throw new ControlAnswer(
-      response.status,
-      `${where} answered ${response.status} with a body that is not JSON`,
-    );
+    throw new ControlAnswer(status, `${where} answered ${status} with a body that is not JSON`);
   }
 }
 
@@ -139,16 +175,23 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export class WebhookClient {
   readonly #runUrl: string;
   readonly #token: string;
+  readonly #agents: ControlAgents;
 
-  /** `runUrl`: the run's control address, …/_receiver/v1/runs/<run>, as global setup opened it. */
-  constructor(runUrl: string, token: string) {
+  /**
+   * `runUrl`: the run's control address, …/_receiver/v1/runs/<run>, as global setup opened it; `tls`:
+   * the trust for a remote receiver's https (PIX_CA_FILE).
+   */
+  constructor(runUrl: string, token: string, tls: TlsSettings = {}) {
     registerSecret(token);
     this.#runUrl = runUrl.replace(/\/+$/, '');
     this.#token = token;
+    this.#agents = new ControlAgents(tls);
   }
 
   register(): Promise<WebhookAddress> {
-    return this.#call(() => call(`${this.#runUrl}/addresses`, this.#token, 'POST', ROUND_TRIP_MS));
+    return this.#call(() =>
+      call(`${this.#runUrl}/addresses`, this.#token, 'POST', ROUND_TRIP_MS, this.#agents),
+    );
   }
 
   /**
@@ -180,6 +223,7 @@ export class WebhookClient {
           this.#token,
           'GET',
           Math.max(1, deadline - Date.now()),
+          this.#agents,
         );
         return toReport(answer);
       } catch (error) {
@@ -217,12 +261,14 @@ export interface ReceiverHealth {
 export class ReceiverConnection {
   readonly #base: string;
   readonly #token: string;
+  readonly #agents: ControlAgents;
 
-  /** `baseUrl`: the receiver's base address (a proxy's path prefix included). */
-  constructor(baseUrl: string, token: string) {
+  /** `baseUrl`: the receiver's base address (a proxy's path prefix included); `tls`: as WebhookClient's. */
+  constructor(baseUrl: string, token: string, tls: TlsSettings = {}) {
     registerSecret(token);
     this.#base = `${baseUrl.replace(/\/+$/, '')}${CONTROL_MARKER}`;
     this.#token = token;
+    this.#agents = new ControlAgents(tls);
   }
 
   async health(timeoutMs = ROUND_TRIP_MS): Promise<ReceiverHealth> {
@@ -231,6 +277,7 @@ export class ReceiverConnection {
       this.#token,
       'GET',
       timeoutMs,
+      this.#agents,
     );
     if (health?.receiver !== 'pix-webhook-receiver')
       throw new ControlAnswer(200, 'the answer to its health check is not a pix webhook receiver’s');
@@ -245,12 +292,13 @@ export class ReceiverConnection {
       this.#token,
       'POST',
       ROUND_TRIP_MS,
+      this.#agents,
     );
     return `${this.#base}/runs/${run}`;
   }
 
   /** Unregisters the run's addresses; the receiver forgets all it received for them. */
   async closeRun(runUrl: string): Promise<void> {
-    await call(runUrl, this.#token, 'DELETE', ROUND_TRIP_MS);
+    await call(runUrl, this.#token, 'DELETE', ROUND_TRIP_MS, this.#agents);
   }
 }

@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConfigError, isLoopbackHost, type Config } from '../config.ts';
+import type { TlsSettings } from '../preflight.ts';
 import { registerSecret } from '../redact.ts';
+import { receiverTls } from '../tls.ts';
 import { ControlAnswer, ReceiverConnection } from './client.ts';
 import { MIN_TOKEN_LENGTH } from './control.ts';
 import { startReceiver } from './receiver.ts';
@@ -98,7 +100,7 @@ function configErrorOf(remote: RemoteReceiver, error: unknown): ConfigError {
   return new ConfigError(
     URL_VARIABLE,
     `the receiver at ${remote.url} did not answer (${reason})`,
-    'Check that npm run receiver runs there and this machine reaches it; trust a private CA with NODE_EXTRA_CA_CERTS.',
+    'Check that npm run receiver runs there and this machine reaches it; trust a private CA of its certificate with PIX_CA_FILE.',
   );
 }
 
@@ -106,15 +108,15 @@ function configErrorOf(remote: RemoteReceiver, error: unknown): ConfigError {
 export async function checkReceiver(config: Config): Promise<void> {
   const remote = remoteReceiverOf(config);
   if (remote === undefined) return;
-  await new ReceiverConnection(remote.url, remote.token)
+  await new ReceiverConnection(remote.url, remote.token, receiverTls(config.tls))
     .health(config.requestTimeoutMs)
     .catch((error: unknown) => {
       throw configErrorOf(remote, error);
     });
 }
 
-async function openRemote(remote: RemoteReceiver): Promise<ReceiverRun> {
-  const connection = new ReceiverConnection(remote.url, remote.token);
+async function openRemote(remote: RemoteReceiver, tls: TlsSettings): Promise<ReceiverRun> {
+  const connection = new ReceiverConnection(remote.url, remote.token, tls);
   const runUrl = await connection.openRun(remote.url).catch((error: unknown) => {
     throw configErrorOf(remote, error);
   });
@@ -154,5 +156,5 @@ async function openLocal(config: Config): Promise<ReceiverRun> {
 
 export function openReceiverRun(config: Config): Promise<ReceiverRun> {
   const remote = remoteReceiverOf(config);
-  return remote === undefined ? openLocal(config) : openRemote(remote);
+  return remote === undefined ? openLocal(config) : openRemote(remote, receiverTls(config.tls));
 }

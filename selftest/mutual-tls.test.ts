@@ -1,0 +1,241 @@
+/**
+ * Mutual TLS and a private CA, end to end: the sandbox serves https with a certificate from a CA made
+ * here and demands client certificates that CA signed, as a gateway before go-live does. npm run
+ * certify passes through it with PIX_CA_FILE and a PEM client certificate (its key encrypted, so the
+ * passphrase is in play) in one full run, which proves every request presents it, and with a PFX in a
+ * short one; it stops with exit 2 and the one line that names the fix without a client certificate,
+ * with one from another CA, without PIX_CA_FILE and with a key that does not match. No artifact of
+ * a passing run holds the passphrase, the key or a line of its PEM body.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fixFor } from '../reporters/certification/errors.ts';
+import { findScenario } from '../sandbox/scenarios.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { ConfigError, loadConfig } from '../tests/_support/config.ts';
+import { withdrawalPlan } from '../tests/_support/plan.ts';
+import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
+import { loadSpec } from '../tests/_support/spec.ts';
+import { receiverTls } from '../tests/_support/tls.ts';
+import { WebhookClient } from '../tests/_support/webhook/client.ts';
+import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
+import { checkReceiver, openReceiverRun } from '../tests/_support/webhook/run.ts';
+import {
+  certificateAuthority,
+  encryptedKey,
+  pkcs12,
+  type Authority,
+  type Certificate,
+} from './support/certificates.ts';
+import { leaksOf } from './support/leaks.ts';
+import { sandboxEnv } from './support/live-env.ts';
+import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+
+const PASSPHRASE = 'selftest-mtls-passphrase-7c1e';
+
+/** The lines of a PEM text between its BEGIN and END lines. */
+const pemBody = (pem: string): string[] =>
+  pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+
+function describeRun(run: SuiteRun): string {
+  return `exit ${run.code}; FAILED: ${run.idsWith('FAILED').join(', ') || 'none'}\n${run.stderr.slice(-2000)}`;
+}
+
+describe('certify through mutual TLS with a private CA (a CA made here)', { concurrency: true }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pix-mtls-'));
+  const file = (name: string, contents: string | Buffer): string => {
+    const path = join(dir, name);
+    writeFileSync(path, contents, { mode: 0o600 });
+    return path;
+  };
+  let sandbox: RunningSandbox;
+  let client: Certificate;
+  let files: Record<'ca' | 'cert' | 'key' | 'encryptedKey' | 'pfx' | 'strangerCert' | 'strangerKey', string>;
+
+  before(async () => {
+    const ca = certificateAuthority('Selftest Gateway CA');
+    const server = ca.issue({ names: ['127.0.0.1'] });
+    client = ca.issue({ client: '/O=Integrator/CN=pix-certify' });
+    const stranger = certificateAuthority('Someone Else CA').issue({ client: '/CN=stranger' });
+    files = {
+      ca: file('ca.pem', ca.cert),
+      cert: file('client.pem', client.cert),
+      key: file('client.key', client.key),
+      encryptedKey: file('client-encrypted.key', encryptedKey(client.key, PASSPHRASE)),
+      pfx: file('client.p12', pkcs12(client, PASSPHRASE)),
+      strangerCert: file('stranger.pem', stranger.cert),
+      strangerKey: file('stranger.key', stranger.key),
+    };
+    sandbox = await startSandbox({ tls: { ...server, clientCa: ca.cert } });
+  });
+  after(async () => {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // The full run has the reference profile to itself, so that its withdrawals can be counted.
+  const env = (extra: Record<string, string>, scenario = 'lenient'): Record<string, string> =>
+    sandboxEnv(sandbox, scenario, { ...findScenario(scenario)?.suiteEnv, ...extra });
+
+  it('passes a full run with PIX_CA_FILE and a PEM certificate whose key is encrypted, leaking none of it', async () => {
+    const run = await runSuite(
+      env(
+        {
+          PIX_CA_FILE: files.ca,
+          PIX_TLS_CERT_FILE: files.cert,
+          PIX_TLS_KEY_FILE: files.encryptedKey,
+          PIX_TLS_PASSPHRASE: PASSPHRASE,
+        },
+        'reference',
+      ),
+    );
+    assert.equal(run.code, 0, describeRun(run));
+    assert.deepEqual(run.idsWith('FAILED'), [], describeRun(run));
+    assert.equal(run.report?.verdict, 'PASSED', describeRun(run));
+    assert.equal(run.verdictOf('TRANSPORT-ENCRYPTED'), 'PASSED');
+    assert.equal(
+      sandbox.withdrawalsReceived('reference'),
+      withdrawalPlan(loadSpec(), 0.01).requests,
+      'every withdrawal of the plan went through the mutual TLS gateway',
+    );
+    const encrypted = encryptedKey(client.key, PASSPHRASE);
+    const secrets = [PASSPHRASE, ...pemBody(client.key), ...pemBody(encrypted), pemBody(client.key).join('')];
+    assert.deepEqual(leaksOf(run, secrets), []);
+  });
+
+  it('passes with a PFX and its passphrase (--grep @smoke)', async () => {
+    const run = await runSuite(
+      env({ PIX_CA_FILE: files.ca, PIX_TLS_PFX_FILE: files.pfx, PIX_TLS_PASSPHRASE: PASSPHRASE }),
+      ['--grep', '@smoke'],
+    );
+    assert.equal(run.code, 0, describeRun(run));
+    for (const id of ['TOKEN-ISSUED', 'PAYMENT-ACCEPTED', 'TRANSPORT-ENCRYPTED'])
+      assert.equal(run.verdictOf(id), 'PASSED', `${id}: ${describeRun(run)}`);
+    assert.deepEqual(leaksOf(run, [PASSPHRASE]), []);
+  });
+
+  const stops: [string, () => Record<string, string>, RegExp][] = [
+    [
+      'without a client certificate',
+      () => ({ PIX_CA_FILE: files.ca }),
+      /^PIX_TLS_CERT_FILE: is not set, but 127\.0\.0\.1:\d+ wants a client certificate \(TLS alert: certificate required\)\. Set PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE/,
+    ],
+    [
+      'with a client certificate from another CA',
+      () => ({ PIX_CA_FILE: files.ca, PIX_TLS_CERT_FILE: files.strangerCert, PIX_TLS_KEY_FILE: files.strangerKey }),
+      /^PIX_TLS_CERT_FILE: 127\.0\.0\.1:\d+ refused the client certificate presented/,
+    ],
+    [
+      'without PIX_CA_FILE',
+      () => ({ PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.key }),
+      /^PIX_CA_FILE: the certificate of 127\.0\.0\.1 is not trusted \(issued by Selftest Gateway CA, [A-Z_]+\)\. If the environment uses a private certificate authority, set PIX_CA_FILE/,
+    ],
+    [
+      'with a key that does not match the certificate',
+      () => ({ PIX_CA_FILE: files.ca, PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.strangerKey }),
+      /^PIX_TLS_KEY_FILE: does not match the certificate in PIX_TLS_CERT_FILE/,
+    ],
+  ]; // prettier-ignore
+  for (const [what, extra, line] of stops) {
+    it(`stops ${what}: exit 2, one line`, async () => {
+      const run = await runSuite(env(extra()));
+      assertStoppedBeforeTheRun(run);
+      const lines = stopLines(run);
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0] ?? '', line);
+    });
+  }
+});
+
+describe('a remote receiver behind a private CA', () => {
+  const token = 'selftest-remote-receiver-token-0123456789';
+  let authority: Authority;
+  let receiver: RunningReceiver;
+  const dir = mkdtempSync(join(tmpdir(), 'pix-mtls-receiver-'));
+  before(async () => {
+    authority = certificateAuthority('Receiver CA');
+    const { cert, key } = authority.issue({ names: ['127.0.0.1'] });
+    writeFileSync(join(dir, 'ca.pem'), authority.cert);
+    receiver = await startReceiver({
+      host: '127.0.0.1',
+      port: 0,
+      token,
+      shared: true,
+      tls: { cert: Buffer.from(cert), key: Buffer.from(key), clientCa: undefined, requireClientCert: false },
+    });
+  });
+  after(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const configWith = (extra: Record<string, string>) =>
+    loadConfig({
+      PIX_BASE_URL: 'https://api.example.com',
+      PIX_CLIENT_ID: 'client',
+      PIX_CLIENT_SECRET: 'client-secret-value',
+      PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
+      PIX_WEBHOOK_RECEIVER_URL: receiver.url,
+      PIX_WEBHOOK_RECEIVER_TOKEN: token,
+      ...extra,
+    });
+
+  it('is reached with PIX_CA_FILE: checked, opened, an address registered, closed', async () => {
+    const config = configWith({ PIX_CA_FILE: join(dir, 'ca.pem') });
+    await checkReceiver(config);
+    const run = await openReceiverRun(config);
+    const address = await new WebhookClient(run.runUrl, run.token, receiverTls(config.tls)).register();
+    assert.ok(address.url.startsWith(`${receiver.url}/`), address.url);
+    await run.close();
+  });
+
+  it('is refused without it, in a line that names PIX_CA_FILE', async () => {
+    await assert.rejects(checkReceiver(configWith({})), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(
+        error.message,
+        /^PIX_WEBHOOK_RECEIVER_URL: the receiver at https:\/\/127\.0\.0\.1:\d+ did not answer \(.*certificate.*\)\..*PIX_CA_FILE/,
+      );
+      return true;
+    });
+  });
+});
+
+describe('the TLS material is a secret of the one redaction path', () => {
+  it('masks the passphrase and every line of the key once the configuration is registered', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pix-mtls-unit-'));
+    try {
+      const client = certificateAuthority('Unit CA').issue({ client: '/CN=unit' });
+      const encrypted = encryptedKey(client.key, PASSPHRASE);
+      writeFileSync(join(dir, 'client.pem'), client.cert);
+      writeFileSync(join(dir, 'client.key'), encrypted);
+      registerConfigSecrets(
+        loadConfig({
+          PIX_BASE_URL: 'https://api.example.com',
+          PIX_CLIENT_ID: 'client',
+          PIX_CLIENT_SECRET: 'client-secret-value',
+          PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
+          PIX_TLS_CERT_FILE: join(dir, 'client.pem'),
+          PIX_TLS_KEY_FILE: join(dir, 'client.key'),
+          PIX_TLS_PASSPHRASE: PASSPHRASE,
+        }),
+      );
+      const echoed = redact(`passphrase=${PASSPHRASE}\n${encrypted}`);
+      for (const secret of [PASSPHRASE, ...pemBody(encrypted)])
+        assert.ok(!echoed.includes(secret), `${secret.slice(0, 12)}… is masked`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells a failed run how to fix a refused client certificate or an unknown CA', () => {
+    assert.match(
+      fixFor('Error: write EPROTO tlsv13 alert certificate required') ?? '',
+      /PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE \(or PIX_TLS_PFX_FILE/,
+    );
+    assert.match(fixFor('unable to verify the first certificate') ?? '', /PIX_CA_FILE adds a private CA/);
+  });
+});
