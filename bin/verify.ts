@@ -8,7 +8,7 @@
  * `main` takes the arguments after the command, so that a dispatcher routes to it in one line:
  * `process.exit(main(args))`.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { scrub } from '../reporters/certification/scrub.ts';
@@ -127,5 +127,12 @@ export function main(
   return result.exitCode;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
-  process.exitCode = main(process.argv.slice(2));
+/** Run as a command (npm run verify), not imported by a dispatcher; through a link too, which must never exit 0 unchecked. */
+function runAsCommand(): boolean {
+  const script = process.argv[1];
+  return (
+    script !== undefined && existsSync(script) && import.meta.url === pathToFileURL(realpathSync(script)).href
+  );
+}
+
+if (runAsCommand()) process.exitCode = main(process.argv.slice(2));

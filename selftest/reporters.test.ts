@@ -888,12 +888,13 @@ describe('the report directory', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  it("may be new, empty, or hold an earlier run's reports, ledger, output directory and half-written reports", async () => {
+  it("may be new, empty, or hold an earlier run's reports, signature, ledger, output directory and half-written reports", async () => {
     assert.equal(reportDirProblem(join(dir, 'new')), undefined);
     const earlier = join(dir, 'earlier');
     await mkdir(join(earlier, 'test-results'), { recursive: true });
     for (const name of [
       ...Object.values(REPORT_FILES),
+      'certification.sig',
       'ledger.jsonl',
       '.certification.json.0123456789abcdef.tmp',
     ])

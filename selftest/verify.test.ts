@@ -20,6 +20,7 @@ import { writeSealedCertification, type SignatureFile } from '../reporters/certi
 import type { Certification } from '../reporters/certification/model.ts';
 import { certificationValidator } from '../reporters/certification/read.ts';
 import { ConfigError, loadConfig } from '../tests/_support/config.ts';
+import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
 import { readSigningKey } from '../tests/_support/signing.ts';
 import { encryptedKey } from './support/certificates.ts';
 import { leaksOf } from './support/leaks.ts';
@@ -78,6 +79,8 @@ function verify(...args: string[]): Verified {
 const recorded = (dir: string): Certification =>
   JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as Certification;
 
+const validate = certificationValidator();
+
 function problemLines(result: Verified): string[] {
   return result.out.split('\n').filter((line) => line !== '' && !/^Not valid/.test(line));
 }
@@ -110,7 +113,6 @@ describe('a signed report, verified as its signer would (npm run verify)', () =>
 
   it('lists every other artifact in certification.json with its size and SHA-256, and signs it with the key it names', () => {
     const report = run.report as unknown as Certification;
-    const validate = certificationValidator();
     assert.ok(validate(report), JSON.stringify(validate.errors));
     assert.equal(report.schemaVersion, 3);
     const artifacts = report.integrity?.artifacts ?? [];
@@ -247,6 +249,7 @@ describe('a signed report, verified as its signer would (npm run verify)', () =>
       assert.equal(unpinned.code, 0, unpinned.out);
       assert.match(unpinned.out, new RegExp(`signs it \\(${algorithm}, key ${key.fingerprint}\\)`));
       assert.match(unpinned.out, new RegExp(`since the holder of key ${key.fingerprint} signed it`));
+      assert.ok(validate(recorded(dir)), JSON.stringify(validate.errors));
       assert.equal(verify(dir, '--public-key', file(`${name}.pub`, key.publicPem)).code, 0);
       assert.equal(verify(dir, '--fingerprint', KEYS.ecdsa.fingerprint).code, 1);
     }
@@ -355,6 +358,13 @@ describe('PIX_SIGNING_KEY_FILE is checked with the configuration', () => {
       for (const secret of pemSecrets(contents)) assert.ok(!line.includes(secret), `${name} quotes the file`);
     }
   }); // prettier-ignore
+
+  it('registers the key as a secret: its PEM and each line of its body are masked wherever they would be written', () => {
+    registerConfigSecrets(loadConfig({ PIX_SIGNING_KEY_FILE: file('masked.pem', KEYS.rsa.privatePem) }));
+    const secrets = pemSecrets(KEYS.rsa.privatePem);
+    const out = redact(`${KEYS.rsa.privatePem} ${JSON.stringify(KEYS.rsa.privatePem)} ${secrets.join(' ')}`);
+    for (const secret of secrets) assert.ok(!out.includes(secret), out);
+  });
 
   it('stops npm run certify with exit 2 and that one line, before the run', async () => {
     const run = await runSuite({ PIX_SIGNING_KEY_FILE: join(work, 'absent.pem') });
