@@ -233,7 +233,7 @@ function integrityOf(bytes: Buffer, signatureBroken: boolean): Integrity | Probl
     return (
       integrity ??
       kind(
-        `${JSON_FILE}: records no hashes of the other artifacts (written before the suite did, schema version 2)`,
+        `${JSON_FILE}: records no hashes of the other artifacts (schema version 2, from a suite that did not record them)`,
       )
     );
   } catch (error) {
