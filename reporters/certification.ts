@@ -260,7 +260,7 @@ export default class CertificationReporter implements Reporter {
     process.stdout.write(artifacts.console);
     if (signed !== undefined)
       process.stdout.write(
-        `Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); npm run verify -- ${shown(dir)} checks the report.\n`,
+        `${safe(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); npm run verify -- ${shown(dir)} checks the report.`)}\n`,
       );
     return undefined;
   }

@@ -26,14 +26,17 @@ import { jsonText } from './visible.ts';
  * directory but certification.json and its signature (the ledger, which earlier runs may have begun,
  * as it stands when the run ends).
  */
-export const HASHED_ARTIFACTS: readonly string[] = [
+const HASHED_ARTIFACTS: readonly string[] = [
   REPORT_FILES.html,
   REPORT_FILES.markdown,
   REPORT_FILES.junit,
   LEDGER_FILE,
 ];
 
-/** certification.sig: what a signer needs to check the signature with no other file. */
+/**
+ * certification.sig: what a signer needs to check the signature with no other file. It holds public
+ * material only, and is written as made: masking could only break the signature.
+ */
 export interface SignatureFile extends Omit<SignatureRecord, 'file'> {
   /** The file whose exact bytes are signed. */
   readonly signs: typeof REPORT_FILES.json;
@@ -45,7 +48,7 @@ export interface SignatureFile extends Omit<SignatureRecord, 'file'> {
 
 export const sha256Of = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
-export function digestOf(path: string, bytes: Buffer): ArtifactDigest {
+function digestOf(path: string, bytes: Buffer): ArtifactDigest {
   return { path, size: bytes.length, sha256: sha256Of(bytes) };
 }
 
