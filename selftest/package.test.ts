@@ -6,7 +6,15 @@
  * real Node 18) get one line and exit 2. The Node guard's table is held to package.json's engines.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -50,15 +58,26 @@ const elsewhere =
 describe('the packed tool, installed into an empty directory', { skip: elsewhere }, () => {
   let installed: InstalledPackage;
   let node: Record<'node18' | 'node20' | 'node22' | 'node24', string>;
+  /** The directories this test made: the installation's and each user's. */
+  const made: string[] = [];
+  const userDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'pix-user-'));
+    made.push(dir);
+    return dir;
+  };
 
   before(
     async () => {
       const [packageDir, releases] = await Promise.all([packAndInstall(), nodeReleases()]);
       installed = packageDir;
+      made.push(installed.workDir);
       node = { ...releases, node20: dirname(process.execPath) };
     },
     { timeout: 600_000 },
   );
+  after(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
 
   /** `pix-certify <args>` with the Node in binDir first on PATH, from a fresh directory (or cwd). */
   const pixCertify = (
@@ -66,7 +85,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
     args: readonly string[],
     options: { cwd?: string; env?: Record<string, string> } = {},
   ): Promise<SuiteRun> => {
-    const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'pix-user-'));
+    const cwd = options.cwd ?? userDir();
     const PATH = `${binDir}${delimiter}${process.env.PATH ?? ''}`;
     return runCommand(installed.bin, args, {
       cwd,
@@ -149,7 +168,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
   });
 
   it('reads .env from the current directory', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'pix-user-'));
+    const cwd = userDir();
     writeFileSync(join(cwd, '.env'), 'PIX_AMONT=1\n');
     const run = await pixCertify(node.node20, [], { cwd });
     assert.equal(run.code, 2, run.stdout);
@@ -185,7 +204,10 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
 
   it('without a dependency: one line naming it and exit 2', async () => {
     const run = await without(join(installed.dir, 'node_modules', 'ajv'), () => pixCertify(node.node20, []));
-    assertOneLine(run, /^pix-certify: the dependency ajv is missing from this installation: reinstall/);
+    assertOneLine(
+      run,
+      /^pix-certify: the dependency ajv is missing from this installation: install the suite again/,
+    );
   });
 
   it('without one of its own files: one line and exit 2', async () => {
@@ -193,7 +215,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
     const run = await without(config, () => pixCertify(node.node20, ['--version']));
     assertOneLine(
       run,
-      /^pix-certify: a file of this installation is missing \(Cannot find module .*config\.js.*\): reinstall/,
+      /^pix-certify: a file of this installation is missing \(Cannot find module .*config\.js.*\): install the suite again/,
     );
   });
 });

@@ -17,6 +17,8 @@ const NPM_TIME_LIMIT_MS = 240_000;
 const QUIET = ['--prefer-offline', '--no-audit', '--no-fund'];
 
 export interface InstalledPackage {
+  /** The temporary directory that holds the tarball and the installation: remove it when done. */
+  readonly workDir: string;
   /** The directory the tarball was installed into (its package.json and node_modules/). */
   readonly dir: string;
   /** node_modules/.bin/pix-certify there. */
@@ -42,6 +44,7 @@ export async function packAndInstall(): Promise<InstalledPackage> {
     timeout: NPM_TIME_LIMIT_MS,
   });
   return {
+    workDir: work,
     dir,
     bin: join(dir, 'node_modules', '.bin', 'pix-certify'),
     packageDir: join(dir, 'node_modules', packed.name),
