@@ -155,8 +155,14 @@ export default class CertificationReporter implements Reporter {
       process.stdout.write(`${[...titles, `${tests.length} tests; --list runs none of them.`].join('\n')}\n`);
       return;
     }
+    const against =
+      this.metadata === undefined
+        ? ''
+        : ` against ${[this.metadata.environmentName, this.metadata.baseUrl].filter((part) => part !== undefined).join(', ')}`;
     process.stdout.write(
-      `Running ${this.total} tests (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
+      safe(
+        `Running ${this.total} tests${against} (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
+      ),
     );
   }
 

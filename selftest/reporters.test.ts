@@ -102,6 +102,7 @@ const outcome = (
 });
 
 const METADATA: CertificationInput['metadata'] = {
+  runId: 'mhx1run',
   suiteVersion: '0.1.0',
   specVersion: '1.0.0',
   specHash: 'abc123',
@@ -350,8 +351,11 @@ describe('buildCertification', () => {
       assertValid(report);
       const properties = parseXml(renderJunit(report)).filter((e) => e.name === 'property');
       assert.deepEqual(
-        properties.slice(0, 3).map((p) => [p.attributes.name, p.attributes.value]),
+        properties.slice(0, 6).map((p) => [p.attributes.name, p.attributes.value]),
         [
+          ['environment', 'https://sandbox.example.test'],
+          ['baseUrl', 'https://sandbox.example.test'],
+          ['runId', 'mhx1run'],
           ['verdict', 'INCOMPLETE'],
           ['exitCode', '0'],
           ['complete', 'false'],
@@ -640,7 +644,10 @@ describe('the artifacts', () => {
     for (const forbidden of ['src=', 'href="http', "href='http", '@import', 'url(', '<script', '<link'])
       assert.ok(!html.includes(forbidden), forbidden);
     assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
-    assert.match(html, /<header class="banner v-FAILED">\s*<p class="word">✗ FAILED<\/p>/);
+    assert.match(
+      html,
+      /<header class="banner v-FAILED">\s*<p class="environment">https:\/\/sandbox\.example\.test<\/p>\s*<p class="word">✗ FAILED<\/p>/,
+    );
     assert.match(html, /<table class="coverage">/);
     assert.match(html, /<th scope="row">§9<\/th><td>Versioning<\/td><td>no check<\/td>/);
     assert.match(html, /@media print/);
@@ -652,7 +659,7 @@ describe('the artifacts', () => {
 
   it('the Markdown lists each finding with its clause, what was expected and what came back, escaped', () => {
     const markdown = renderMarkdown(report, PATHS);
-    assert.match(markdown, /^## Pix withdrawal certification: FAILED$/m);
+    assert.match(markdown, /^## https:\/\/sandbox\.example\.test: Pix withdrawal certification FAILED$/m);
     assert.match(markdown, /^- \*\*FAILED\*\* `A` title of A \(§4\.1; level must\)$/m);
     assert.match(markdown, /^ {2}- expected: 403$/m);
     assert.match(markdown, /^ {2}- actual: 200 &lt;script&gt;alert\(1\)&lt;\/script&gt; \\\| \\\*x\\\*$/m);
@@ -701,13 +708,13 @@ describe('the artifacts', () => {
       for (const line of text.split('\n')) assert.doesNotMatch(line, /:\s*$/, `a line ends in ":": ${line}`);
     }
     for (const line of console.split('\n')) assert.ok(line.length <= LOG.width, `${line.length}: ${line}`);
-    assert.match(console, /^ {9}expected {2}POST$/m, 'a webhook sent by GET says expected POST');
-    assert.match(console, /^ {9}actual {4}GET \/hook\/4f2a/m);
+    assert.match(console, /^ {9}expected {4}POST$/m, 'a webhook sent by GET says expected POST');
+    assert.match(console, /^ {9}actual {6}GET \/hook\/4f2a/m);
     assert.match(markdown, /^ {2}- expected: POST$/m);
-    assert.match(console, /^ {9}actual {4}\(empty\)$/m, 'an empty finding says so');
+    assert.match(console, /^ {9}actual {6}\(empty\)$/m, 'an empty finding says so');
   });
 
-  it('a WARNING of a must check says it is a warning because the document is ambiguous', () => {
+  it('a WARNING of a must check shows its real level, should, because the document is ambiguous', () => {
     const warning = checkNamed(findings, 'A');
     assert.equal(warning.level, 'must');
     for (const text of [
@@ -718,7 +725,7 @@ describe('the artifacts', () => {
     ])
       assert.match(
         text.replace(/\s+/g, ' '),
-        /must, a warning here: the document is ambiguous on this point/,
+        /level should here, as the document is ambiguous on this point \(must where it is clear\)/,
       );
   });
 
@@ -814,7 +821,7 @@ describe('the artifacts', () => {
     assert.ok(!console.includes('\u001b'), 'no escape character in a log');
     assert.equal(console.split('got no response').length - 1, 1, console);
     assert.match(console, /^ERROR {4}8 tests: Error: POST https:\/\/h\/pix\/payment got no response/m);
-    assert.match(console, /^ {9}fix {7}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
+    assert.match(console, /^ {9}fix {9}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
   });
 
   it('the console puts the verdict, what it means and where the report is at the end', () => {
@@ -1037,7 +1044,7 @@ describe('a Playwright run with the certification reporter', () => {
       `${await readFile(join(dir, 'summary.md'), 'utf8')}\n`,
     );
     assert.match(single.stdout, /^FAILED {3}FIX-FAILED · §4\.1, §5\.4 · level must$/m);
-    assert.match(single.stdout, /^ {9}actual {4}200 application\/json/m);
+    assert.match(single.stdout, /^ {9}actual {6}200 application\/json/m);
     assert.match(single.stdout, /^Verdict: FAILED$/m);
     assert.equal(single.code, 1, 'Playwright fails the run because a test failed');
   });

@@ -122,6 +122,7 @@ function checkResult(
     clause: check.clause,
     level: check.level,
     reason: check.reason,
+    remedy: check.remedy,
     verdict,
     evaluations: evaluations.length,
     durationMs: Math.round(judged.durationMs),
@@ -252,6 +253,8 @@ export function buildCertification(input: CertificationInput): Certification {
   const incomplete = incompleteness(notJudged, metadata.selection);
   const verdict = overall(counts, suiteErrors, incomplete);
   const run = {
+    ...(metadata.environmentName === undefined ? {} : { environmentName: metadata.environmentName }),
+    runId: metadata.runId,
     suiteVersion: metadata.suiteVersion,
     specVersion: metadata.specVersion,
     specHash: metadata.specHash,
