@@ -24,6 +24,7 @@ import type {
   TestCase,
   TestError,
   TestResult,
+  TestStep,
 } from '@playwright/test/reporter';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
@@ -35,7 +36,7 @@ import { readHandover } from './certification/attachments.ts';
 import { scrub } from './certification/scrub.ts';
 import { buildCertification, type Baseline } from './certification/build.ts';
 import { renderArtifacts } from './certification/artifacts.ts';
-import { progressLine } from './certification/console.ts';
+import { progressLine, stepLine } from './certification/console.ts';
 import { causeOf, groupErrors } from './certification/errors.ts';
 import { REPORT_FILES, writeAtomically } from './certification/files.ts';
 import { layoutFor, type Layout } from './certification/layout.ts';
@@ -164,6 +165,11 @@ export default class CertificationReporter implements Reporter {
         `Running ${this.total} tests${against} (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
       ),
     );
+  }
+
+  /** A test's own steps (test.step: the wait for a webhook) are told once each, as they begin. */
+  onStepBegin(_test: TestCase, _result: TestResult, step: TestStep): void {
+    if (step.category === 'test.step') process.stdout.write(stepLine(safe(step.title), this.layout));
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {

@@ -148,6 +148,14 @@ export function renderConsole(report: Certification, paths: ReportPaths, layout:
   return `\n${lines.join('\n')}\n`;
 }
 
+/**
+ * A step a test announces while it waits (the webhook), told as it begins, under the progress
+ * lines: a run that is quiet for fifteen seconds says why.
+ */
+export function stepLine(title: string, layout: Layout): string {
+  return `${wrap(title, layout.width, HANG, `${'…'.padEnd(7)}  `).join('\n')}\n`;
+}
+
 const VERDICT_ORDER = ['FAILED', 'WARNING', 'PASSED', 'SKIPPED'] as const;
 
 /**
