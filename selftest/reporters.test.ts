@@ -961,7 +961,7 @@ describe('a certification a person signs', () => {
       assert.ok(text.includes('remedy of A'), 'the failure');
       assert.ok(text.includes('remedy of C'), 'the warning');
     }
-    assert.match(renderConsole(named, PATHS, LOG), /^ {9}what to do  remedy of A$/m);
+    assert.match(renderConsole(named, PATHS, LOG), /^ {9}what to do {2}remedy of A$/m);
     assert.match(renderMarkdown(named, PATHS), /^ {2}- what to do: remedy of A$/m);
     assert.match(html, /<p class="remedy"><strong>What to do<\/strong>: remedy of A<\/p>/);
     assert.match(
