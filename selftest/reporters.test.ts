@@ -32,7 +32,7 @@ import { renderConsole } from '../reporters/certification/console.ts';
 import { renderJunit } from '../reporters/certification/junit.ts';
 import { REPORT_FILES, reportDirProblem, writeAtomically } from '../reporters/certification/files.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
-import type { Layout } from '../reporters/certification/layout.ts';
+import { wrap, type Layout } from '../reporters/certification/layout.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
 import { certificationValidator } from '../reporters/certification/read.ts';
 import type { CheckResult } from '../reporters/certification/model.ts';
@@ -969,6 +969,11 @@ describe('a certification a person signs', () => {
       /<pre># sends a real withdrawal: moves money if the environment accepts it\ncurl/,
       'the money line heads the reproduction',
     );
+  });
+
+  it('keeps a label with its value when it wraps, so that no line ends in a colon', () => {
+    const lines = wrap('aaaa bbbb webhook-id: msg_1234 and more', 22);
+    assert.deepEqual(lines, ['aaaa bbbb', 'webhook-id: msg_1234', 'and more']);
   });
 
   it('labels the environment for a person, never with raw option keys', () => {

@@ -87,7 +87,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
         violation(
           'must',
           'a JSON body with a JSON content type',
-          `${describeDelivery(d)}: ${d.body.slice(0, 200)}`,
+          `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : d.body.slice(0, 200)}`,
         ),
       ),
 );
