@@ -940,7 +940,7 @@ describe('a certification a person signs', () => {
     for (const fact of [
       'Provider X UAT',
       'https://sandbox.example.test',
-      'version 0.1.0',
+      `version 0.1.0, checks sha256 ${named.run.catalogueHash ?? 'none'}`,
       'version 1.0.0, sha256 abc123',
       'mhx1run',
       '2026-01-02T03:04:05.000Z',

@@ -5,6 +5,7 @@
  * certification is scrubbed as a whole before it leaves, and every artifact is rendered from it,
  * so no string reaches a file unscrubbed.
  */
+import { createHash } from 'node:crypto';
 import type { CheckDefinition, Evaluation, Verdict } from '../../tests/_support/checks/types.ts';
 import type { PixRunMetadata } from '../../tests/_support/run-metadata.ts';
 import { compareCertifications, type Compared } from './compare.ts';
@@ -217,6 +218,22 @@ function judgedByCheck(tests: readonly TestOutcome[]): Map<string, Judged> {
   return judged;
 }
 
+/**
+ * The suite's own hash: of every check as it judges (id, title, clause, level, reason, remedy), so
+ * that a signer tells apart two suites that carry one version number but judge differently.
+ */
+function catalogueHash(checks: readonly CheckDefinition[]): string {
+  const judged = checks.map(({ id, title, clause, level, reason, remedy }) => [
+    id,
+    title,
+    clause,
+    level,
+    reason,
+    remedy,
+  ]);
+  return createHash('sha256').update(JSON.stringify(judged)).digest('hex');
+}
+
 /** Tests that Playwright skipped before they recorded any check: a suite error must name them. */
 const silentSkips = (tests: readonly TestOutcome[]): string[] =>
   tests.filter((t) => t.status === 'skipped' && t.evaluations.length === 0).map(titleOf);
@@ -256,6 +273,7 @@ export function buildCertification(input: CertificationInput): Certification {
     ...(metadata.environmentName === undefined ? {} : { environmentName: metadata.environmentName }),
     runId: metadata.runId,
     suiteVersion: metadata.suiteVersion,
+    catalogueHash: catalogueHash(input.checks),
     specVersion: metadata.specVersion,
     specHash: metadata.specHash,
     mode: metadata.mode,

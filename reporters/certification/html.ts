@@ -19,6 +19,7 @@ import {
   countsLine,
   driftNotice,
   environmentLabel,
+  evidenceParts,
   firstWords,
   levelText,
   runChangeText,
@@ -241,6 +242,7 @@ function runMetadata(report: Certification): string {
   return table('run', 'Run', [
     ['Run id (in every withdrawal code and ledger line)', run.runId ?? 'not recorded'],
     ['Suite version', run.suiteVersion],
+    ['Suite checks hash (sha256 of the catalogue)', run.catalogueHash ?? 'not recorded'],
     ['Spec version', run.specVersion],
     ['Spec hash (sha256)', run.specHash],
     ['Selection', run.selection.length === 0 ? 'the whole suite' : run.selection.join(' ')],
@@ -260,7 +262,10 @@ function signOff(report: Certification): string {
   const facts: [string, string][] = [
     ['Environment', environmentLabel(report)],
     ['Base URL', run.baseUrl],
-    ['Suite', `version ${run.suiteVersion}`],
+    [
+      'Suite',
+      `version ${run.suiteVersion}${run.catalogueHash === undefined ? '' : `, checks sha256 ${run.catalogueHash}`}`,
+    ],
     ['Spec', `version ${run.specVersion}, sha256 ${run.specHash}`],
     ['Run id', run.runId ?? 'not recorded'],
     ['Date of the run', run.startTime],
@@ -296,14 +301,19 @@ ${rows.join('\n')}
 </table></section>`;
 }
 
+const EVIDENCE_LABELS: Readonly<Record<string, string>> = {
+  expected: 'Expected',
+  actual: 'Actual',
+  note: 'Note',
+  skipped: 'Skipped because',
+};
+
+/** The same parts as the console and summary.md (an empty one says so), then the reproduction. */
 function evidenceItem(item: Evidence): string {
-  const parts: [string, string | undefined][] = [
-    ['Expected', item.expected],
-    ['Actual', item.actual],
-    ['Reproduction', item.reproduction],
-    [item.verdict === 'SKIPPED' ? 'Skipped because' : 'Note', item.reason],
+  const shown = [
+    ...evidenceParts(item).map(([label, text]) => [EVIDENCE_LABELS[label] ?? label, text] as const),
+    ...(item.reproduction === undefined ? [] : [['Reproduction', item.reproduction] as const]),
   ];
-  const shown = parts.filter((part): part is [string, string] => part[1] !== undefined);
   return `<dl class="evidence">
 ${shown.map(([name, value]) => `<dt>${name}</dt><dd><pre>${escapeHtml(value)}</pre></dd>`).join('\n')}
 </dl>`;

@@ -115,6 +115,8 @@ export interface RunInfo {
   /** The id in the run's withdrawal codes and ledger lines; absent in reports written before it existed. */
   readonly runId?: string;
   readonly suiteVersion: string;
+  /** SHA-256 of the checks the suite judged by; absent in reports written before it existed. */
+  readonly catalogueHash?: string;
   readonly specVersion: string;
   readonly specHash: string;
   readonly mode: 'mock' | 'live';
