@@ -94,7 +94,7 @@ footer { margin-top: 2rem; color: #59636e; font-size: .85rem; }
   nav { display: none; }
   .banner, .chip, .remedy { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
   article, tr, .banner, .remedy, dl.evidence, .sign-off { break-inside: avoid; }
-  h2, h3 { break-after: avoid; }
+  h2, h3, h2 + p { break-after: avoid; }
   .sign-off { display: block; break-before: page; }
 }
 @media print { details::details-content { content-visibility: visible; display: block; } }
