@@ -26,6 +26,7 @@ import type {
   TestCase,
   TestError,
   TestResult,
+  TestStep,
 } from '@playwright/test/reporter';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
@@ -38,7 +39,7 @@ import { readHandover } from './certification/attachments.ts';
 import { scrub } from './certification/scrub.ts';
 import { buildCertification, type Baseline } from './certification/build.ts';
 import { renderArtifacts } from './certification/artifacts.ts';
-import { progressLine } from './certification/console.ts';
+import { progressLine, stepLine } from './certification/console.ts';
 import { causeOf, groupErrors } from './certification/errors.ts';
 import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from './certification/files.ts';
 import { writeSealedCertification } from './certification/integrity.ts';
@@ -165,9 +166,20 @@ export default class CertificationReporter implements Reporter {
       process.stdout.write(`${[...titles, `${tests.length} tests; --list runs none of them.`].join('\n')}\n`);
       return;
     }
+    const against =
+      this.metadata === undefined
+        ? ''
+        : ` against ${[this.metadata.environmentName, this.metadata.baseUrl].filter((part) => part !== undefined).join(', ')}`;
     process.stdout.write(
-      `Running ${this.total} tests (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
+      safe(
+        `Running ${this.total} tests${against} (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
+      ),
     );
+  }
+
+  /** A test's own steps (test.step: the wait for a webhook) are told once each, as they begin. */
+  onStepBegin(_test: TestCase, _result: TestResult, step: TestStep): void {
+    if (step.category === 'test.step') process.stdout.write(stepLine(safe(step.title), this.layout));
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {

@@ -10,12 +10,12 @@ import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal } from '../tests/_suppo
 import { jsonPayload, statusDocumented } from '../tests/_support/checks/responses.ts';
 import { tokenInField } from '../tests/_support/checks/token.ts';
 import { transportEncrypted } from '../tests/_support/checks/transport.ts';
-import { returnedIds } from '../tests/_support/checks/webhook.ts';
+import { returnedIds, webhookIsPost } from '../tests/_support/checks/webhook.ts';
 import type { Exchange } from '../tests/_support/exchange.ts';
 import { curlLine, parseJson } from '../tests/_support/exchange.ts';
 import { Inventor } from '../tests/_support/invent.ts';
 import { isJsonContentType, readPath } from '../tests/_support/json.ts';
-import { registerSecret } from '../tests/_support/redact.ts';
+import { redact, registerSecret } from '../tests/_support/redact.ts';
 import { loadSpec } from '../tests/_support/spec.ts';
 
 function exchange(status: number, body: string, contentType = 'application/json'): Exchange {
@@ -117,25 +117,87 @@ describe('webhook (§6)', () => {
       'tx-9',
     ]);
   });
+
+  it('says a webhook sent by GET expected POST, and shows the delivery: method, path, type, size, headers', () => {
+    const get = {
+      seq: 1,
+      path: '/hook/4f2a',
+      method: 'GET',
+      contentType: 'application/json',
+      bodyBytes: 45,
+      declaredBytes: 45,
+      receivedAt: 0,
+      answeredStatus: 200,
+      outcome: 'matched' as const,
+      clientCertificate: null,
+      headers: { 'content-type': 'application/json', authorization: '***(40 chars)' },
+      body: '{}',
+      truncated: false,
+    };
+    const [violation] = webhookIsPost.judge({
+      withdrawal: exchange(200, '{}'),
+      code: 'W-1',
+      postBackUrl: 'http://127.0.0.1:1/hook/4f2a',
+      deliveries: [get],
+      incomplete: [],
+      strays: { listed: [], total: 0, unlisted: 0 },
+      timeoutMs: 100,
+    });
+    assert.ok(violation !== undefined, 'a GET is a violation');
+    assert.equal(violation.expected, 'POST');
+    assert.equal(
+      violation.actual,
+      'GET /hook/4f2a (application/json, 45 bytes, matched); headers content-type: application/json; authorization: ***(40 chars)',
+    );
+  });
 });
 
 describe('reproduction', () => {
-  it('masks credential headers and registered secrets in curl lines', () => {
+  it('puts a placeholder for every credential in curl lines and masks registered secrets elsewhere', () => {
     registerSecret('canary-secret-0042');
+    registerSecret('canary-token-abcdefgh-1234', 'token');
     const line = curlLine({
       method: 'POST',
-      url: 'http://127.0.0.1:1/pix/payment',
+      url: 'http://127.0.0.1:1/auth/token',
       headers: {
         client_id: 'visible-id',
         client_secret: 'canary-secret-0042',
-        Authorization: 'Bearer canary-token-abcdefgh-1234',
+        cert_client: 'not-the-configured-one',
+        'x-echo': 'canary-secret-0042',
       },
-      body: '{"echo":"canary-secret-0042"}',
+      body: undefined,
     });
     assert.ok(!line.includes('canary-secret-0042'));
-    assert.ok(!line.includes('canary-token-abcdefgh'));
     assert.match(line, /client_id: visible-id/);
-    assert.match(line, /Bearer \*\*\*\(26 chars, …1234\)/);
+    assert.match(line, /-H "client_secret: \$PIX_CLIENT_SECRET"/);
+    assert.match(line, /-H "cert_client: \$WRONG_CERT_CLIENT"/, 'a wrong value is not your variable');
+    assert.match(line, /'x-echo: \*\*\*\(18 chars\)'/);
+    assert.match(
+      line,
+      /^# set \$PIX_CLIENT_SECRET: your client_secret; \$WRONG_CERT_CLIENT: a cert_client that is not yours/m,
+    );
+    assert.doesNotMatch(line, /moves money/, 'a token request moves none');
+  });
+
+  it('says plainly that a withdrawal moves money, and keeps the scheme of a token', () => {
+    const line = curlLine(
+      {
+        method: 'POST',
+        url: 'http://127.0.0.1:1/pix/payment',
+        headers: { client_secret: 'canary-secret-0042', Authorization: 'Bearer canary-token-abcdefgh-1234' },
+        body: '{"echo":"canary-secret-0042"}',
+      },
+      'createWithdraw',
+    );
+    assert.equal(line.split('\n')[0], '# sends a real withdrawal: moves money if the environment accepts it');
+    assert.ok(!line.includes('canary-secret-0042') && !line.includes('canary-token-abcdefgh'));
+    assert.match(line, /-H "Authorization: Bearer \$ACCESS_TOKEN"/);
+    assert.match(line, /\$ACCESS_TOKEN: an access token from POST \/auth\/token/);
+    assert.match(
+      redact(line),
+      /-H "client_secret: \$PIX_CLIENT_SECRET"/,
+      'redaction leaves a placeholder alone',
+    );
   });
 });
 

@@ -388,6 +388,7 @@ describe('a certification built against a baseline', () => {
       })),
       clauses: { '§4.1': 'Create token' },
       metadata: {
+        runId: 'compared-run',
         suiteVersion: RUN.suiteVersion,
         specVersion: RUN.specVersion,
         specHash: RUN.specHash,

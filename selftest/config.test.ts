@@ -128,6 +128,15 @@ describe('an explicit target: variables only a provider uses need PIX_BASE_URL',
     assert.equal(loadConfig({ PIX_ALLOW_PAYOUTS: '0', PIX_ALLOW_INSECURE: '0' }).mode, 'mock');
   });
 
+  it('reads PIX_ENV_NAME as the environment label, and refuses one that is not one short line', () => {
+    assert.equal(loadConfig({ PIX_ENV_NAME: ' Provider X UAT ' }).environmentName, 'Provider X UAT');
+    assert.equal(loadConfig({ PIX_ENV_NAME: '' }).environmentName, undefined);
+    assert.throws(
+      () => loadConfig({ PIX_ENV_NAME: 'UAT\nFAILED' }),
+      /PIX_ENV_NAME: is not one short line\. Give a label of at most 80 characters/,
+    );
+  });
+
   it('runs the mock from an unedited copy of .env.example', () => {
     const example = parseEnv(readFileSync(join(import.meta.dirname, '..', '.env.example'), 'utf8'));
     assert.equal(loadConfig(example).mode, 'mock');

@@ -28,29 +28,6 @@ import { parseXml } from './support/xml.ts';
 
 const MB = 1024 * 1024;
 
-/** Splits a line written with single quotes and `'\''`, as exchange.ts writes curl lines. */
-function shellWords(line: string): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i] ?? '';
-    if (c === "'") {
-      const end = line.indexOf("'", i + 1);
-      word = (word ?? '') + line.slice(i + 1, end);
-      i = end;
-    } else if (c === '\\') {
-      word = (word ?? '') + (line[++i] ?? '');
-    } else if (c === ' ') {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else {
-      word = (word ?? '') + c;
-    }
-  }
-  if (word !== undefined) words.push(word);
-  return words;
-}
-
 const hasHeader = (request: ReceivedRequest, name: string): boolean =>
   request.headers.some(([key]) => key.toLowerCase() === name);
 
@@ -258,7 +235,7 @@ describe('against a hostile provider', () => {
     );
   });
 
-  it('gives a curl line that sends exactly what the suite sent', async () => {
+  it('gives a curl line that, with your credentials in its variables, sends exactly what the suite sent', async () => {
     const received = double.received.find(
       (r) => r.path === '/auth/token' && !hasHeader(r, 'accept') && hasHeader(r, 'client_id'),
     );
@@ -266,12 +243,18 @@ describe('against a hostile provider', () => {
       { evidence?: Evidence[] } | undefined;
     const line = check?.evidence?.[0]?.reproduction;
     assert.ok(received !== undefined && line !== undefined, 'the case failed with its reproduction');
-    const args = shellWords(line)
-      .slice(1)
-      .map((word) =>
-        word.replace(/^cert_client: \*\*\*\(\d+ chars\)$/, `cert_client: ${credentials.certClient}`),
-      );
-    await promisify(execFile)('curl', ['--silent', '--output', '/dev/null', '--max-time', '10', ...args]);
+    // Run as written, by a shell, with the reader's credentials in the variables it names.
+    await promisify(execFile)(
+      'sh',
+      ['-c', `curl() { command curl --silent --output /dev/null --max-time 10 "$@"; }\n${line}`],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          PIX_CLIENT_SECRET: credentials.clientSecret,
+          PIX_CERT_CLIENT: credentials.certClient,
+        },
+      },
+    );
     const byCurl = double.received.at(-1);
     assert.deepEqual(byCurl, received);
   });

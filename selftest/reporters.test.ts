@@ -32,7 +32,7 @@ import { renderConsole } from '../reporters/certification/console.ts';
 import { renderJunit } from '../reporters/certification/junit.ts';
 import { REPORT_FILES, reportDirProblem, writeAtomically } from '../reporters/certification/files.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
-import type { Layout } from '../reporters/certification/layout.ts';
+import { wrap, type Layout } from '../reporters/certification/layout.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
 import { certificationValidator } from '../reporters/certification/read.ts';
 import { jsonText } from '../reporters/certification/visible.ts';
@@ -103,6 +103,7 @@ const outcome = (
 });
 
 const METADATA: CertificationInput['metadata'] = {
+  runId: 'mhx1run',
   suiteVersion: '0.1.0',
   specVersion: '1.0.0',
   specHash: 'abc123',
@@ -351,8 +352,11 @@ describe('buildCertification', () => {
       assertValid(report);
       const properties = parseXml(renderJunit(report)).filter((e) => e.name === 'property');
       assert.deepEqual(
-        properties.slice(0, 3).map((p) => [p.attributes.name, p.attributes.value]),
+        properties.slice(0, 6).map((p) => [p.attributes.name, p.attributes.value]),
         [
+          ['environment', 'https://sandbox.example.test'],
+          ['baseUrl', 'https://sandbox.example.test'],
+          ['runId', 'mhx1run'],
           ['verdict', 'INCOMPLETE'],
           ['exitCode', '0'],
           ['complete', 'false'],
@@ -641,7 +645,10 @@ describe('the artifacts', () => {
     for (const forbidden of ['src=', 'href="http', "href='http", '@import', 'url(', '<script', '<link'])
       assert.ok(!html.includes(forbidden), forbidden);
     assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
-    assert.match(html, /<header class="banner v-FAILED">\s*<p class="word">✗ FAILED<\/p>/);
+    assert.match(
+      html,
+      /<header class="banner v-FAILED">\s*<p class="environment">https:\/\/sandbox\.example\.test<\/p>\s*<p class="word">✗ FAILED<\/p>/,
+    );
     assert.match(html, /<table class="coverage">/);
     assert.match(html, /<th scope="row">§9<\/th><td>Versioning<\/td><td>no check<\/td>/);
     assert.match(html, /@media print/);
@@ -653,7 +660,7 @@ describe('the artifacts', () => {
 
   it('the Markdown lists each finding with its clause, what was expected and what came back, escaped', () => {
     const markdown = renderMarkdown(report, PATHS);
-    assert.match(markdown, /^## Pix withdrawal certification: FAILED$/m);
+    assert.match(markdown, /^## https:\/\/sandbox\.example\.test: Pix withdrawal certification FAILED$/m);
     assert.match(markdown, /^- \*\*FAILED\*\* `A` title of A \(§4\.1; level must\)$/m);
     assert.match(markdown, /^ {2}- expected: 403$/m);
     assert.match(markdown, /^ {2}- actual: 200 &lt;script&gt;alert\(1\)&lt;\/script&gt; \\\| \\\*x\\\*$/m);
@@ -702,13 +709,13 @@ describe('the artifacts', () => {
       for (const line of text.split('\n')) assert.doesNotMatch(line, /:\s*$/, `a line ends in ":": ${line}`);
     }
     for (const line of console.split('\n')) assert.ok(line.length <= LOG.width, `${line.length}: ${line}`);
-    assert.match(console, /^ {9}expected {2}POST$/m, 'a webhook sent by GET says expected POST');
-    assert.match(console, /^ {9}actual {4}GET \/hook\/4f2a/m);
+    assert.match(console, /^ {9}expected {4}POST$/m, 'a webhook sent by GET says expected POST');
+    assert.match(console, /^ {9}actual {6}GET \/hook\/4f2a/m);
     assert.match(markdown, /^ {2}- expected: POST$/m);
-    assert.match(console, /^ {9}actual {4}\(empty\)$/m, 'an empty finding says so');
+    assert.match(console, /^ {9}actual {6}\(empty\)$/m, 'an empty finding says so');
   });
 
-  it('a WARNING of a must check says it is a warning because the document is ambiguous', () => {
+  it('a WARNING of a must check shows its real level, should, because the document is ambiguous', () => {
     const warning = checkNamed(findings, 'A');
     assert.equal(warning.level, 'must');
     for (const text of [
@@ -719,7 +726,7 @@ describe('the artifacts', () => {
     ])
       assert.match(
         text.replace(/\s+/g, ' '),
-        /must, a warning here: the document is ambiguous on this point/,
+        /level should here, as the document is ambiguous on this point \(must where it is clear\)/,
       );
   });
 
@@ -815,7 +822,7 @@ describe('the artifacts', () => {
     assert.ok(!console.includes('\u001b'), 'no escape character in a log');
     assert.equal(console.split('got no response').length - 1, 1, console);
     assert.match(console, /^ERROR {4}8 tests: Error: POST https:\/\/h\/pix\/payment got no response/m);
-    assert.match(console, /^ {9}fix {7}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
+    assert.match(console, /^ {9}fix {9}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
   });
 
   it('the console puts the verdict, what it means and where the report is at the end', () => {
@@ -825,6 +832,193 @@ describe('the artifacts', () => {
     assert.match(
       lines.at(-1) ?? '',
       /^Also: {4}reports\/certification\.json, reports\/summary\.md, reports\/junit\.xml$/,
+    );
+  });
+});
+
+describe('a certification a person signs', () => {
+  const MONEY = '# sends a real withdrawal: moves money if the environment accepts it';
+  const named = certify(
+    [
+      outcome(
+        [
+          {
+            checkId: 'A',
+            verdict: 'FAILED',
+            expected: 'refused with 401 or 403',
+            actual: '200 application/json {"status":"PAID"}',
+            reproduction: `${MONEY}\ncurl -i -X POST 'https://h/pix/payment' -H "client_secret: $PIX_CLIENT_SECRET"`,
+          },
+          { checkId: 'C', verdict: 'WARNING', expected: '403', actual: '401' },
+        ],
+        'passed',
+        [],
+        1_500,
+      ),
+      {
+        ...outcome([{ checkId: 'A', verdict: 'PASSED' }], 'passed', [], 250),
+        observations: [
+          { topic: 'webhook.delayMs', clause: '§6 (not shown)', value: 12, note: 'from acceptance' },
+        ],
+      },
+      outcome([{ checkId: 'B', verdict: 'SKIPPED', reason: 'no token was issued' }]),
+    ],
+    {
+      checks: [check('A'), check('B'), check('C', '§4.2, §5.4', 'must')],
+      metadata: { ...METADATA, environmentName: 'Provider X UAT' },
+    },
+  );
+  const html = renderHtml(named);
+
+  it('opens with the environment and the FAILED checks with a one-line why, before the coverage matrix', () => {
+    const banner = html.slice(html.indexOf('<header class="banner'), html.indexOf('</header>'));
+    assert.match(
+      banner,
+      /<p class="environment">Provider X UAT · <code>https:\/\/sandbox\.example\.test<\/code><\/p>/,
+    );
+    assert.match(
+      banner,
+      /<li><a href="#check-A"><code>A<\/code><\/a> title of A: expected refused with 401 or 403; got 200 application\/json \{&quot;status&quot;:&quot;PAID&quot;\}<\/li>/,
+    );
+    const order = [
+      'class="failed-list"',
+      'id="failed"',
+      'id="warnings"',
+      'id="skipped"',
+      'id="coverage"',
+      'id="observations"',
+      'id="environment"',
+      'id="run"',
+      'id="sign-off"',
+    ].map((marker) => html.indexOf(marker));
+    assert.ok(
+      order.every((at) => at > 0),
+      `every part is there: ${order.join(', ')}`,
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      order,
+      'in the order the signer reads them',
+    );
+    assert.ok(
+      html.indexOf('check-A') < html.indexOf('<table class="coverage">'),
+      'the failed id comes before the coverage matrix',
+    );
+  });
+
+  it('names the environment first in every report and in the console', () => {
+    assert.match(html, /<title>Provider X UAT: Pix withdrawal certification FAILED<\/title>/);
+    assert.match(renderMarkdown(named, PATHS), /^## Provider X UAT: Pix withdrawal certification FAILED\n/);
+    assert.equal(named.run.environmentName, 'Provider X UAT');
+    assertValid(named);
+    const properties = parseXml(renderJunit(named)).filter((e) => e.name === 'property');
+    assert.deepEqual(properties[0]?.attributes, { name: 'environment', value: 'Provider X UAT' });
+    assert.match(
+      renderConsole(named, PATHS, LOG),
+      /^Environment: Provider X UAT \(https:\/\/sandbox\.example\.test\)$/m,
+    );
+    const unnamed = certify([outcome([{ checkId: 'A', verdict: 'PASSED' }])]);
+    assert.match(
+      renderHtml(unnamed),
+      /<title>https:\/\/sandbox\.example\.test: Pix withdrawal/,
+      'unnamed, by its base URL',
+    );
+  });
+
+  it('prints on A4 with a sign-off block no page break cuts, as no card is cut', () => {
+    const style = html.slice(html.indexOf('<style>'), html.indexOf('</style>'));
+    assert.match(style, /@page \{ size: A4;/);
+    const print = style.slice(style.indexOf('@media print {'));
+    assert.match(
+      print,
+      /article, tr, \.banner, \.remedy, dl\.evidence, \.sign-off \{ break-inside: avoid; \}/,
+    );
+    assert.match(print, /\.sign-off \{ display: block; break-before: page; \}/);
+    const signOff = html.slice(
+      html.indexOf('<section id="sign-off" class="sign-off">'),
+      html.indexOf('</section>', html.indexOf('id="sign-off"')),
+    );
+    for (const fact of [
+      'Provider X UAT',
+      'https://sandbox.example.test',
+      `version 0.1.0, checks sha256 ${named.run.catalogueHash ?? 'none'}`,
+      'version 1.0.0, sha256 abc123',
+      'mhx1run',
+      '2026-01-02T03:04:05.000Z',
+      'FAILED',
+    ])
+      assert.ok(signOff.includes(fact), `the sign-off names ${fact}`);
+    for (const blank of ['Name', 'Role', 'Signature', 'Date'])
+      assert.match(signOff, new RegExp(`<th scope="row">${blank}</th><td><span class="line"></span></td>`));
+  });
+
+  it('shows what to do with each failure and warning, in the HTML, summary.md, the console and JUnit', () => {
+    for (const text of [
+      html,
+      renderMarkdown(named, PATHS),
+      renderConsole(named, PATHS, LOG),
+      renderJunit(named),
+    ]) {
+      assert.ok(text.includes('remedy of A'), 'the failure');
+      assert.ok(text.includes('remedy of C'), 'the warning');
+    }
+    assert.match(renderConsole(named, PATHS, LOG), /^ {9}what to do {2}remedy of A$/m);
+    assert.match(renderMarkdown(named, PATHS), /^ {2}- what to do: remedy of A$/m);
+    assert.match(html, /<p class="remedy"><strong>What to do<\/strong>: remedy of A<\/p>/);
+    assert.match(
+      html,
+      /<pre># sends a real withdrawal: moves money if the environment accepts it\ncurl/,
+      'the money line heads the reproduction',
+    );
+  });
+
+  it('keeps a label with its value when it wraps, so that no line ends in a colon', () => {
+    const lines = wrap('aaaa bbbb webhook-id: msg_1234 and more', 22);
+    assert.deepEqual(lines, ['aaaa bbbb', 'webhook-id: msg_1234', 'and more']);
+  });
+
+  it('labels the environment for a person, never with raw option keys', () => {
+    const environment = html.slice(
+      html.indexOf('<section id="environment">'),
+      html.indexOf('</section>', html.indexOf('<section id="environment">')),
+    );
+    assert.match(environment, /Withdrawals allowed \(PIX_ALLOW_PAYOUTS\)<\/th><td><code>yes<\/code>/);
+    assert.match(environment, /Amount of each withdrawal, BRL \(PIX_AMOUNT\)/);
+    assert.doesNotMatch(environment, />allowPayouts</);
+  });
+
+  it('gives JUnit the real time of each check and the real level of a WARNING', () => {
+    const cases = parseXml(renderJunit(named)).filter((e) => e.name === 'testcase');
+    const time = (id: string): string | undefined =>
+      cases.find((c) => c.attributes.name?.startsWith(`${id} `))?.attributes.time;
+    assert.equal(time('A'), '1.750', 'the two tests that judged A');
+    assert.equal(time('C'), '1.500');
+    const warning = renderJunit(named).slice(renderJunit(named).indexOf('name="C title of C"'));
+    assert.match(warning, /<system-out>WARNING \(level should here, as the document is ambiguous/);
+  });
+
+  it('lists what could not be tested one row per reason, with the ids, the reason never repeated', () => {
+    const reason = `the embedded mock (Prism) is stateless: ${'it checks only that credentials are present '.repeat(4)}`;
+    const ids = Array.from({ length: 24 }, (_, i) => `SKIP-${i}`);
+    const skipped = certify(
+      [
+        outcome([
+          ...ids.map((id): Evaluation => ({ checkId: id, verdict: 'SKIPPED', reason, lacks: ['provider'] })),
+          { checkId: 'B', verdict: 'SKIPPED', reason: 'no token was issued' },
+        ]),
+      ],
+      { checks: [check('B'), ...ids.map((id) => check(id, '§4.1', 'must', ['provider']))] },
+    );
+    const page = renderHtml(skipped);
+    const table = page.slice(
+      page.indexOf('<section id="skipped">'),
+      page.indexOf('</section>', page.indexOf('<section id="skipped">')),
+    );
+    assert.equal(table.match(/<tr><td>/g)?.length, 2, 'one row per reason');
+    assert.equal(table.split(reason.trim()).length - 1, 1, 'the reason once');
+    assert.match(
+      table,
+      /<td>24<\/td><td><code id="check-SKIP-0" title="title of SKIP-0">SKIP-0<\/code>, <code id="check-SKIP-1"/,
     );
   });
 });
@@ -1040,7 +1234,7 @@ describe('a Playwright run with the certification reporter', () => {
       `${await readFile(join(dir, 'summary.md'), 'utf8')}\n`,
     );
     assert.match(single.stdout, /^FAILED {3}FIX-FAILED · §4\.1, §5\.4 · level must$/m);
-    assert.match(single.stdout, /^ {9}actual {4}200 application\/json/m);
+    assert.match(single.stdout, /^ {9}actual {6}200 application\/json/m);
     assert.match(single.stdout, /^Verdict: FAILED$/m);
     assert.equal(single.code, 1, 'Playwright fails the run because a test failed');
   });

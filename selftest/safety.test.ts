@@ -123,7 +123,7 @@ describe('safety against a live environment', () => {
       assert.equal(double.withdrawals.length, 1);
       assert.equal(run.code, 2);
       assert.ok(!run.stdout.includes('\u001b'), 'the colours of Playwright stay out of a log');
-      assert.match(run.stdout, /^ {9}fix {7}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
+      assert.match(run.stdout, /^ {9}fix {9}the environment did not answer within PIX_REQUEST_TIMEOUT_MS/m);
       const outcomes = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8')
         .split('\n')
         .filter((l) => l.includes('"outcome"'));

@@ -5,6 +5,7 @@
  * certification is scrubbed as a whole before it leaves, and every artifact is rendered from it,
  * so no string reaches a file unscrubbed.
  */
+import { createHash } from 'node:crypto';
 import type { CheckDefinition, Evaluation, Verdict } from '../../tests/_support/checks/types.ts';
 import type { PixRunMetadata } from '../../tests/_support/run-metadata.ts';
 import { compareCertifications, type Compared } from './compare.ts';
@@ -122,6 +123,7 @@ function checkResult(
     clause: check.clause,
     level: check.level,
     reason: check.reason,
+    remedy: check.remedy,
     verdict,
     evaluations: evaluations.length,
     durationMs: Math.round(judged.durationMs),
@@ -216,6 +218,22 @@ function judgedByCheck(tests: readonly TestOutcome[]): Map<string, Judged> {
   return judged;
 }
 
+/**
+ * The suite's own hash: of every check as it judges (id, title, clause, level, reason, remedy), so
+ * that a signer tells apart two suites that carry one version number but judge differently.
+ */
+function catalogueHash(checks: readonly CheckDefinition[]): string {
+  const judged = checks.map(({ id, title, clause, level, reason, remedy }) => [
+    id,
+    title,
+    clause,
+    level,
+    reason,
+    remedy,
+  ]);
+  return createHash('sha256').update(JSON.stringify(judged)).digest('hex');
+}
+
 /** Tests that Playwright skipped before they recorded any check: a suite error must name them. */
 const silentSkips = (tests: readonly TestOutcome[]): string[] =>
   tests.filter((t) => t.status === 'skipped' && t.evaluations.length === 0).map(titleOf);
@@ -252,7 +270,10 @@ export function buildCertification(input: CertificationInput): Certification {
   const incomplete = incompleteness(notJudged, metadata.selection);
   const verdict = overall(counts, suiteErrors, incomplete);
   const run = {
+    ...(metadata.environmentName === undefined ? {} : { environmentName: metadata.environmentName }),
+    runId: metadata.runId,
     suiteVersion: metadata.suiteVersion,
+    catalogueHash: catalogueHash(input.checks),
     specVersion: metadata.specVersion,
     specHash: metadata.specHash,
     mode: metadata.mode,

@@ -13,6 +13,7 @@ import {
   count,
   countsLine,
   driftNotice,
+  environmentLabel,
   evidenceParts,
   findingsOf,
   levelText,
@@ -28,7 +29,8 @@ import {
 
 /** Findings and notes hang under the verdict column. */
 const HANG = ' '.repeat(9);
-const LABEL_WIDTH = 10;
+/** Wide enough for the longest label, `what to do`, and a space. */
+const LABEL_WIDTH = 12;
 const CHANGES_SHOWN = 8;
 
 /** The changes since the baseline: a headline, then one entry per change, regressions first. */
@@ -78,6 +80,9 @@ function finding(check: CheckResult, layout: Layout): string[] {
     ...(first === undefined ? [] : evidenceParts(first)).flatMap(([label, text]) =>
       labelled(label.padEnd(LABEL_WIDTH), text, layout.width, HANG),
     ),
+    ...(check.remedy === undefined
+      ? []
+      : labelled('what to do'.padEnd(LABEL_WIDTH), check.remedy, layout.width, HANG)),
     ...(more > 0
       ? wrap(`and ${count(more, 'more distinct finding')}, in certification.html`, layout.width, HANG)
       : []),
@@ -113,6 +118,12 @@ function incomplete(report: Certification, width: number): string[] {
   ];
 }
 
+/** The environment's label, with its base URL when the label is another. */
+function environmentName(report: Certification): string {
+  const label = environmentLabel(report);
+  return label === report.run.baseUrl ? label : `${label} (${report.run.baseUrl})`;
+}
+
 /** Blocks separated by one empty line; empty blocks leave no trace. */
 const blocks = (...parts: string[][]): string[] =>
   parts.filter((p) => p.length > 0).flatMap((p, i) => (i === 0 ? p : ['', ...p]));
@@ -125,6 +136,7 @@ export function renderConsole(report: Certification, paths: ReportPaths, layout:
     errors(report, layout),
     skipped(report, layout),
     [
+      ...wrap(environmentName(report), width, HANG, 'Environment: '),
       ...wrap(countsLine(report), width),
       ...incomplete(report, width),
       `Verdict: ${paint(layout, report.verdict)}`,
@@ -134,6 +146,14 @@ export function renderConsole(report: Certification, paths: ReportPaths, layout:
     ],
   );
   return `\n${lines.join('\n')}\n`;
+}
+
+/**
+ * A step a test announces while it waits (the webhook), told as it begins, under the progress
+ * lines: a run that is quiet for fifteen seconds says why.
+ */
+export function stepLine(title: string, layout: Layout): string {
+  return `${wrap(title, layout.width, HANG, `${'…'.padEnd(7)}  `).join('\n')}\n`;
 }
 
 const VERDICT_ORDER = ['FAILED', 'WARNING', 'PASSED', 'SKIPPED'] as const;

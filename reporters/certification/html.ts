@@ -1,9 +1,13 @@
 /**
  * certification.html: the report a person reads and signs off. One file that loads nothing (the
  * Content-Security-Policy forbids it), so it can be archived, mailed and printed as is: no script,
- * no external style, font, image or link. The changes since the baseline come first, regressions
- * at their top; after the environment and the coverage matrix come the failures, warnings and
- * skips with their evidence; what passed is folded away.
+ * no external style, font, image or link.
+ *
+ * In the order the signer needs it: the environment's name and the verdict, with the FAILED checks
+ * and why the run is incomplete; then the failures with what to do, the warnings, and what could
+ * not be tested grouped by reason; then the changes since the baseline, the coverage, the
+ * observations, the environment and the run; what passed is folded away; last, the sign-off block.
+ * Printed on A4, no card is cut between pages.
  */
 import type { Verdict } from '../../tests/_support/checks/types.ts';
 import { groupErrors, whereText } from './errors.ts';
@@ -14,12 +18,16 @@ import {
   count,
   countsLine,
   driftNotice,
+  environmentLabel,
+  evidenceParts,
+  firstWords,
   levelText,
   runChangeText,
   skipGroups,
   suiteChangedNotice,
   verdictChangeNotice,
   verdictMeaning,
+  whyLine,
   type ChangeTag,
 } from './text.ts';
 
@@ -57,9 +65,14 @@ code, pre { font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, mono
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; border: 1px solid var(--line); padding: .5rem; margin: .2rem 0 .6rem; }
 nav a { margin-right: 1rem; }
 .banner { color: #fff; padding: 1rem 1.5rem; border-radius: 6px; margin-bottom: 1rem; }
+.banner .environment { font-size: 1.1rem; font-weight: 600; margin: 0; }
 .banner .word { font-size: 2.2rem; font-weight: 700; letter-spacing: .05em; margin: 0; }
 .banner p { margin: .2rem 0; }
+.banner a { color: inherit; }
+.banner ul { margin: .2rem 0 .4rem; padding-left: 1.2rem; }
+.banner h2 { font-size: 1rem; border: 0; margin: .6rem 0 0; padding: 0; }
 .notice { border-left: 4px solid var(--warning); background: #fff8c5; padding: .5rem 1rem; }
+.remedy { border-left: 4px solid var(--incomplete); background: #ddf4ff; padding: .4rem .8rem; margin: .4rem 0; }
 .chip { display: inline-block; border-radius: 1rem; padding: 0 .55rem; margin: .1rem; color: #fff; font: 12px/1.6 ui-monospace, Menlo, Consolas, monospace; text-decoration: none; white-space: nowrap; }
 .v-PASSED { --v: var(--passed); } .v-WARNING { --v: var(--warning); } .v-FAILED { --v: var(--failed); }
 .v-SKIPPED { --v: var(--skipped); } .v-INCOMPLETE { --v: var(--incomplete); } .v-ERROR { --v: var(--error); }
@@ -70,13 +83,19 @@ dl.evidence { margin: .5rem 0; padding-top: .5rem; border-top: 1px dashed var(--
 dl.evidence dt { font-weight: 600; }
 dl.evidence dd { margin: 0; }
 .uncovered td { color: #59636e; font-style: italic; }
+.sign-off { border: 2px solid #1f2328; border-radius: 6px; padding: 1rem 1.5rem; margin-top: 2rem; }
+.sign-off h2 { margin-top: 0; }
+.sign-off table th { width: 14rem; }
+.sign-off .line { display: inline-block; min-width: 18rem; border-bottom: 1px solid #1f2328; height: 2.2rem; }
 footer { margin-top: 2rem; color: #59636e; font-size: .85rem; }
+@page { size: A4; margin: 15mm 12mm; }
 @media print {
   body { max-width: none; padding: 0; font-size: 10pt; }
   nav { display: none; }
-  .banner, .chip { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
-  article, tr { break-inside: avoid; }
-  h2 { break-after: avoid; }
+  .banner, .chip, .remedy { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  article, tr, .banner, .remedy, dl.evidence, .sign-off { break-inside: avoid; }
+  h2, h3, h2 + p { break-after: avoid; }
+  .sign-off { display: block; break-before: page; }
 }
 @media print { details::details-content { content-visibility: visible; display: block; } }
 `;
@@ -89,12 +108,49 @@ const anchor = (id: string): string => `check-${id.replace(/[^A-Za-z0-9-]/g, '-'
 const chipLink = (id: string, verdict: Verdict): string =>
   `<a class="chip v-${verdict}" title="${verdict}" href="#${anchor(id)}">${SIGN[verdict]} ${escapeHtml(id)}</a>`;
 
+/** The environment as every report names it first: its label, with the base URL when the label is another. */
+function environmentLine(report: Certification): string {
+  const label = environmentLabel(report);
+  const url = label === report.run.baseUrl ? '' : ` · <code>${escapeHtml(report.run.baseUrl)}</code>`;
+  return `<p class="environment">${escapeHtml(label)}${url}</p>`;
+}
+
+/** The FAILED checks, each with a one-line why, linked to its card. */
+function failedList(report: Certification): string {
+  const failed = report.checks.filter((c) => c.verdict === 'FAILED');
+  if (failed.length === 0) return '';
+  const items = failed.map(
+    (c) =>
+      `<li><a href="#${anchor(c.id)}"><code>${escapeHtml(c.id)}</code></a> ${escapeHtml(c.title)}: ${escapeHtml(whyLine(c))}</li>`,
+  );
+  return `\n<h2>Failed</h2>\n<ul class="failed-list">\n${items.join('\n')}\n</ul>`;
+}
+
+/** Why the run is INCOMPLETE: one line per reason the person running the suite can remove. */
+function incompleteList(report: Certification): string {
+  if (report.complete) return '';
+  const items = report.incomplete.map(
+    (i) => `<li>${count(i.checks.length, 'check')} not judged: ${escapeHtml(i.reason)}</li>`,
+  );
+  return `\n<h2>Incomplete because</h2>\n<ul class="incomplete-list">\n${items.join('\n')}\n</ul>`;
+}
+
+/** Why the suite itself went wrong: one line per cause. */
+function errorList(report: Certification): string {
+  if (report.suiteErrors.length === 0) return '';
+  const items = groupErrors(report.suiteErrors).map(
+    (g) => `<li>${escapeHtml(whereText(g))}: ${escapeHtml(firstWords(g.cause, 160))}</li>`,
+  );
+  return `\n<h2>Suite errors</h2>\n<ul>\n${items.join('\n')}\n</ul>`;
+}
+
 function banner(report: Certification): string {
   const since = report.changes === undefined ? '' : `\n<p>${escapeHtml(changesHeadline(report.changes))}</p>`;
   return `<header class="banner v-${report.verdict}">
+${environmentLine(report)}
 <p class="word">${SIGN[report.verdict]} ${report.verdict}</p>
 <p>${escapeHtml(verdictMeaning(report))}</p>
-<p>${escapeHtml(countsLine(report))}</p>${since}
+<p>${escapeHtml(countsLine(report))}</p>${since}${failedList(report)}${errorList(report)}${incompleteList(report)}
 </header>`;
 }
 
@@ -136,44 +192,90 @@ ${rows.join('\n')}
 ${notices.join('\n')}${table}</section>`;
 }
 
-function incompleteNotice(report: Certification): string {
-  if (report.complete) return '';
-  const items = report.incomplete
-    .map(
-      (i) =>
-        `<li>${count(i.checks.length, 'check')}. ${escapeHtml(i.reason)}<br>${i.checks.map((id) => chipLink(id, 'SKIPPED')).join(' ')}</li>`,
-    )
-    .join('\n');
-  return `<div class="notice"><p><strong>The certification is incomplete</strong>: some checks were not judged, for reasons you can remove.</p>
-<ul>
-${items}
-</ul></div>`;
+/** The run's options as a person reads them, each with the variable that sets it. */
+const OPTION_LABELS: Readonly<Record<string, string>> = {
+  allowPayouts: 'Withdrawals allowed (PIX_ALLOW_PAYOUTS)',
+  allowInsecure: 'Plain http to another host allowed (PIX_ALLOW_INSECURE)',
+  amount: 'Amount of each withdrawal, BRL (PIX_AMOUNT)',
+  tokenField: 'Field of the token in the token response (PIX_TOKEN_FIELD)',
+  payeeKeyType: "Payee's Pix key type (PIX_PAYEE_KEY_TYPE)",
+  webhookTimeoutMs: 'Wait for a webhook (PIX_WEBHOOK_TIMEOUT_MS)',
+  webhookPublicUrl: 'Address the provider posts webhooks to (PIX_WEBHOOK_PUBLIC_URL)',
+  requestTimeoutMs: 'Bound on every request (PIX_REQUEST_TIMEOUT_MS)',
+  maxPayouts: 'Most withdrawals the run may send (PIX_MAX_PAYOUTS)',
+  maxTotal: 'Most the run may pay out, BRL (PIX_MAX_TOTAL)',
+};
+
+function optionValue(name: string, value: string | number | boolean): string {
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return name.endsWith('Ms') ? `${value} ms` : String(value);
 }
 
-function environment(report: Certification): string {
-  const { run } = report;
-  const rows: [string, string][] = [
-    ['Mode', run.mode],
-    ['Base URL', run.baseUrl],
-    ['Suite version', run.suiteVersion],
-    ['Spec version', run.specVersion],
-    ['Spec hash (sha256)', run.specHash],
-    ['Strict (WARNING or INCOMPLETE fails the run)', String(run.strict)],
-    ['Complete required (INCOMPLETE fails the run)', String(run.requireComplete)],
-    ['Selection', run.selection.length === 0 ? 'the whole suite' : run.selection.join(' ')],
-    ['Seed (PIX_SEED replays the invented values)', String(run.seed ?? 'not recorded')],
-    ['Started', run.startTime],
-    ['Ended', run.endTime],
-    ['Duration', `${(run.durationMs / 1000).toFixed(1)} s`],
-    ...Object.entries(run.options).map(([name, value]): [string, string] => [name, String(value)]),
-  ];
+function table(id: string, title: string, rows: readonly (readonly [string, string])[]): string {
   const body = rows.map(
     ([name, value]) =>
       `<tr><th scope="row">${escapeHtml(name)}</th><td><code>${escapeHtml(value)}</code></td></tr>`,
   );
-  return `<section id="environment"><h2>Environment</h2>
+  return `<section id="${id}"><h2>${title}</h2>
 <table>
 ${body.join('\n')}
+</table></section>`;
+}
+
+/** What was certified: the environment and what the run was allowed to do there. */
+function environment(report: Certification): string {
+  const { run } = report;
+  return table('environment', 'Environment', [
+    ['Name (PIX_ENV_NAME)', run.environmentName ?? 'not named'],
+    ['Base URL (PIX_BASE_URL)', run.baseUrl],
+    ['Mode', run.mode === 'live' ? 'live: a provider' : 'mock: the embedded mock, no provider'],
+    ...Object.entries(run.options).map(([name, value]): [string, string] => [
+      OPTION_LABELS[name] ?? name,
+      optionValue(name, value),
+    ]),
+  ]);
+}
+
+/** Which suite judged it, when, and how to replay it. */
+function runMetadata(report: Certification): string {
+  const { run } = report;
+  return table('run', 'Run', [
+    ['Run id (in every withdrawal code and ledger line)', run.runId ?? 'not recorded'],
+    ['Suite version', run.suiteVersion],
+    ['Suite checks hash (sha256 of the catalogue)', run.catalogueHash ?? 'not recorded'],
+    ['Spec version', run.specVersion],
+    ['Spec hash (sha256)', run.specHash],
+    ['Selection', run.selection.length === 0 ? 'the whole suite' : run.selection.join(' ')],
+    ['Strict (a WARNING or INCOMPLETE run fails, PIX_STRICT)', run.strict ? 'yes' : 'no'],
+    ['Complete required (an INCOMPLETE run fails, PIX_REQUIRE_COMPLETE)', run.requireComplete ? 'yes' : 'no'],
+    ['Seed (PIX_SEED replays the invented values)', String(run.seed ?? 'not recorded')],
+    ['Started', run.startTime],
+    ['Ended', run.endTime],
+    ['Duration', `${(run.durationMs / 1000).toFixed(1)} s`],
+    ['Report schema version', String(report.schemaVersion)],
+  ]);
+}
+
+/** Filled in by hand on the printed page: what is signed, and the lines to sign it on. */
+function signOff(report: Certification): string {
+  const { run } = report;
+  const facts: [string, string][] = [
+    ['Environment', environmentLabel(report)],
+    ['Base URL', run.baseUrl],
+    [
+      'Suite',
+      `version ${run.suiteVersion}${run.catalogueHash === undefined ? '' : `, checks sha256 ${run.catalogueHash}`}`,
+    ],
+    ['Spec', `version ${run.specVersion}, sha256 ${run.specHash}`],
+    ['Run id', run.runId ?? 'not recorded'],
+    ['Date of the run', run.startTime],
+    ['Verdict', `${report.verdict} (${countsLine(report)})`],
+  ];
+  const blanks = ['Name', 'Role', 'Signature', 'Date'];
+  return `<section id="sign-off" class="sign-off"><h2>Sign-off</h2>
+<table>
+${facts.map(([name, value]) => `<tr><th scope="row">${name}</th><td><code>${escapeHtml(value)}</code></td></tr>`).join('\n')}
+${blanks.map((name) => `<tr><th scope="row">${name}</th><td><span class="line"></span></td></tr>`).join('\n')}
 </table></section>`;
 }
 
@@ -199,14 +301,19 @@ ${rows.join('\n')}
 </table></section>`;
 }
 
+const EVIDENCE_LABELS: Readonly<Record<string, string>> = {
+  expected: 'Expected',
+  actual: 'Actual',
+  note: 'Note',
+  skipped: 'Skipped because',
+};
+
+/** The same parts as the console and summary.md (an empty one says so), then the reproduction. */
 function evidenceItem(item: Evidence): string {
-  const parts: [string, string | undefined][] = [
-    ['Expected', item.expected],
-    ['Actual', item.actual],
-    ['Reproduction', item.reproduction],
-    [item.verdict === 'SKIPPED' ? 'Skipped because' : 'Note', item.reason],
+  const shown = [
+    ...evidenceParts(item).map(([label, text]) => [EVIDENCE_LABELS[label] ?? label, text] as const),
+    ...(item.reproduction === undefined ? [] : [['Reproduction', item.reproduction] as const]),
   ];
-  const shown = parts.filter((part): part is [string, string] => part[1] !== undefined);
   return `<dl class="evidence">
 ${shown.map(([name, value]) => `<dt>${name}</dt><dd><pre>${escapeHtml(value)}</pre></dd>`).join('\n')}
 </dl>`;
@@ -218,7 +325,7 @@ function finding(check: CheckResult): string {
   return `<article class="v-${check.verdict}" id="${anchor(check.id)}">
 <h3>${chip(check.verdict)} <code>${escapeHtml(check.id)}</code> ${escapeHtml(check.title)}</h3>
 <p class="meta">Clause ${escapeHtml(check.clause)} · level ${escapeHtml(levelText(check))} · evaluated ${count(check.evaluations, 'time')}</p>
-<p>${escapeHtml(check.reason)}</p>
+<p>${escapeHtml(check.reason)}</p>${check.remedy === undefined ? '' : `\n<p class="remedy"><strong>What to do</strong>: ${escapeHtml(check.remedy)}</p>`}
 ${evidence.map(evidenceItem).join('\n')}${more > 0 ? `\n<p>… and ${more} more distinct findings (see certification.json for the first ${evidence.length}).</p>` : ''}
 </article>`;
 }
@@ -250,29 +357,31 @@ ${each.join('\n')}
 </section>`;
 }
 
+/** One row per reason, with the ids of the checks it left unjudged: a long reason is never repeated. */
 function skipped(report: Certification): string {
   const checks = report.checks.filter((c) => c.verdict === 'SKIPPED');
   if (checks.length === 0) return '';
-  const byId = new Map(checks.map((c) => [c.id, c]));
+  const titles = new Map(checks.map((c) => [c.id, c.title]));
   const rows = skipGroups(checks).map(
     (g) =>
-      `<tr><td>${escapeHtml(g.reason)}</td><td>${g.checks
+      `<tr><td>${escapeHtml(g.reason)}</td><td>${g.checks.length}</td><td>${g.checks
         .map(
           (id) =>
-            `<span id="${anchor(id)}"><code>${escapeHtml(id)}</code> ${escapeHtml(byId.get(id)?.title ?? '')} (${escapeHtml(byId.get(id)?.clause ?? '')})</span>`,
+            `<code id="${anchor(id)}" title="${escapeHtml(titles.get(id) ?? '')}">${escapeHtml(id)}</code>`,
         )
-        .join('<br>')}</td></tr>`,
+        .join(', ')}</td></tr>`,
   );
-  return `<section id="skipped"><h2>Not judged (${checks.length})</h2>
-<p>A skipped check was not judged; it never counts as passed. Checks are grouped by the reason they were skipped.</p>
+  return `<section id="skipped"><h2>Not tested (${checks.length})</h2>
+<p>A skipped check was not judged; it never counts as passed. One row per reason.</p>
 <table>
-<thead><tr><th>Why</th><th>Checks</th></tr></thead>
+<thead><tr><th>Why</th><th>Checks</th><th>Which</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
 </table></section>`;
 }
 
+/** A note says what an observation is; it sits under the topic, so no column stands empty. */
 function observations(report: Certification): string {
   if (report.observations.length === 0) return '';
   const rows = report.observations.map(
@@ -307,15 +416,17 @@ ${rows.join('\n')}
 
 export function renderHtml(report: Certification): string {
   const sections: [id: string, label: string, html: string][] = [
-    ['changes', 'Changes', changes(report)],
-    ['environment', 'Environment', environment(report)],
-    ['coverage', 'Coverage', coverage(report)],
     ['failed', 'Failed', findings(report, 'FAILED', 'failed', 'Failed')],
     ['suite-errors', 'Suite errors', suiteErrors(report)],
     ['warnings', 'Warnings', findings(report, 'WARNING', 'warnings', 'Warnings')],
-    ['skipped', 'Not judged', skipped(report)],
+    ['skipped', 'Not tested', skipped(report)],
+    ['changes', 'Changes', changes(report)],
+    ['coverage', 'Coverage', coverage(report)],
     ['observations', 'Observations', observations(report)],
+    ['environment', 'Environment', environment(report)],
+    ['run', 'Run', runMetadata(report)],
     ['passed', 'Passed', passed(report)],
+    ['sign-off', 'Sign-off', signOff(report)],
   ];
   const present = sections.filter(([, , html]) => html !== '');
   return `<!doctype html>
@@ -324,13 +435,12 @@ export function renderHtml(report: Certification): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Pix withdrawal certification: ${report.verdict}</title>
+<title>${escapeHtml(environmentLabel(report))}: Pix withdrawal certification ${report.verdict}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <h1>Pix withdrawal certification</h1>
 ${banner(report)}
-${incompleteNotice(report)}
 <nav>${present.map(([id, label]) => `<a href="#${id}">${label}</a>`).join('')}</nav>
 ${present.map(([, , html]) => html).join('\n')}
 <footer>Certification schema version ${report.schemaVersion}; the same results are in certification.json next to this file.</footer>

@@ -6,12 +6,15 @@
  *   judged because the suite went wrong is an error case carrying the errors, and the test suite's
  *   system-err lists every error once per cause.
  * - A case's time is the summed duration of the tests that evaluated the check.
- * - The test suite's properties carry the run's verdict (INCOMPLETE included) and its exit code.
+ * - The test suite's properties carry the environment first (PIX_ENV_NAME, else the base URL), then
+ *   the run's verdict (INCOMPLETE included) and its exit code.
+ * - A WARNING's output names the level that produced it: a `must` check warns only where the
+ *   document is ambiguous, which is a `should`.
  * The text is already visible (no control character) and XML 1.0 allows the rest once escaped.
  */
 import { groupErrors, whereText } from './errors.ts';
 import type { Certification, CheckResult } from './model.ts';
-import { evidenceParts, levelText } from './text.ts';
+import { environmentLabel, evidenceParts, levelText } from './text.ts';
 
 function xml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -20,13 +23,12 @@ function xml(text: string): string {
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
 function evidenceText(check: CheckResult): string {
-  return (check.evidence ?? [])
-    .map((e) =>
-      [...evidenceParts(e).map(([label, text]) => `${label}: ${text}`), e.reproduction]
-        .filter(Boolean)
-        .join('\n'),
-    )
-    .join('\n\n');
+  const findings = (check.evidence ?? []).map((e) =>
+    [...evidenceParts(e).map(([label, text]) => `${label}: ${text}`), e.reproduction]
+      .filter(Boolean)
+      .join('\n'),
+  );
+  return [...findings, ...(check.remedy === undefined ? [] : [`what to do: ${check.remedy}`])].join('\n\n');
 }
 
 function errorsText(report: Certification): string {
@@ -68,6 +70,9 @@ export function renderJunit(report: Certification): string {
   const properties = [
     '    <properties>',
     ...Object.entries({
+      environment: environmentLabel(report),
+      baseUrl: run.baseUrl,
+      ...(run.runId === undefined ? {} : { runId: run.runId }),
       verdict: report.verdict,
       exitCode: String(report.exitCode),
       complete: String(report.complete),

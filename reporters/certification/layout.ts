@@ -41,6 +41,20 @@ const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
 const graphemes = (text: string): string[] => Array.from(GRAPHEMES.segment(text), (s) => s.segment);
 
 /**
+ * A word ending in ':' (`webhook-id:`) goes on the line of the word after it, so that no line ends
+ * in a label whose value is on the next one.
+ */
+function keepLabelsWithValues(words: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (const word of words) {
+    const last = kept.at(-1);
+    if (last?.endsWith(':') === true) kept[kept.length - 1] = `${last} ${word}`;
+    else kept.push(word);
+  }
+  return kept;
+}
+
+/**
  * Wraps text at spaces so that no line is longer than `width`; every line after the first starts
  * with `indent` (a hanging indent under a label), and so does the first when `first` is not given.
  * A word longer than a line (a URL, a token) continues on the next: its characters are all kept.
@@ -58,7 +72,7 @@ export function wrap(text: string, width: number, indent = '', first = indent): 
   const room = (): number => Math.max(1, width - graphemes(line).length - (empty ? 0 : 1));
   text.split('\n').forEach((paragraph, index) => {
     if (index > 0) newLine();
-    for (const word of paragraph.split(/[ \t]+/).filter((w) => w !== '')) {
+    for (const word of keepLabelsWithValues(paragraph.split(/[ \t]+/).filter((w) => w !== ''))) {
       let rest = graphemes(word);
       if (!empty && rest.length > room()) newLine();
       while (rest.length > 0) {

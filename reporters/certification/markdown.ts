@@ -12,6 +12,7 @@ import {
   changesHeadline,
   count,
   driftNotice,
+  environmentLabel,
   evidenceParts,
   findingsOf,
   flat,
@@ -56,6 +57,7 @@ function finding(check: CheckResult): string[] {
     ...evidence.flatMap((item) =>
       evidenceParts(item).map(([label, text]) => `  - ${label}: ${escapeMarkdown(text)}`),
     ),
+    ...(check.remedy === undefined ? [] : [`  - what to do: ${escapeMarkdown(check.remedy)}`]),
     ...(more > 0 ? [`  - and ${count(more, 'more distinct finding')}, in certification.json`] : []),
   ];
 }
@@ -67,11 +69,11 @@ function section(title: string, lines: readonly string[]): string[] {
 export function renderMarkdown(report: Certification, paths: ReportPaths): string {
   const { run } = report;
   const lines = [
-    `## Pix withdrawal certification: ${report.verdict}`,
+    `## ${escapeMarkdown(environmentLabel(report))}: Pix withdrawal certification ${report.verdict}`,
     '',
     escapeMarkdown(verdictMeaning(report)),
     '',
-    `${run.mode} mode against ${escapeMarkdown(run.baseUrl)} · spec ${escapeMarkdown(run.specVersion)} (sha256 ${run.specHash.slice(0, 12)}) · suite ${escapeMarkdown(run.suiteVersion)}${run.seed === undefined ? '' : ` · seed ${run.seed}`} · ${run.startTime} (${(run.durationMs / 1000).toFixed(1)} s)`,
+    `${run.mode} mode against ${escapeMarkdown(run.baseUrl)}${run.runId === undefined ? '' : ` · run ${escapeMarkdown(run.runId)}`} · spec ${escapeMarkdown(run.specVersion)} (sha256 ${run.specHash.slice(0, 12)}) · suite ${escapeMarkdown(run.suiteVersion)}${run.seed === undefined ? '' : ` · seed ${run.seed}`} · ${run.startTime} (${(run.durationMs / 1000).toFixed(1)} s)`,
     ...changesSection(report.changes),
     '',
     '| Verdict | Checks |',

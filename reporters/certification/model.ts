@@ -71,6 +71,8 @@ export interface CheckResult {
   readonly clause: string;
   readonly level: Level;
   readonly reason: string;
+  /** What a provider that fails the check should do; absent in reports written before it existed. */
+  readonly remedy?: string;
   readonly verdict: Verdict;
   /** How many times the check was evaluated in the run. */
   readonly evaluations: number;
@@ -111,7 +113,13 @@ export interface IncompleteReason {
 }
 
 export interface RunInfo {
+  /** PIX_ENV_NAME: the label the reports name the environment by; absent, they name it by its base URL. */
+  readonly environmentName?: string;
+  /** The id in the run's withdrawal codes and ledger lines; absent in reports written before it existed. */
+  readonly runId?: string;
   readonly suiteVersion: string;
+  /** SHA-256 of the checks the suite judged by; absent in reports written before it existed. */
+  readonly catalogueHash?: string;
   readonly specVersion: string;
   readonly specHash: string;
   readonly mode: 'mock' | 'live';

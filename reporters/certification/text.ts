@@ -42,13 +42,37 @@ export function countsLine(report: Certification): string {
 }
 
 /**
- * The level as it produced the verdict. A `must` check warns where the document is ambiguous
- * (it names one status and lists others): its WARNING says so rather than claim "must".
+ * The level as it produced the verdict. A `must` check warns where the document is ambiguous (it
+ * names one status and lists others): that finding is a `should`, and says so rather than claim "must".
  */
 export function levelText(check: CheckResult): string {
   return check.verdict === 'WARNING' && check.level === 'must'
-    ? 'must, a warning here: the document is ambiguous on this point'
+    ? 'should here, as the document is ambiguous on this point (must where it is clear)'
     : check.level;
+}
+
+/** How every report names the environment first: its PIX_ENV_NAME label, or else its base URL. */
+export const environmentLabel = (report: Certification): string =>
+  report.run.environmentName ?? report.run.baseUrl;
+
+/** The first words of a text up to about `max` characters, cut between words, never inside one. */
+export function firstWords(text: string, max: number): string {
+  const line = flat(text);
+  if (line.length <= max) return line;
+  const cut = line.lastIndexOf(' ', max);
+  return `${line.slice(0, cut > max / 2 ? cut : max)} …`;
+}
+
+/** Why a FAILED check failed, in one line for the verdict banner: what came back, else why it was expected. */
+export function whyLine(check: CheckResult, max = 160): string {
+  const first = check.evidence?.[0];
+  const why =
+    first?.actual === undefined
+      ? check.reason
+      : first.expected === undefined
+        ? first.actual
+        : `expected ${first.expected}; got ${first.actual}`;
+  return firstWords(why, max);
 }
 
 /** A finding's text as shown: never blank, and never a line that ends in ":" with nothing after it. */

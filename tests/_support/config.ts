@@ -34,6 +34,8 @@ export interface WebhookSettings {
 }
 
 export interface Config {
+  /** PIX_ENV_NAME: how the reports name the environment; undefined lets them name it by its base URL. */
+  readonly environmentName: string | undefined;
   readonly mode: Mode;
   /** Live mode: PIX_BASE_URL. Mock mode: undefined until the embedded mock is started. */
   readonly baseUrl: string | undefined;
@@ -111,6 +113,7 @@ export interface VariableSpec<Name extends string = string> {
 // One row per variable, so that adding one is a one-line change; VARIABLES and --help come from here.
 // prettier-ignore
 const VARIABLE_ROWS = [
+  { name: 'PIX_ENV_NAME', purpose: 'a label for the environment, first in every report ("Provider X UAT")', default: 'the base URL' },
   { name: 'PIX_BASE_URL', purpose: 'base address of the environment under test', default: 'the embedded mock' },
   { name: 'PIX_CLIENT_ID', purpose: 'client_id issued in your client dashboard', liveOnly: true },
   { name: 'PIX_CLIENT_SECRET', purpose: 'client_secret issued in your client dashboard', liveOnly: true },
@@ -519,6 +522,20 @@ function readCodePrefix(read: Reader): string {
   return codePrefix;
 }
 
+/** One line of plain text: the label heads every report, where a line break or a control would garble it. */
+function readEnvironmentName(read: Reader): string | undefined {
+  const name = read.text('PIX_ENV_NAME')?.trim();
+  if (name === undefined || name === '') return undefined;
+  if (name.length > 80 || /\p{Cc}/u.test(name)) {
+    read.report(
+      'PIX_ENV_NAME',
+      'is not one short line',
+      'Give a label of at most 80 characters, e.g. Provider X UAT.',
+    );
+  }
+  return name;
+}
+
 function readTokenField(read: Reader): string {
   const tokenField = read.text('PIX_TOKEN_FIELD') ?? 'access_token';
   if (!/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/.test(tokenField)) {
@@ -570,6 +587,7 @@ function readConfig(read: Reader, env: Env): Config {
   });
   const maxPayouts = read.integer('PIX_MAX_PAYOUTS', DEFAULT_MAX_PAYOUTS, 0, 10_000);
   return {
+    environmentName: readEnvironmentName(read),
     mode,
     baseUrl,
     ...credentials,

@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from './checks/types.ts';
 import type { OperationId } from './spec.ts';
-import { excerpt, redact, redactHeaders } from './redact.ts';
+import { excerpt, isRegisteredSecret, redact, redactHeaders } from './redact.ts';
 import { boundedJson } from './shape.ts';
 export interface SentRequest {
   readonly method: 'POST';
@@ -60,17 +60,69 @@ function curlDefaults(body: string | undefined): string[] {
   return ['User-Agent', 'Accept', 'Content-Type', ...(Buffer.byteLength(body) > 1_024 ? ['Expect'] : [])];
 }
 
-/** A `curl` line that sends exactly the recorded request, with every secret masked. */
-export function curlLine(request: SentRequest): string {
+/**
+ * The shell variable a reproduction puts in place of each credential header: the reader's own
+ * value when the suite sent the configured one (or a token it was issued), else one they choose.
+ */
+const PLACEHOLDERS: Readonly<
+  Record<string, { readonly yours: string; readonly other: string; readonly what: string }>
+> = {
+  client_secret: { yours: 'PIX_CLIENT_SECRET', other: 'WRONG_CLIENT_SECRET', what: 'client_secret' },
+  cert_client: { yours: 'PIX_CERT_CLIENT', other: 'WRONG_CERT_CLIENT', what: 'cert_client' },
+  authorization: { yours: 'ACCESS_TOKEN', other: 'WRONG_TOKEN', what: 'access token' },
+  'proxy-authorization': { yours: 'PROXY_CREDENTIAL', other: 'PROXY_CREDENTIAL', what: 'proxy credential' },
+  cookie: { yours: 'COOKIE', other: 'COOKIE', what: 'cookie' },
+};
+
+interface Placed {
+  /** The header as the curl line sends it, in double quotes so that the shell expands the variable. */
+  readonly header: string;
+  /** What the reader sets the variable to. */
+  readonly note: string;
+}
+
+function placeholderFor(name: string, value: string): Placed | undefined {
+  const placeholder = PLACEHOLDERS[name.toLowerCase()];
+  if (placeholder === undefined || value === '') return undefined;
+  // An authorization keeps its scheme (Bearer), which is no secret and part of what was judged.
+  const scheme = /^authorization$/i.test(name) ? /^([\w.-]+)\s+(.+)$/.exec(value) : null;
+  const credential = scheme?.[2] ?? value;
+  const yours = isRegisteredSecret(credential);
+  const variable = yours ? placeholder.yours : placeholder.other;
+  const note = yours
+    ? placeholder.yours === 'ACCESS_TOKEN'
+      ? `$ACCESS_TOKEN: an access token from POST /auth/token`
+      : `$${variable}: your ${placeholder.what}`
+    : `$${variable}: a ${placeholder.what} that is not yours (this one had ${credential.length} characters)`;
+  return { header: `"${name}: ${scheme === null ? '' : `${scheme[1] ?? ''} `}$${variable}"`, note };
+}
+
+/**
+ * A reproduction: a `curl` line that sends exactly the recorded request, every credential a shell
+ * variable (`$PIX_CLIENT_SECRET`) the reader sets, never a value, and every other secret masked. A
+ * withdrawal says first that it moves money: whoever runs it sends a real payout.
+ */
+export function curlLine(request: SentRequest, operation?: OperationId): string {
   const sent = new Set(Object.keys(request.headers).map((name) => name.toLowerCase()));
   const parts = ['curl', '-i', '--http1.1', '-X', request.method, shellQuote(redact(request.url))];
-  for (const [name, value] of Object.entries(redactHeaders(request.headers)))
-    parts.push('-H', shellQuote(`${name}: ${value}`));
+  const notes: string[] = [];
+  const masked = Object.entries(redactHeaders(request.headers));
+  Object.entries(request.headers).forEach(([name, value], index) => {
+    const placed = placeholderFor(name, value);
+    if (placed !== undefined && !notes.includes(placed.note)) notes.push(placed.note);
+    parts.push('-H', placed?.header ?? shellQuote((masked[index] ?? [name, '***']).join(': ')));
+  });
   for (const name of curlDefaults(request.body))
     if (!sent.has(name.toLowerCase())) parts.push('-H', shellQuote(`${name}:`));
   if (request.body !== undefined)
     parts.push('--data-raw', shellQuote(excerpt(request.body, REPRODUCED_BODY_CHARS)));
-  return parts.join(' ');
+  return [
+    ...(operation === 'createWithdraw'
+      ? ['# sends a real withdrawal: moves money if the environment accepts it']
+      : []),
+    ...(notes.length === 0 ? [] : [`# set ${notes.join('; ')}`]),
+    parts.join(' '),
+  ].join('\n');
 }
 
 const DESCRIBED_BODY_CHARS = 300;

@@ -70,7 +70,10 @@ function mask(value: string, kind: SecretKind = 'secret'): string {
   return `***(${value.length} chars)`;
 }
 
-const isMasked = (value: string): boolean => value.startsWith('***');
+/** A reproduction's shell variable (`$PIX_CLIENT_SECRET`) stands for a secret and shows none. */
+const PLACEHOLDER = /^\$[A-Z][A-Z0-9_]*$/;
+
+const isMasked = (value: string): boolean => value.startsWith('***') || PLACEHOLDER.test(value);
 
 // --- The registry ------------------------------------------------------------------------------
 
@@ -184,6 +187,12 @@ function sync(): void {
     const { value, kind } = JSON.parse(line) as { value: string; kind: SecretKind };
     learn(value, kind);
   }
+}
+
+/** Whether the run registered this exact value as a secret: a credential of the configuration or a token. */
+export function isRegisteredSecret(value: string): boolean {
+  sync();
+  return known.has(value);
 }
 
 /** Registers a secret so that every process of the run masks it from now on, in all its forms. */

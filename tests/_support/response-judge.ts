@@ -32,6 +32,9 @@ export class ResponseJudge {
       ok ? `${SHAPE_TOPIC[operation]}.response.shape` : `error.response.shape.${response.status}`,
       ok ? '§2.3 (not shown)' : '§7 (not shown)',
       shapeOf(response.json),
+      ok
+        ? 'the fields of a successful answer and their types, no values'
+        : `the fields of a ${response.status} answer and their types, no values`,
     );
   }
 }

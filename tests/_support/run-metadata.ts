@@ -5,8 +5,13 @@ import { PACKAGE_JSON_PATH } from './paths.ts';
 import { selectionOfThisRun } from './selection.ts';
 import { runSeed } from './seed.ts';
 import { loadSpec } from './spec.ts';
+import { newRunId } from './target.ts';
 
 export interface PixRunMetadata {
+  /** PIX_ENV_NAME: the environment's label; absent, the reports name it by its base URL. */
+  readonly environmentName?: string;
+  /** The id in every withdrawal code and ledger line of the run, so that a signed report names its payouts. */
+  readonly runId: string;
   readonly suiteVersion: string;
   readonly specVersion: string;
   readonly specHash: string;
@@ -31,7 +36,11 @@ export function suiteVersion(): string {
 
 export function runMetadata(config: Config): PixRunMetadata {
   const spec = loadSpec();
+  // Decided with the configuration, in the main process: global setup keeps it and workers inherit it.
+  process.env.PIX_RUN_ID ??= newRunId();
   return {
+    ...(config.environmentName === undefined ? {} : { environmentName: config.environmentName }),
+    runId: process.env.PIX_RUN_ID,
     suiteVersion: suiteVersion(),
     specVersion: spec.version,
     specHash: spec.hash,

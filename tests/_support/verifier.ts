@@ -51,7 +51,9 @@ export class Verifier {
         : {
             expected: excerpt(violations.map((v) => v.expected).join(' | '), EVIDENCE_CHARS),
             actual: excerpt(violations.map((v) => v.actual).join(' | '), EVIDENCE_CHARS),
-            ...(exchange === undefined ? {} : { reproduction: curlLine(exchange.request) }),
+            ...(exchange === undefined
+              ? {}
+              : { reproduction: curlLine(exchange.request, exchange.operation) }),
           }),
     });
     return verdict;

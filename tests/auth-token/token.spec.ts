@@ -1,8 +1,13 @@
 /**
  * §4.1 Create token, §5.1 and §5.4: POST /auth/token with Accept, client_id and cert_client.
  */
-import { applyPlainHeaderCase, NOT_ACCEPTABLE, plainHeaderCases } from '../_support/checks/accept.ts';
-import { applyCredentialCase, credentialCases } from '../_support/checks/credentials.ts';
+import {
+  ACCEPT_NOTE,
+  applyPlainHeaderCase,
+  NOT_ACCEPTABLE,
+  plainHeaderCases,
+} from '../_support/checks/accept.ts';
+import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../_support/checks/credentials.ts';
 import { tokenInField, tokenIssued, tokenLifetime } from '../_support/checks/token.ts';
 import { judging, titleOf } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
@@ -39,7 +44,7 @@ for (const testCase of credentialCases(loadSpec(), 'createToken')) {
       const headers = applyCredentialCase(pix.tokenHeaders(), testCase, undefined, invent);
       const exchange = await pix.requestToken(headers);
       verify.check(check, exchange, exchange);
-      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status);
+      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status, REFUSAL_NOTE);
     },
   );
 }
@@ -55,7 +60,7 @@ for (const testCase of plainHeaderCases(loadSpec(), 'createToken')) {
         NOT_ACCEPTABLE,
       ]);
       verify.check(check, exchange, exchange);
-      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status);
+      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status, ACCEPT_NOTE);
     },
   );
 }

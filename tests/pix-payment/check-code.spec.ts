@@ -50,7 +50,12 @@ async function sendDuplicate(
 /** Judges the pair with the case's check, or records the default the document does not show. */
 function verifyPair(verify: Verifier, testCase: DuplicateCase, pair: DuplicatePair): void {
   if (testCase.check === undefined) {
-    verify.observe('check_code.default', '§2.1 (not shown)', checkCodeDefault(pair.second));
+    verify.observe(
+      'check_code.default',
+      '§2.1 (not shown)',
+      checkCodeDefault(pair.second),
+      'whether a repeated code is refused when check_code is left out',
+    );
     return;
   }
   verify.check(testCase.check, pair, pair.second);

@@ -2,8 +2,13 @@
  * §4.2, §5.2 and §5.4: a withdrawal with a missing or wrong credential is refused, one header at a
  * time; the cases are generated from the spec's security requirements and header table.
  */
-import { applyPlainHeaderCase, NOT_ACCEPTABLE, plainHeaderCases } from '../_support/checks/accept.ts';
-import { applyCredentialCase, credentialCases } from '../_support/checks/credentials.ts';
+import {
+  ACCEPT_NOTE,
+  applyPlainHeaderCase,
+  NOT_ACCEPTABLE,
+  plainHeaderCases,
+} from '../_support/checks/accept.ts';
+import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../_support/checks/credentials.ts';
 import { judging, titleOf } from '../_support/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import { loadSpec } from '../_support/spec.ts';
@@ -20,7 +25,7 @@ for (const testCase of credentialCases(loadSpec(), 'createWithdraw')) {
       const headers = applyCredentialCase(await pix.paymentHeaders([check]), testCase, token, invent);
       const { exchange } = await pix.withdrawNew(check.id, headers);
       verify.check(check, exchange, exchange);
-      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status);
+      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status, REFUSAL_NOTE);
     },
   );
 }
@@ -36,7 +41,7 @@ for (const testCase of plainHeaderCases(loadSpec(), 'createWithdraw')) {
       const headers = applyPlainHeaderCase(await pix.paymentHeaders([check]), testCase);
       const { exchange } = await pix.withdrawNew(check.id, headers, [NOT_ACCEPTABLE]);
       verify.check(check, exchange, exchange);
-      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status);
+      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status, ACCEPT_NOTE);
     },
   );
 }

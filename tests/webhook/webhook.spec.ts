@@ -119,10 +119,11 @@ test(
     const { withdrawal, exchange } = await sendAccepted(pix, verify, headers);
     const acceptedAt = Date.now();
     const { timeoutMs, graceMs } = target.config.webhook;
-    const { deliveries, incomplete, strays } = await webhooks.waitFor(withdrawal.path, {
-      timeoutMs,
-      graceMs,
-    });
+
+    // A step, so that the reporter tells the person at the terminal why the run is quiet meanwhile.
+    const { deliveries, incomplete, strays } =
+      await test.step(`waiting up to ${timeoutMs / 1000} s for the webhook of ${withdrawal.code}`, () =>
+        webhooks.waitFor(withdrawal.path, { timeoutMs, graceMs }));
 
     verifyDeliveries(verify, {
       withdrawal: exchange,
@@ -136,6 +137,6 @@ test(
     await verifyNoWebhookForRefused(verify, webhooks, refused, refusedExchange);
     await verifyCallbackFieldCase(webhooks, verify, wrongCase);
     for (const observation of webhookObservations(deliveries, acceptedAt, incomplete))
-      verify.observe(observation.topic, observation.clause, observation.value);
+      verify.observe(observation.topic, observation.clause, observation.value, observation.note);
   },
 );

@@ -22,6 +22,9 @@ export interface PlainHeaderCase {
 /** 406 Not Acceptable is a fair answer to an Accept the service cannot satisfy, though §7 does not list it. */
 export const NOT_ACCEPTABLE = 406;
 
+/** What an `accept.<check>` observation records, in a report's words. */
+export const ACCEPT_NOTE = 'the status answered: 406 (refused) or 2xx (tolerated) are both allowed';
+
 function judgePlainHeader(exchange: Exchange): Violation[] {
   return isServerError(exchange.response.status)
     ? [violation('must', 'served or refused, not a server error', describeResponse(exchange.response))]

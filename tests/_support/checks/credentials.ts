@@ -12,6 +12,9 @@ import { perOperationFamily } from './family.ts';
 import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug } from './operations.ts';
 import { judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
 
+/** What a `refusal.status.<check>` observation records, in a report's words. */
+export const REFUSAL_NOTE = 'the status the environment refused the request with';
+
 /** How a credential header is made wrong; `missing` removes it. */
 export type CredentialVariant = 'missing' | 'wrong' | 'malformed' | 'not-bearer' | 'forged' | 'random';
 

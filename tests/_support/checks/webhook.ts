@@ -22,8 +22,14 @@ export interface WebhookInput {
   readonly timeoutMs: number;
 }
 
-const describeDelivery = (d: Delivery): string =>
-  `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes, ${d.outcome})`;
+/**
+ * A delivery as evidence: method, path, content type, size and outcome, then its headers (the
+ * receiver masked their secret values), which is what a person needs to find it in their logs.
+ */
+function describeDelivery(d: Delivery): string {
+  const headers = Object.entries(d.headers).map(([name, value]) => `${name}: ${value}`);
+  return `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes, ${d.outcome})${headers.length === 0 ? '' : `; headers ${headers.join('; ')}`}`;
+}
 
 export const webhookDelivered = defineCheck<WebhookInput>(
   {
@@ -81,7 +87,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
         violation(
           'must',
           'a JSON body with a JSON content type',
-          `${describeDelivery(d)}: ${d.body.slice(0, 200)}`,
+          `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : d.body.slice(0, 200)}`,
         ),
       ),
 );

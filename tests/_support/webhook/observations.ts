@@ -7,6 +7,18 @@ import { describeAttempt, type ClientCertificate, type Delivery } from './delive
 /** Header names that usually carry a signature (Standard Webhooks' webhook-signature, x-signature, …). */
 const SIGNATURE_HEADER = /signature|^webhook-(id|timestamp)$|hmac/i;
 
+/** What each observation is, in a report's words. */
+const NOTES = {
+  'webhook.delivered': 'no complete webhook arrived for the accepted withdrawal',
+  'webhook.deliveries': 'complete deliveries for one withdrawal (more than 1: duplicates or retries)',
+  'webhook.delayMs': 'from the acceptance of the withdrawal to its first delivery, in milliseconds',
+  'webhook.headers': 'the header names of the first delivery',
+  'webhook.signature': 'the header names of the first delivery that look like a signature',
+  'webhook.payload.shape': 'the fields of the payload and their types, no values',
+  'webhook.clientCertificate': 'the TLS client certificate the provider presented to the receiver',
+  'webhook.incomplete': 'requests to the address that were no delivery (cut, too large, malformed, refused)',
+} as const;
+
 /** Whether the provider presented a client certificate (mutual TLS, the Pix convention) and whose. */
 function certificateValue(certificate: ClientCertificate): JsonValue {
   if (!certificate.presented) return { presented: false };
@@ -23,15 +35,16 @@ export function webhookObservations(
   acceptedAt: number,
   incomplete: readonly Delivery[] = [],
 ): Observation[] {
-  const observe = (topic: string, value: JsonValue): Observation => ({
+  const observe = (topic: keyof typeof NOTES, value: JsonValue): Observation => ({
     topic,
     clause: '§6 (not shown)',
     value,
+    note: NOTES[topic],
   });
   const attempts =
     incomplete.length > 0 ? [observe('webhook.incomplete', incomplete.map(describeAttempt))] : [];
   const first = deliveries[0];
-  if (first === undefined) return [{ topic: 'webhook.delivered', clause: '§6', value: false }, ...attempts];
+  if (first === undefined) return [{ ...observe('webhook.delivered', false), clause: '§6' }, ...attempts];
   const headerNames = Object.keys(first.headers).sort();
   return [
     observe('webhook.deliveries', deliveries.length),
