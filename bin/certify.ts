@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { reportDirProblem } from '../reporters/certification/files.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
+import { LEAN_NODE_FLAGS } from '../tests/_support/lean-node.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { preflight } from '../tests/_support/preflight.ts';
 import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
@@ -48,7 +49,7 @@ function printDryRun(plan: string, checks: readonly CheckDefinition[]): void {
 }
 
 function runPlaywright(args: readonly string[], env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', ...args], {
+  const child = spawn(process.execPath, [...LEAN_NODE_FLAGS, PLAYWRIGHT_CLI, 'test', ...args], {
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
