@@ -11,6 +11,8 @@ import { watchProcessTree } from '../selftest/support/process-tree.ts';
 export interface Sample {
   readonly ms: number;
   readonly peakRssBytes: number;
+  /** Processor time of the whole tree: the run's own work, which a busy machine does not inflate. */
+  readonly cpuSeconds: number;
   readonly exitCode: number;
   /** The end of the run's error output, kept to tell why a run did not exit as expected. */
   readonly stderrTail: string;
@@ -58,6 +60,7 @@ export async function measure(command: Command): Promise<Sample> {
     return {
       ms: performance.now() - started,
       peakRssBytes: watch.peakRssBytes,
+      cpuSeconds: watch.cpuSeconds,
       exitCode: code,
       stderrTail: stderr.slice(-1500),
     };
@@ -82,6 +85,7 @@ export interface Summary {
   readonly maxMs: number;
   readonly medianPeakMb: number;
   readonly maxPeakMb: number;
+  readonly medianCpuSeconds: number;
   readonly runs: number;
   readonly failedRuns: readonly Sample[];
 }
@@ -95,6 +99,7 @@ export function summarise(samples: readonly Sample[], expectedExit: number): Sum
     maxMs: Math.max(...ms),
     medianPeakMb: median(mb),
     maxPeakMb: Math.max(...mb),
+    medianCpuSeconds: median(samples.map((s) => s.cpuSeconds)),
     runs: samples.length,
     failedRuns: samples.filter((s) => s.exitCode !== expectedExit),
   };

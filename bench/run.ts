@@ -72,14 +72,14 @@ try {
   const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
   const lines = [
     `${cpus().length} cores, load average ${loadBefore.toFixed(1)} before and ${(loadavg()[0] ?? 0).toFixed(1)} after; ${RUNS} runs per row, interleaved`,
-    `${'row'.padEnd(width)}  median   min      max      peak RSS of the process tree (median, max)`,
+    `${'row'.padEnd(width)}  median   min      max      peak RSS of the tree (median, max)  processor time (median), median against the first row`,
   ];
   const first = rows[0] === undefined ? undefined : summarise(samples.get(rows[0]) ?? [], 0);
   for (const row of rows) {
     const summary = summarise(samples.get(row) ?? [], 0);
     const ratio = first === undefined ? '' : `  ×${(summary.medianMs / first.medianMs).toFixed(2)}`;
     lines.push(
-      `${row.label.padEnd(width)}  ${s(summary.medianMs)}  ${s(summary.minMs)}  ${s(summary.maxMs)}  ${summary.medianPeakMb.toFixed(0)} MB, ${summary.maxPeakMb.toFixed(0)} MB${ratio}`,
+      `${row.label.padEnd(width)}  ${s(summary.medianMs)}  ${s(summary.minMs)}  ${s(summary.maxMs)}  ${summary.medianPeakMb.toFixed(0)} MB, ${summary.maxPeakMb.toFixed(0)} MB  ${summary.medianCpuSeconds.toFixed(1)} s${ratio}`,
     );
     for (const failed of summary.failedRuns)
       lines.push(`  a run exited ${failed.exitCode} instead of 0:\n${failed.stderrTail}`);
