@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { reportDirProblem } from '../reporters/certification/files.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
+import { LEAN_NODE_FLAGS } from '../tests/_support/lean-node.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../tests/_support/paths.ts';
 import { preflight } from '../tests/_support/preflight.ts';
@@ -42,7 +43,7 @@ async function answerInfoFlags(args: readonly string[]): Promise<void> {
 function runPlaywright(args: readonly string[], env: Record<string, string>): Promise<number> {
   const child = spawn(
     process.execPath,
-    [PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args],
+    [...LEAN_NODE_FLAGS, PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args],
     {
       stdio: 'inherit',
       env: { ...process.env, ...env },

@@ -51,7 +51,11 @@ export function watchProcessTree(marker: string): TreeWatch {
     let total = 0;
     for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
       if (!seen.has(pid)) {
-        const environment = (read(`/proc/${pid}/environ`) ?? '').split('\0');
+        const raw = read(`/proc/${pid}/environ`) ?? '';
+        // A process being started may show no environment yet: look again at the next sample. Kernel
+        // threads, with no environment ever, have no command line either.
+        if (raw === '' && (read(`/proc/${pid}/cmdline`) ?? '') !== '') continue;
+        const environment = raw.split('\0');
         seen.set(pid, environment.includes(marker));
         const registry = environment.find((entry) => entry.startsWith('PIX_SECRETS_DIR='));
         if (seen.get(pid) === true && registry !== undefined) watch.secretsDir = registry.split('=')[1];

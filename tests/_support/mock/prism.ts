@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LEAN_NODE_FLAGS } from '../lean-node.ts';
 import { SPEC_PATH } from '../paths.ts';
 
 const require = createRequire(import.meta.url);
@@ -104,6 +105,7 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
   const port = options.port === undefined || options.port === 0 ? await freePort(host) : options.port;
   const url = `http://${host}:${port}`;
   const args = [
+    ...LEAN_NODE_FLAGS,
     ...PRELOADS.flatMap((preload) => ['--require', preload]),
     PRISM_CLI,
     'mock',

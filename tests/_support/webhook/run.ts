@@ -10,7 +10,6 @@ import { registerSecret } from '../redact.ts';
 import { receiverTls } from '../tls.ts';
 import { ControlAnswer, ReceiverConnection } from './client.ts';
 import { MIN_TOKEN_LENGTH } from './control.ts';
-import { startReceiver } from './receiver.ts';
 
 export interface RemoteReceiver {
   readonly url: string;
@@ -137,6 +136,9 @@ async function openLocal(config: Config): Promise<ReceiverRun> {
   const { host, port, publicUrl } = config.webhook;
   const token = randomBytes(32).toString('base64url');
   registerSecret(token);
+  // The server is loaded only here, in global setup: bin/certify.ts, which checks a remote receiver
+  // with this module before Playwright starts, need not wait for it.
+  const { startReceiver } = await import('./receiver.ts');
   const receiver = await startReceiver({ host, port, token, shared: false }).catch((error: unknown) => {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(
