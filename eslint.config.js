@@ -7,6 +7,7 @@ import tseslint from 'typescript-eslint';
 export default defineConfig(
   globalIgnores([
     'node_modules/',
+    'dist/',
     'reports/',
     'test-results/',
     'blob-report/',

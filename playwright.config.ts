@@ -1,14 +1,16 @@
 import { defineConfig } from '@playwright/test';
 import { loadConfig } from './tests/_support/config.ts';
 import { privateOutputDir } from './tests/_support/output-dir.ts';
+import { MODULE_EXTENSION } from './tests/_support/paths.ts';
 import { runMetadata } from './tests/_support/run-metadata.ts';
 
 const settings = loadConfig();
 
 export default defineConfig({
+  // The same configuration runs the sources and, compiled, the installed package's .js modules.
   testDir: 'tests',
-  testMatch: '**/*.spec.ts',
-  globalSetup: './tests/_support/global-setup.ts',
+  testMatch: `**/*.spec${MODULE_EXTENSION}`,
+  globalSetup: `./tests/_support/global-setup${MODULE_EXTENSION}`,
   fullyParallel: true,
   // Against the mock one worker is fastest (a worker's start-up costs more than its share of the work);
   // a live environment answers more slowly, so two requests may be in flight.
@@ -20,7 +22,7 @@ export default defineConfig({
   // Never inside the report directory: Playwright empties its output directory when a run starts.
   outputDir: privateOutputDir(),
   // The certification reporter prints progress, the summary, and writes every report, JUnit included.
-  reporter: [['./reporters/certification.ts']],
+  reporter: [[`./reporters/certification${MODULE_EXTENSION}`]],
   // No `use` options: the tests' base type has no browser or tracing fixtures (tests/_support/fixtures.ts),
   // so nothing records the requests and their credentials, even under --trace on.
   metadata: { pix: runMetadata(settings) },

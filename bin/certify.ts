@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { reportDirProblem } from '../reporters/certification/files.ts';
 import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
 import { launchMock } from '../tests/_support/mock/prism.ts';
+import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../tests/_support/paths.ts';
 import { preflight } from '../tests/_support/preflight.ts';
 import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
 import { apiTls } from '../tests/_support/tls.ts';
@@ -38,20 +38,16 @@ async function answerInfoFlags(args: readonly string[]): Promise<void> {
   process.exit(EXIT.passed);
 }
 
-function printDryRun(plan: string, checks: readonly CheckDefinition[]): void {
-  process.stdout.write(`${plan}\n\n${checks.length} checks:\n`);
-  for (const c of checks)
-    process.stdout.write(
-      `  ${c.id.padEnd(42)} ${c.level.padEnd(7)} ${c.clause}${c.needs.length > 0 ? `  [needs ${c.needs.join(', ')}]` : ''}\n`,
-    );
-  process.stdout.write('\nDry run: nothing was sent.\n');
-}
-
+/** Playwright on the suite's own configuration, wherever the user runs from; a --config of theirs comes later and wins. */
 function runPlaywright(args: readonly string[], env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', ...args], {
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    },
+  );
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };
@@ -128,12 +124,12 @@ async function main(): Promise<void> {
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
   mock?.ready.catch((error: unknown) => process.stderr.write(`pix-certify: ${String(error)}\n`));
   if (dryRun) {
-    const [{ describePlan, planFor }, { catalogue }] = await Promise.all([
-      import('../tests/_support/plan.ts'),
-      import('../tests/_support/checks/catalogue.ts'),
-    ]);
-    printDryRun(describePlan(config, planFor(config)), catalogue());
-    return;
+    const { describePlan, planFor } = await import('../tests/_support/plan.ts');
+    process.stdout.write(`${describePlan(config, planFor(config))}\n\n`);
+    // Playwright selects the tests as a run would (--grep, --grep-invert, tags, --shard, file filters)
+    // without running them; the reporter prints the checks they judge.
+    const listing = ['--list', `--reporter=${suiteModule('reporters/check-list')}`, ...passThrough];
+    process.exit(await runPlaywright(listing, {}));
   }
   if (config.mode === 'live') {
     const { budgetProblem, planFor } = await import('../tests/_support/plan.ts');
@@ -164,7 +160,7 @@ function finish(
   if (code === undefined && passThrough.some((a) => a.startsWith('--reporter'))) {
     // The user chose other reporters (e.g. blob for a shard): the certification comes from the merge.
     process.stderr.write(
-      'pix-certify: --reporter replaced the certification reporter; build it with npx playwright merge-reports --reporter ./reporters/certification.ts <blob dirs>.\n',
+      `pix-certify: --reporter replaced the certification reporter; build it with npx playwright merge-reports --reporter ${suiteModule('reporters/certification')} <blob dirs>.\n`,
     );
     process.exit(playwrightCode);
   }

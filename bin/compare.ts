@@ -1,8 +1,9 @@
 /**
- * npm run compare -- <baseline.json> <new.json>: what changed between two certifications, without
- * running anything; the same comparison certify --baseline adds to its reports. It also compares
- * two environments (a sandbox and a production-like one). Exits 0 when nothing regressed, 1 on a
- * regression (like diff, whatever PIX_FAIL_ON_DRIFT says), 2 when a file cannot be compared.
+ * pix-certify compare <baseline.json> <new.json> (npm run compare -- … from the sources): what
+ * changed between two certifications, without running anything; the same comparison certify
+ * --baseline adds to its reports. It also compares two environments (a sandbox and a
+ * production-like one). Exits 0 when nothing regressed, 1 on a regression (like diff, whatever
+ * PIX_FAIL_ON_DRIFT says), 2 when a file cannot be compared.
  */
 import { compareCertifications } from '../reporters/certification/compare.ts';
 import { renderChanges } from '../reporters/certification/console.ts';
@@ -11,7 +12,8 @@ import type { Certification } from '../reporters/certification/model.ts';
 import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
 import { visible, visibleJson } from '../reporters/certification/visible.ts';
 
-const USAGE = 'usage: npm run compare -- <baseline certification.json> <new certification.json>';
+const USAGE =
+  'usage: pix-certify compare <baseline certification.json> <new certification.json> (npm run compare -- … in the repository)';
 
 function stop(message: string): never {
   process.stderr.write(`pix-compare: ${visible(message)}\n`);

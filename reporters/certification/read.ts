@@ -7,7 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { SCHEMA_PATH } from '../../tests/_support/paths.ts';
 import { SCHEMA_VERSION, type Certification } from './model.ts';
+
 const FIX = 'give the certification.json of an earlier run of this suite';
 
 export class UnreadableCertification extends Error {
@@ -25,7 +27,7 @@ export function certificationValidator(): ValidateFunction {
   if (validate === undefined) {
     const ajv = new Ajv2020({ allErrors: false, strict: true });
     addFormats.default(ajv);
-    const schema = readFileSync(new URL('../certification.schema.json', import.meta.url), 'utf8');
+    const schema = readFileSync(SCHEMA_PATH, 'utf8');
     validate = ajv.compile(JSON.parse(schema) as object);
   }
   return validate;

@@ -1,6 +1,7 @@
 /** What the reports say about the run: everything a reviewer needs, nothing secret. */
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
+import { PACKAGE_JSON_PATH } from './paths.ts';
 import { selectionOfThisRun } from './selection.ts';
 import { runSeed } from './seed.ts';
 import { loadSpec } from './spec.ts';
@@ -22,7 +23,7 @@ export interface PixRunMetadata {
 }
 
 export function suiteVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(PACKAGE_JSON_PATH, 'utf8')) as {
     version: string;
   };
   return pkg.version;

@@ -5,7 +5,7 @@
  */
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT } from '../paths.ts';
+import { CODE_ROOT } from '../paths.ts';
 import type { OperationId, SpecModel } from '../spec.ts';
 import type { Check } from './check.ts';
 
@@ -20,9 +20,9 @@ export interface Family {
   withdrawals(spec: SpecModel): number;
 }
 
-/** The path of a family module from the repository root, given its `import.meta.url`. */
+/** The path of a family module from the module root, given its `import.meta.url`. */
 export function familyFile(moduleUrl: string): string {
-  return relative(ROOT, fileURLToPath(moduleUrl)).split('\\').join('/');
+  return relative(CODE_ROOT, fileURLToPath(moduleUrl)).split('\\').join('/');
 }
 
 /**
