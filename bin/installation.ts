@@ -33,7 +33,7 @@ export function nodeProblem(version: string): string | undefined {
   return `Node ${version} cannot run the suite: use Node ${supported.join(', ')} (package.json engines: ${enginesRange()}).`;
 }
 
-const REINSTALL = 'reinstall the suite (npm ci, or npm install pix-withdrawal-conformance)';
+const REINSTALL = 'install the suite again (npm ci in your project, or npm install <its tarball>)';
 
 /** The first dependency of package.json that cannot be resolved from here, as a problem line, or undefined. */
 export function missingDependency(resolve: (specifier: string) => string): string | undefined {

@@ -5,21 +5,8 @@
  * judge and sends nothing, and each other command starts the module its npm script starts from the
  * sources. The Node version and the dependencies are checked before any command is loaded.
  */
+import { ALIASES, COMMANDS, type Command } from './commands.ts';
 import { missingDependency, moduleNotFound, nodeProblem } from './installation.ts';
-
-/** Each command and its module; a new command is one line here (and one in usage.ts). */
-const COMMANDS = {
-  certify: () => import('./certify.ts'),
-  compare: () => import('./compare.ts'),
-  sandbox: () => import('../sandbox/main.ts'),
-  mock: () => import('./mock.ts'),
-  receiver: () => import('./receiver.ts'),
-} as const satisfies Record<string, () => Promise<unknown>>;
-
-type Command = keyof typeof COMMANDS;
-
-/** Commands that are another command with an option. */
-const ALIASES: Readonly<Record<string, readonly [Command, string]>> = { list: ['certify', '--list'] };
 
 function stop(problem: string): never {
   process.stderr.write(`pix-certify: ${problem}\n`);
@@ -47,7 +34,7 @@ const { command, args } = route(process.argv.slice(2));
 // Each command reads its own arguments from process.argv, as when its npm script starts it.
 process.argv.splice(2, Infinity, ...args);
 try {
-  await COMMANDS[command]();
+  await COMMANDS[command].load();
 } catch (error) {
   const missing = moduleNotFound(error);
   if (missing === undefined) throw error;

@@ -1,17 +1,18 @@
 /**
- * What `npm run certify -- --help` and `--version` print. The variables come from the configuration's
+ * What `pix-certify --help` (npm run certify -- --help from the sources) and `--version` print. The variables come from the configuration's
  * own table, so the help cannot drift from what loadConfig reads.
  */
 import { createRequire } from 'node:module';
+import { ALIASES, COMMANDS } from './commands.ts';
 import { VARIABLE_TABLE } from '../tests/_support/config.ts';
 import { suiteVersion } from '../tests/_support/run-metadata.ts';
 import { loadSpec } from '../tests/_support/spec.ts';
 
 const FLAGS: readonly (readonly [string, string])[] = [
   ['--baseline <file>', 'compare the run with an earlier certification.json (also PIX_BASELINE)'],
-  ['--list', 'print the payout plan and the checks; send nothing'],
+  ['--list', 'print the payout plan and the checks the selected tests judge; send nothing'],
   ['--help, -h', 'print this help'],
-  ['--version', 'print the suite, spec and Playwright versions'],
+  ['--version', 'print the suite, spec, Playwright and Node versions'],
 ];
 
 const EXIT_CODES: readonly (readonly [string, string])[] = [
@@ -41,7 +42,17 @@ function variableRows(): [string, string][] {
 
 export function helpText(): string {
   return [
-    'Usage: npm run certify -- [options] [Playwright options]',
+    'Usage: pix-certify [command] [options] [Playwright options]',
+    '       (from the repository: npm run certify -- [options] [Playwright options])',
+    '',
+    'Commands:',
+    ...columns([
+      ...Object.values(COMMANDS).map(({ usage, purpose }): [string, string] => [usage, purpose]),
+      ...Object.entries(ALIASES).map(([alias, [command, option]]): [string, string] => [
+        alias,
+        `${command} ${option}`,
+      ]),
+    ]),
     '',
     'Certifies the environment at PIX_BASE_URL (unset: the embedded mock) against the Pix withdrawal',
     'interface and writes the certification to PIX_REPORT_DIR.',
@@ -69,5 +80,6 @@ export function versionText(): string {
     `pix-withdrawal-conformance ${suiteVersion()}`,
     `spec openapi/pix-withdrawal.yaml ${spec.version} (sha256 ${spec.hash.slice(0, 12)})`,
     `Playwright ${playwright.version}`,
+    `Node ${process.versions.node}`,
   ].join('\n');
 }

@@ -2,8 +2,10 @@
  * The certification reporter: gathers what every test recorded and, when the run ends, writes
  * certification.html, summary.md, junit.xml and certification.json to the report directory (each
  * whole, by a rename), appends the summary to GITHUB_STEP_SUMMARY when set, and prints the findings
- * and the verdict. A run that executed no test writes nothing and says why: it certifies nothing,
- * and must not replace a certification that does. Everything printed is scrubbed of secrets and
+ * and the verdict. certification.json comes last, with the hashes of the others, and with
+ * PIX_SIGNING_KEY_FILE certification.sig signs it (certification/integrity.ts). A run that executed
+ * no test writes nothing and says why: it certifies nothing, and must not replace a certification
+ * that does. Everything printed is scrubbed of secrets and
  * shows control characters escaped (certification/visible.ts).
  *
  * With PIX_BASELINE (an absolute path; npm run certify -- --baseline sets it) every report also
@@ -29,6 +31,7 @@ import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import type { CheckDefinition } from '../tests/_support/checks/types.ts';
 import { ConfigError, loadConfig } from '../tests/_support/config.ts';
 import { registerConfigSecrets } from '../tests/_support/redact.ts';
+import { SIGNING_KEY_VARIABLE, type SigningKey } from '../tests/_support/signing.ts';
 import type { PixRunMetadata } from '../tests/_support/run-metadata.ts';
 import { documentClauses } from '../tests/_support/spec.ts';
 import { readHandover } from './certification/attachments.ts';
@@ -37,7 +40,8 @@ import { buildCertification, type Baseline } from './certification/build.ts';
 import { renderArtifacts } from './certification/artifacts.ts';
 import { progressLine } from './certification/console.ts';
 import { causeOf, groupErrors } from './certification/errors.ts';
-import { REPORT_FILES, writeAtomically } from './certification/files.ts';
+import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from './certification/files.ts';
+import { writeSealedCertification } from './certification/integrity.ts';
 import { layoutFor, type Layout } from './certification/layout.ts';
 import { readCertification, UnreadableCertification } from './certification/read.ts';
 import type { SuiteError, TestOutcome } from './certification/model.ts';
@@ -122,14 +126,20 @@ export default class CertificationReporter implements Reporter {
   private readonly layout: Layout = layoutFor(process.stdout, process.env);
   private listing = false;
   private total = 0;
+  private signingKey: SigningKey | undefined;
+  /** A signing key that cannot be used: the run was asked to sign, so it must not end as if it had. */
+  private signingProblem: string | undefined;
 
   constructor() {
     // In a run, global setup shares the configuration's secrets with every process, this one included;
     // merge-reports on another machine knows only its own configuration, and may have none.
     try {
-      registerConfigSecrets(loadConfig());
+      const config = loadConfig();
+      registerConfigSecrets(config);
+      this.signingKey = config.signingKey;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
+      this.signingProblem = error.problems.find((p) => p.variable === SIGNING_KEY_VARIABLE)?.line;
     }
   }
 
@@ -213,6 +223,8 @@ export default class CertificationReporter implements Reporter {
       });
     }
     const baseline = baselineFromEnvironment(this.suiteErrors);
+    if (this.signingProblem !== undefined)
+      this.suiteErrors.push({ test: null, message: this.signingProblem });
     const report = buildCertification({
       checks: this.override?.checks ?? catalogue(),
       clauses: this.override?.clauses ?? documentClauses(),
@@ -240,11 +252,16 @@ export default class CertificationReporter implements Reporter {
     await writeAtomically(files.html, artifacts.html);
     await writeAtomically(files.markdown, artifacts.markdown);
     await writeAtomically(files.junit, artifacts.junit);
-    // Last: bin/certify.ts takes a fresh certification.json as the sign that every report was written.
-    await writeAtomically(files.json, artifacts.json);
+    // Last, with the hashes of the others: bin/certify.ts takes a fresh certification.json as the
+    // sign that every report was written (its signature follows within the same call).
+    const signed = await writeSealedCertification(dir, report, this.signingKey);
     if (process.env.GITHUB_STEP_SUMMARY)
       await appendFile(process.env.GITHUB_STEP_SUMMARY, `${artifacts.markdown}\n`);
     process.stdout.write(artifacts.console);
+    if (signed !== undefined)
+      process.stdout.write(
+        `${safe(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); npm run verify -- ${shown(dir)} checks the report.`)}\n`,
+      );
     return undefined;
   }
 

@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import { ConfigError, loadConfig, VARIABLES } from '../tests/_support/config.ts';
 import { routerNotFound, serve } from './support/answering-double.ts';
 import { selfSigned } from './support/certificates.ts';
 import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
-import { assertStoppedBeforeTheRun, runSuite, stopLines } from './support/run-suite.ts';
+import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -51,6 +52,63 @@ describe('certify --help and --version', { concurrency: true }, () => {
     assert.match(run.stdout, new RegExp(`^Playwright ${playwright.replaceAll('.', '\\.')}$`, 'm'));
   });
 });
+
+/** The listed checks, by id: level, clause, title and tags as the listing shows them. */
+function listed(run: SuiteRun): Map<string, { level: string; clause: string; tags: string[] }> {
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.report, undefined, 'a listing writes no report');
+  assert.match(run.stdout, /Listed only: nothing was sent and no report was written\.\n$/);
+  const rows = new Map<string, { level: string; clause: string; tags: string[] }>();
+  const definitions = new Map(catalogue().map((c) => [c.id, c]));
+  for (const line of run.stdout.split('\n')) {
+    const id = /^ {2}([A-Z0-9-]+) {2,}/.exec(line)?.[1];
+    const check = id === undefined ? undefined : definitions.get(id);
+    if (id === undefined || check === undefined) continue;
+    const rest = line.slice(line.indexOf(check.title) + check.title.length).trim();
+    assert.match(line, new RegExp(` ${check.level} +${check.clause.replace(/[()]/g, '\\$&')} +`), line);
+    rows.set(id, { level: check.level, clause: check.clause, tags: rest.split(' ') });
+  }
+  return rows;
+}
+
+describe(
+  'certify --list: the checks of the selected tests, nothing sent, no report',
+  { concurrency: true },
+  () => {
+    it('honours --grep with a tag: the webhook checks, with the tags of the tests that judge them', async () => {
+      const rows = listed(await runSuite({}, ['--list', '--grep', '@webhook']));
+      assert.ok(rows.has('WEBHOOK-DELIVERED'));
+      assert.ok(rows.get('WEBHOOK-DELIVERED')?.tags.includes('@webhook'));
+      assert.ok(!rows.has('TOKEN-ISSUED'), 'a check no webhook test judges is not listed');
+      for (const [id, row] of rows) assert.ok(row.tags.includes('@webhook'), id);
+    });
+
+    it('honours --grep-invert', async () => {
+      const rows = listed(await runSuite({}, ['--list', '--grep-invert', '@webhook']));
+      assert.ok(!rows.has('WEBHOOK-DELIVERED'));
+      assert.ok(rows.has('TOKEN-ISSUED'));
+    });
+
+    it('honours --shard: two shards list every check between them, each fewer', async () => {
+      const [first, second] = await Promise.all(
+        ['1/2', '2/2'].map(async (shard) => listed(await runSuite({}, ['--list', '--shard', shard]))),
+      );
+      const all = catalogue().map((c) => c.id);
+      assert.deepEqual(new Set([...(first?.keys() ?? []), ...(second?.keys() ?? [])]), new Set(all));
+      assert.ok((first?.size ?? 0) < all.length && (second?.size ?? 0) < all.length);
+    });
+
+    it('against a live target, sends nothing: no preflight, no token request', async (t) => {
+      const double = await serve(routerNotFound);
+      t.after(() => double.close());
+      const rows = listed(
+        await runSuite({ PIX_BASE_URL: double.url, ...DOUBLE_CREDENTIALS, ...TEST_PAYEE }, ['--list']),
+      );
+      assert.equal(rows.size, catalogue().length);
+      assert.deepEqual(double.received, []);
+    });
+  },
+);
 
 describe('certify stops on a configuration mistake, exit 2, one line each', { concurrency: true }, () => {
   it('PIX_BASE_URL empty with credentials and payouts set: no quiet mock run', async () => {

@@ -35,6 +35,7 @@ import { renderHtml } from '../reporters/certification/html.ts';
 import type { Layout } from '../reporters/certification/layout.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
 import { certificationValidator } from '../reporters/certification/read.ts';
+import { jsonText } from '../reporters/certification/visible.ts';
 import type { CheckResult } from '../reporters/certification/model.ts';
 import type { CheckDefinition, Evaluation, Verdict } from '../tests/_support/checks/types.ts';
 import { Ledger } from '../tests/_support/ledger.ts';
@@ -844,7 +845,8 @@ describe('text from the environment in the artifacts', () => {
     ],
     { checks: [check('A'), check('B'), check('C')] },
   );
-  const artifacts = renderArtifacts(report, PATHS, LOG);
+  // certification.json is written after the others, as jsonText makes it (certification/integrity.ts).
+  const artifacts = { ...renderArtifacts(report, PATHS, LOG), json: jsonText(report) };
   // eslint-disable-next-line no-control-regex -- finding control characters is the point here.
   const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202e\ufffe\uffff\ud800-\udfff]/u;
 
@@ -886,12 +888,13 @@ describe('the report directory', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  it("may be new, empty, or hold an earlier run's reports, ledger, output directory and half-written reports", async () => {
+  it("may be new, empty, or hold an earlier run's reports, signature, ledger, output directory and half-written reports", async () => {
     assert.equal(reportDirProblem(join(dir, 'new')), undefined);
     const earlier = join(dir, 'earlier');
     await mkdir(join(earlier, 'test-results'), { recursive: true });
     for (const name of [
       ...Object.values(REPORT_FILES),
+      'certification.sig',
       'ledger.jsonl',
       '.certification.json.0123456789abcdef.tmp',
     ])

@@ -177,6 +177,6 @@ describe('safety against a live environment', () => {
     const run = await runSuite({ PIX_DRY_RUN: '1' });
     assert.equal(run.code, 0);
     assert.ok(run.stdout.includes(`${PLAN.requests}  withdrawal requests in all`), run.stdout);
-    assert.match(run.stdout, /Dry run: nothing was sent/);
+    assert.match(run.stdout, /Listed only: nothing was sent and no report was written/);
   });
 });

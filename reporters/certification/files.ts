@@ -19,13 +19,20 @@ export const REPORT_FILES = {
   junit: 'junit.xml',
 } as const;
 
+/** The detached signature over certification.json, written after it when the run signs (integrity.ts). */
+export const SIGNATURE_FILE = 'certification.sig';
+
 /** Playwright's output directory, which earlier versions of the suite kept in the report directory. */
 const EARLIER_OUTPUT_DIR = 'test-results';
 
 /** `.certification.json.3f9a0c1b.tmp`: a report an interrupted run was writing. */
 const TEMPORARY = /^\.(.+)\.[0-9a-f]{16}\.tmp$/;
 
-const OWNED_FILES: ReadonlySet<string> = new Set([...Object.values(REPORT_FILES), LEDGER_FILE]);
+const OWNED_FILES: ReadonlySet<string> = new Set([
+  ...Object.values(REPORT_FILES),
+  SIGNATURE_FILE,
+  LEDGER_FILE,
+]);
 
 function isOwned(name: string, isFile: boolean, isDirectory: boolean): boolean {
   if (name === EARLIER_OUTPUT_DIR) return isDirectory;

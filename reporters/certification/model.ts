@@ -19,8 +19,11 @@ import type {
  */
 export type OverallVerdict = 'PASSED' | 'WARNING' | 'INCOMPLETE' | 'FAILED' | 'ERROR';
 
-/** The report schema this code writes and reads (reporters/certification.schema.json). */
-export const SCHEMA_VERSION = 2;
+/** The report schema this code writes (reporters/certification.schema.json). */
+export const SCHEMA_VERSION = 3;
+
+/** The report schemas this code reads: version 3 only added `integrity`, so a version 2 baseline still compares. */
+export const READABLE_SCHEMA_VERSIONS = [2, SCHEMA_VERSION] as const;
 
 /** What Playwright tells about one test, reduced to what the certification needs. */
 export interface TestOutcome {
@@ -213,8 +216,36 @@ export interface Changes extends Comparison {
   readonly failOnDrift: boolean;
 }
 
+/** One artifact of the run as it was written: npm run verify recomputes both. */
+export interface ArtifactDigest {
+  /** Relative to the report directory. */
+  readonly path: string;
+  readonly size: number;
+  /** Lowercase hex. */
+  readonly sha256: string;
+}
+
+/** The key that signed certification.json, as certification.sig names it. */
+export interface SignatureRecord {
+  readonly file: string;
+  /** `Ed25519`, `ECDSA-P256-SHA256`, `RSA-PKCS1-SHA256`… */
+  readonly algorithm: string;
+  /** SHA-256 of the public key's SubjectPublicKeyInfo (DER), lowercase hex. */
+  readonly publicKeyFingerprint: string;
+}
+
+/**
+ * What vouches for the report directory: the size and SHA-256 of every other artifact of the run,
+ * taken after each was written, and the signature over certification.json when the run signed it.
+ */
+export interface Integrity {
+  readonly artifacts: readonly ArtifactDigest[];
+  /** Present when the run signed certification.json (PIX_SIGNING_KEY_FILE). */
+  readonly signature?: SignatureRecord;
+}
+
 export interface Certification {
-  readonly schemaVersion: typeof SCHEMA_VERSION;
+  readonly schemaVersion: (typeof READABLE_SCHEMA_VERSIONS)[number];
   readonly verdict: OverallVerdict;
   readonly exitCode: 0 | 1 | 2;
   /** False when checks were not judged for a reason the person running the suite can remove. */
@@ -229,4 +260,9 @@ export interface Certification {
   readonly suiteErrors: readonly SuiteError[];
   /** Present when the run was compared with a baseline (PIX_BASELINE or certify --baseline). */
   readonly changes?: Changes;
+  /**
+   * Added when certification.json is written, after every other artifact: they are rendered from
+   * the certification, and cannot hold their own hashes. Absent in reports of schema version 2.
+   */
+  readonly integrity?: Integrity;
 }

@@ -8,12 +8,17 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { SCHEMA_PATH } from '../../tests/_support/paths.ts';
-import { SCHEMA_VERSION, type Certification } from './model.ts';
+import { READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, type Certification } from './model.ts';
 
 const FIX = 'give the certification.json of an earlier run of this suite';
 
 export class UnreadableCertification extends Error {
-  constructor(path: string, problem: string, fix = FIX) {
+  constructor(
+    path: string,
+    /** What is wrong with the file, without the path and the fix. */
+    readonly problem: string,
+    fix = FIX,
+  ) {
     super(`${path} ${problem}: ${fix}.`);
     this.name = 'UnreadableCertification';
   }
@@ -49,21 +54,25 @@ function parsed(path: string): unknown {
 }
 
 export function readCertification(path: string): Certification {
-  const report = parsed(path);
+  return checkedCertification(parsed(path), path);
+}
+
+/** A parsed certification.json, checked against the schema of its version; `path` names it in the error. */
+export function checkedCertification(report: unknown, path: string): Certification {
   const version =
     report !== null && typeof report === 'object' && 'schemaVersion' in report
       ? report.schemaVersion
       : undefined;
   if (version === undefined)
     throw new UnreadableCertification(path, 'is not a certification (no schemaVersion)');
-  if (version !== SCHEMA_VERSION) {
+  if (!READABLE_SCHEMA_VERSIONS.some((readable) => readable === version)) {
     const older =
       typeof version === 'number' && version < SCHEMA_VERSION
         ? ', written by an earlier version of this suite (version 2 added the INCOMPLETE verdict)'
         : '';
     throw new UnreadableCertification(
       path,
-      `has report schema version ${JSON.stringify(version)}${older}, and this suite reads version ${SCHEMA_VERSION} only`,
+      `has report schema version ${JSON.stringify(version)}${older}, and this suite reads versions ${READABLE_SCHEMA_VERSIONS.join(' and ')} only`,
       'run npm run certify with this version of the suite against the same environment, and compare with that certification.json',
     );
   }

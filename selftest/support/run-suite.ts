@@ -34,9 +34,9 @@ export interface SuiteRun {
 }
 
 /** Only the variables a user would set: nothing of this process's PIX_* leaks into the run. */
-function cleanEnvironment(env: Record<string, string>, reportDir: string): NodeJS.ProcessEnv {
+export function cleanEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
-  return { ...base, CI: '1', FORCE_COLOR: '0', PIX_REPORT_DIR: reportDir, ...env };
+  return { ...base, CI: '1', FORCE_COLOR: '0', ...env };
 }
 
 export const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -54,11 +54,26 @@ export function runSuite(
   entry: keyof typeof ENTRY_POINTS = 'certify',
 ): Promise<SuiteRun> {
   const reportDir = env.PIX_REPORT_DIR ?? mkdtempSync(join(tmpdir(), 'pix-run-'));
+  return runCommand(process.execPath, [...ENTRY_POINTS[entry], ...args], {
+    cwd: ROOT,
+    env: cleanEnvironment({ PIX_REPORT_DIR: reportDir, ...env }),
+    timeoutMs,
+    reportDir,
+  });
+}
+
+/** Runs a command of the suite and reads the certification it left in reportDir, if any. */
+export function runCommand(
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; reportDir: string },
+): Promise<SuiteRun> {
+  const { cwd, env, timeoutMs, reportDir } = options;
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      [...ENTRY_POINTS[entry], ...args],
-      { cwd: ROOT, env: cleanEnvironment(env, reportDir), timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
+      file,
+      args,
+      { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const path = join(reportDir, 'certification.json');
         const report = existsSync(path)

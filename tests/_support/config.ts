@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { keyKindOf, keyProblem, isValidDocument } from './pix/keys.ts';
+import { collect } from './pem.ts';
 import { MIN_SECRET_LENGTH } from './redact.ts';
+import { readSigningKey, type SigningKey } from './signing.ts';
 import { NO_TLS, readTlsConfig, type TlsConfig } from './tls.ts';
 
 export type Mode = 'mock' | 'live';
@@ -49,6 +51,8 @@ export interface Config {
   readonly tokenField: string;
   readonly webhook: WebhookSettings;
   readonly reportDir: string;
+  /** PIX_SIGNING_KEY_FILE, read and checked: the run signs certification.json with it (certification.sig). */
+  readonly signingKey: SigningKey | undefined;
   readonly strict: boolean;
   readonly requireComplete: boolean;
   readonly maxPayouts: number;
@@ -137,6 +141,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },
   { name: 'PIX_MAX_RESPONSE_BYTES', purpose: 'bound on every response body, in bytes after decompression', default: '4194304 (4 MiB)' },
   { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written', default: 'reports' },
+  { name: 'PIX_SIGNING_KEY_FILE', purpose: 'a PEM private key (Ed25519, ECDSA, RSA; unencrypted) that signs the certification' },
   { name: 'PIX_STRICT', purpose: '1: a WARNING or an INCOMPLETE run fails too (exit 1)', default: '0' },
   { name: 'PIX_REQUIRE_COMPLETE', purpose: '1: an INCOMPLETE run fails (exit 1); set it in a CI gate', default: '0' },
   { name: 'PIX_DRY_RUN', purpose: '1: print the plan and the checks, send nothing (like --list)', default: '0' },
@@ -526,6 +531,11 @@ function readTokenField(read: Reader): string {
   return tokenField;
 }
 
+function readSigningKeyFile(read: Reader): SigningKey | undefined {
+  const path = read.text('PIX_SIGNING_KEY_FILE');
+  return path === undefined ? undefined : collect(read.problems, () => readSigningKey(path));
+}
+
 /** Reads every variable; problems are collected in `read` as it goes, and ConfigErrors thrown join them. */
 function readConfig(read: Reader, env: Env): Config {
   read.problems.push(...unknownVariables(env));
@@ -572,6 +582,7 @@ function readConfig(read: Reader, env: Env): Config {
     tokenField: readTokenField(read),
     webhook: readWebhook(read, mode),
     reportDir: resolve(read.text('PIX_REPORT_DIR') ?? 'reports'),
+    signingKey: readSigningKeyFile(read),
     strict: read.flag('PIX_STRICT'),
     requireComplete: read.flag('PIX_REQUIRE_COMPLETE'),
     maxPayouts,

@@ -215,8 +215,8 @@ function registerPem(pem: string): void {
 }
 
 /**
- * Registers what the configuration holds that must never be written: credentials, URL user-info, and
- * the client certificate's private key (PEM or PKCS#12) and passphrase.
+ * Registers what the configuration holds that must never be written: credentials, URL user-info, the
+ * client certificate's private key (PEM or PKCS#12) and passphrase, and the key that signs the report.
  */
 export function registerConfigSecrets(config: Config): void {
   registerSecret(config.clientSecret);
@@ -230,6 +230,7 @@ export function registerConfigSecrets(config: Config): void {
     if ('key' in client) registerPem(client.key);
     else registerSecret(client.pfx.toString('base64'));
   }
+  if (config.signingKey !== undefined) registerPem(config.signingKey.pem);
   if (config.baseUrl !== undefined) {
     const { username, password } = new URL(config.baseUrl);
     for (const part of [username, password].filter((p) => p !== '')) registerSecret(decoded(part));

@@ -11,6 +11,13 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { ConfigProblem, VariableName } from './config.ts';
+import {
+  collect,
+  ENCRYPTED_KEY,
+  fileProblem as problem,
+  pemBlocks,
+  readNamedFile as readFile,
+} from './pem.ts';
 import type { TlsSettings } from './preflight.ts';
 
 /** The client certificate, as node's TLS takes it. */
@@ -44,51 +51,6 @@ type Text = (name: VariableName) => string | undefined;
 /** How to give a client certificate, said in one place. */
 export const CLIENT_CERT_FIX = `Set ${CERT} and ${KEY} (PEM), or ${PFX} and ${PASSPHRASE}, to the client certificate the provider issued you.`;
 
-/** One problem with one variable; thrown by the readers below and collected by readTlsConfig. */
-class TlsProblem extends Error {
-  constructor(readonly problem: ConfigProblem) {
-    super(problem.line);
-  }
-}
-
-function problem(variable: VariableName, what: string, fix: string): TlsProblem {
-  return new TlsProblem({ variable, line: `${variable}: ${what}. ${fix}` });
-}
-
-/** Runs one reader; its problem joins the others and undefined stands in, so that reading goes on. */
-function collect<T>(problems: ConfigProblem[], read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (error) {
-    if (!(error instanceof TlsProblem)) throw error;
-    problems.push(error.problem);
-    return undefined;
-  }
-}
-
-/** A file's bytes; a problem names the path, never the contents. */
-function readFile(variable: VariableName, path: string, what: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw code === 'ENOENT'
-      ? problem(variable, `'${path}' does not exist`, `Give the path of ${what}.`)
-      : problem(
-          variable,
-          `'${path}' cannot be read (${code})`,
-          `Give the path of ${what}, readable by this user.`,
-        );
-  }
-}
-
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]+?-----END \1-----/g;
-
-/** The PEM blocks of a text whose label matches, e.g. /^CERTIFICATE$/. */
-function pemBlocks(text: string, label: RegExp): string[] {
-  return [...text.matchAll(PEM_BLOCK)].filter((m) => label.test(m[1] ?? '')).map((m) => m[0]);
-}
-
 /** Every certificate of a PEM file, each parsed (a chain may follow the first one). */
 function certificates(variable: VariableName, path: string, what: string): string {
   const text = readFile(variable, path, what).toString('utf8');
@@ -105,9 +67,6 @@ function certificates(variable: VariableName, path: string, what: string): strin
   }
   return blocks.join('\n');
 }
-
-/** PKCS#8 and the traditional OpenSSL form of an encrypted key. */
-const ENCRYPTED_KEY = /^-----BEGIN ENCRYPTED PRIVATE KEY-----|^Proc-Type: 4,ENCRYPTED/m;
 
 /** The key's PEM block, opened with the passphrase when it is encrypted. */
 function privateKey(path: string, passphrase: string | undefined): string {

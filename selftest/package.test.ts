@@ -1,0 +1,221 @@
+/**
+ * The tool as an integrator installs it: `npm pack`, then the tarball with --omit=dev into an empty
+ * directory, run from another empty directory as `pix-certify` under this machine's Node 20 and under
+ * Node 22 and 24 (releases shipped as npm packages, selftest/node-versions): the mock certification,
+ * --version, list, the sandbox's reference reading. A broken installation and an unsupported Node (a
+ * real Node 18) get one line and exit 2. The Node guard's table is held to package.json's engines.
+ */
+import assert from 'node:assert/strict';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, sep } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { enginesRange, nodeProblem } from '../bin/installation.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { catalogue } from '../tests/_support/checks/catalogue.ts';
+import { withdrawalPlan } from '../tests/_support/plan.ts';
+import { loadSpec } from '../tests/_support/spec.ts';
+import { nodeReleases, packAndInstall, type InstalledPackage } from './support/installed-package.ts';
+import { sandboxEnv } from './support/live-env.ts';
+import { cleanEnvironment, runCommand, type SuiteRun } from './support/run-suite.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  engines: { node: string };
+};
+
+describe('the Node guard', () => {
+  it('is the range package.json engines states', () => {
+    assert.equal(manifest.engines.node, enginesRange());
+  });
+
+  it('refuses what is older than a tested line or between them, and lets newer majors through', () => {
+    for (const version of ['18.20.8', '20.18.3', '21.7.3', '22.11.0', '23.11.1'])
+      assert.match(
+        nodeProblem(version) ?? '',
+        new RegExp(`^Node ${version.replaceAll('.', '\\.')} cannot run`),
+      );
+    for (const version of ['20.19.0', '20.20.2', '22.12.0', '22.23.3', '24.0.0', '24.21.0', '26.1.0'])
+      assert.equal(nodeProblem(version), undefined, version);
+  });
+});
+
+/** The releases are Linux x64 builds; elsewhere this part says why it did not run. */
+const elsewhere =
+  process.platform === 'linux' && process.arch === 'x64'
+    ? false
+    : 'the Node releases used here are Linux x64 builds';
+
+describe('the packed tool, installed into an empty directory', { skip: elsewhere }, () => {
+  let installed: InstalledPackage;
+  let node: Record<'node18' | 'node20' | 'node22' | 'node24', string>;
+  /** The directories this test made: the installation's and each user's. */
+  const made: string[] = [];
+  const userDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'pix-user-'));
+    made.push(dir);
+    return dir;
+  };
+
+  before(
+    async () => {
+      const [packageDir, releases] = await Promise.all([packAndInstall(), nodeReleases()]);
+      installed = packageDir;
+      made.push(installed.workDir);
+      node = { ...releases, node20: dirname(process.execPath) };
+    },
+    { timeout: 600_000 },
+  );
+  after(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `pix-certify <args>` with the Node in binDir first on PATH, from a fresh directory (or cwd). */
+  const pixCertify = (
+    binDir: string,
+    args: readonly string[],
+    options: { cwd?: string; env?: Record<string, string> } = {},
+  ): Promise<SuiteRun> => {
+    const cwd = options.cwd ?? userDir();
+    const PATH = `${binDir}${delimiter}${process.env.PATH ?? ''}`;
+    return runCommand(installed.bin, args, {
+      cwd,
+      env: cleanEnvironment({ ...options.env, PATH }),
+      timeoutMs: 120_000,
+      reportDir: join(cwd, 'reports'),
+    });
+  };
+
+  it('packs the compiled tool and its data only: no sources, self-tests, .env or source maps', () => {
+    const data = [
+      '.env.example',
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'openapi/pix-withdrawal.yaml',
+      'reporters/certification.schema.json',
+    ];
+    const unexpected = installed.packedFiles.filter(
+      (path) =>
+        !data.includes(path) && !/^docs\/[a-z-]+\.md$/.test(path) && !/^dist\/[\w./-]+\.c?js$/.test(path),
+    );
+    assert.deepEqual(unexpected, []);
+    for (const path of ['dist/bin/pix-certify.js', 'dist/playwright.config.js', 'dist/sandbox/main.js'])
+      assert.ok(installed.packedFiles.includes(path), path);
+    assert.ok(installed.packedFiles.some((path) => path.endsWith('.spec.js')));
+  });
+
+  it('installs no TypeScript loader or compiler', () => {
+    const names = readdirSync(join(installed.dir, 'node_modules'), { recursive: true }).map(String);
+    const loaders = names.filter((path) =>
+      /(^|\/)(tsx|typescript|ts-node|esbuild)$/.test(path.split(sep).join('/')),
+    );
+    assert.deepEqual(loaders, []);
+  });
+
+  for (const release of ['node20', 'node22', 'node24'] as const) {
+    it(`under ${release}: the mock certification writes ./reports, --version and list answer`, async () => {
+      // --version and list run beside the certification, as they would in another terminal.
+      const [mockRun, version, list] = await Promise.all([
+        pixCertify(node[release], []),
+        pixCertify(node[release], ['--version']),
+        pixCertify(node[release], ['list']),
+      ]);
+      assert.equal(mockRun.code, 0, mockRun.stderr);
+      assert.equal(
+        mockRun.report?.verdict,
+        'INCOMPLETE',
+        'certification.json in ./reports of the current directory',
+      );
+
+      assert.equal(version.code, 0, version.stderr);
+      assert.match(version.stdout, new RegExp(`^pix-withdrawal-conformance ${manifest.version}$`, 'm'));
+      const expectedNode = release === 'node20' ? process.versions.node : release.slice('node'.length);
+      assert.match(version.stdout, new RegExp(`^Node ${expectedNode}[.\\d]*$`, 'm'));
+
+      assert.equal(list.code, 0, list.stderr);
+      const total = catalogue().length;
+      assert.match(list.stdout, new RegExp(`^${total} of ${total} checks`, 'm'));
+      assert.equal(existsSync(list.reportDir), false, 'a listing writes no report');
+    });
+  }
+
+  describe("the sandbox's reference reading, under the other Node lines", () => {
+    let sandbox: RunningSandbox;
+    before(async () => {
+      sandbox = await startSandbox();
+    });
+    after(() => sandbox.close());
+    const planned = withdrawalPlan(loadSpec(), 0.01).requests;
+
+    for (const release of ['node22', 'node24'] as const)
+      it(`under ${release}: no FAILED, exit 0, exactly the planned withdrawals`, async () => {
+        const before = sandbox.withdrawalsReceived('reference');
+        const run = await pixCertify(node[release], [], { env: sandboxEnv(sandbox, 'reference') });
+        assert.deepEqual(run.idsWith('FAILED'), [], run.stderr);
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(sandbox.withdrawalsReceived('reference') - before, planned);
+      });
+  });
+
+  it('reads .env from the current directory', async () => {
+    const cwd = userDir();
+    writeFileSync(join(cwd, '.env'), 'PIX_AMONT=1\n');
+    const run = await pixCertify(node.node20, [], { cwd });
+    assert.equal(run.code, 2, run.stdout);
+    assert.match(run.stderr, /^pix-certify: PIX_AMONT: .*Did you mean PIX_AMOUNT\?/m);
+  });
+
+  /** Exit 2 and one line, the given one, on stderr; nothing on stdout and no report. */
+  const assertOneLine = (run: SuiteRun, line: RegExp): void => {
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.stdout, '');
+    assert.equal(run.report, undefined);
+    const lines = run.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, run.stderr);
+    assert.match(lines[0] ?? '', line);
+  };
+
+  it('under an unsupported Node (a real 18): one line and exit 2', async () => {
+    assertOneLine(
+      await pixCertify(node.node18, []),
+      /^pix-certify: Node 18\.[.\d]+ cannot run the suite: use Node 20\.19 or later 20\.x, 22\.12 or later 22\.x, 24/,
+    );
+  });
+
+  /** Runs with the path moved aside, then puts it back (also when the run fails). */
+  const without = async (path: string, action: () => Promise<SuiteRun>): Promise<SuiteRun> => {
+    renameSync(path, `${path}.away`);
+    try {
+      return await action();
+    } finally {
+      renameSync(`${path}.away`, path);
+    }
+  };
+
+  it('without a dependency: one line naming it and exit 2', async () => {
+    const run = await without(join(installed.dir, 'node_modules', 'ajv'), () => pixCertify(node.node20, []));
+    assertOneLine(
+      run,
+      /^pix-certify: the dependency ajv is missing from this installation: install the suite again/,
+    );
+  });
+
+  it('without one of its own files: one line and exit 2', async () => {
+    const config = join(installed.packageDir, 'dist', 'tests', '_support', 'config.js');
+    const run = await without(config, () => pixCertify(node.node20, ['--version']));
+    assertOneLine(
+      run,
+      /^pix-certify: a file of this installation is missing \(Cannot find module .*config\.js.*\): install the suite again/,
+    );
+  });
+});

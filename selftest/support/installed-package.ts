@@ -1,0 +1,71 @@
+/**
+ * The tool as an integrator gets it: `npm pack` of this repository (its prepack builds dist/), the
+ * tarball installed with --omit=dev into an empty directory, and Node releases shipped as npm
+ * packages to run it under. The dependencies come from npm's cache when it has them, from the
+ * registry otherwise.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+const NPM_TIME_LIMIT_MS = 240_000;
+/** npm's own flags for every install here: no audit or funding requests, and the cache first. */
+const QUIET = ['--prefer-offline', '--no-audit', '--no-fund'];
+
+export interface InstalledPackage {
+  /** The temporary directory that holds the tarball and the installation: remove it when done. */
+  readonly workDir: string;
+  /** The directory the tarball was installed into (its package.json and node_modules/). */
+  readonly dir: string;
+  /** node_modules/.bin/pix-certify there. */
+  readonly bin: string;
+  /** The package's own directory in node_modules/. */
+  readonly packageDir: string;
+  /** The paths inside the tarball, as `npm pack` listed them. */
+  readonly packedFiles: readonly string[];
+}
+
+export async function packAndInstall(): Promise<InstalledPackage> {
+  const work = mkdtempSync(join(tmpdir(), 'pix-package-'));
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], {
+    cwd: ROOT,
+    timeout: NPM_TIME_LIMIT_MS,
+  });
+  const [packed] = JSON.parse(stdout) as [{ filename: string; name: string; files: { path: string }[] }];
+  const dir = join(work, 'project');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), '{ "name": "integrator", "version": "1.0.0", "private": true }\n');
+  await run('npm', ['install', '--omit=dev', ...QUIET, join(work, packed.filename)], {
+    cwd: dir,
+    timeout: NPM_TIME_LIMIT_MS,
+  });
+  return {
+    workDir: work,
+    dir,
+    bin: join(dir, 'node_modules', '.bin', 'pix-certify'),
+    packageDir: join(dir, 'node_modules', packed.name),
+    packedFiles: packed.files.map((f) => f.path),
+  };
+}
+
+const NODE_VERSIONS = join(ROOT, 'selftest', 'node-versions');
+
+/** Node releases the tests run the package under, by their alias in selftest/node-versions/package.json. */
+export type NodeRelease = 'node18' | 'node22' | 'node24';
+
+/**
+ * The directory holding each release's `node`, installed from selftest/node-versions' lock file when
+ * missing. They live apart from the project's node_modules, whose .bin/node they would replace for
+ * every npm script.
+ */
+export async function nodeReleases(): Promise<Record<NodeRelease, string>> {
+  const binDir = (release: NodeRelease): string => join(NODE_VERSIONS, 'node_modules', release, 'bin');
+  const releases = ['node18', 'node22', 'node24'] as const;
+  if (!releases.every((release) => existsSync(join(binDir(release), 'node'))))
+    await run('npm', ['ci', ...QUIET], { cwd: NODE_VERSIONS, timeout: NPM_TIME_LIMIT_MS });
+  return { node18: binDir('node18'), node22: binDir('node22'), node24: binDir('node24') };
+}

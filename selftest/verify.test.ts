@@ -1,0 +1,376 @@
+/**
+ * Signed, verifiable reports, tried as the person who signs them off would: one real certify run
+ * against the embedded mock signs its report with a key made here (ECDSA P-256), and npm run verify
+ * finds it valid, pinned to that key or not. Copies of the report are then tampered with, one change
+ * each: a changed byte in any artifact, a deleted one, a forger who also updates the hash, a report
+ * signed again with another key (Ed25519, RSA); each gives exit 1 with a line naming the file, and a
+ * directory that is not a report gives 2. The key is checked with the configuration, and neither it
+ * nor a line of its PEM body reaches any file of the report or the console.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { main } from '../bin/verify.ts';
+import { writeSealedCertification, type SignatureFile } from '../reporters/certification/integrity.ts';
+import type { Certification } from '../reporters/certification/model.ts';
+import { certificationValidator } from '../reporters/certification/read.ts';
+import { ConfigError, loadConfig } from '../tests/_support/config.ts';
+import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
+import { readSigningKey } from '../tests/_support/signing.ts';
+import { encryptedKey } from './support/certificates.ts';
+import { leaksOf } from './support/leaks.ts';
+import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+
+interface KeyPair {
+  readonly privatePem: string;
+  readonly publicPem: string;
+  /** SHA-256 of the public key's SubjectPublicKeyInfo (DER), computed here, not by the suite. */
+  readonly fingerprint: string;
+}
+
+function keyPair(make: () => { privateKey: KeyObject; publicKey: KeyObject }): KeyPair {
+  const { privateKey, publicKey } = make();
+  const der = publicKey.export({ type: 'spki', format: 'der' });
+  return {
+    privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    fingerprint: createHash('sha256').update(der).digest('hex'),
+  };
+}
+
+const KEYS = {
+  ecdsa: keyPair(() => generateKeyPairSync('ec', { namedCurve: 'P-256' })),
+  ed25519: keyPair(() => generateKeyPairSync('ed25519')),
+  rsa: keyPair(() => generateKeyPairSync('rsa', { modulusLength: 2048 })),
+};
+
+/** The lines of a PEM body long enough not to turn up by chance, and the body in one piece. */
+function pemSecrets(pem: string): string[] {
+  const body = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+  return [body.join(''), ...body].filter((secret) => secret.length >= 16);
+}
+
+interface Verified {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** bin/verify.ts's main, in this process: what `npm run verify -- <args>` prints and exits with. */
+function verify(...args: string[]): Verified {
+  let out = '';
+  let err = '';
+  const code = main(
+    args,
+    (text) => (out += text),
+    (text) => (err += text),
+  );
+  return { code, out, err };
+}
+
+/** The certification a report directory holds; sealing it again replaces its integrity record. */
+const recorded = (dir: string): Certification =>
+  JSON.parse(readFileSync(join(dir, 'certification.json'), 'utf8')) as Certification;
+
+const validate = certificationValidator();
+
+function problemLines(result: Verified): string[] {
+  return result.out.split('\n').filter((line) => line !== '' && !/^Not valid/.test(line));
+}
+
+describe('a signed report, verified as its signer would (npm run verify)', () => {
+  const work = mkdtempSync(join(tmpdir(), 'pix-verify-'));
+  const file = (name: string, contents: string): string => {
+    const path = join(work, name);
+    writeFileSync(path, contents, { mode: 0o600 });
+    return path;
+  };
+  const keyFile = file('signing-key.pem', KEYS.ecdsa.privatePem);
+  let run: SuiteRun;
+  let copies = 0;
+  /** A copy of the run's report directory, to change without touching the original. */
+  const copy = (): string => {
+    const dir = join(work, `copy-${++copies}`);
+    cpSync(run.reportDir, dir, { recursive: true });
+    return dir;
+  };
+
+  before(async () => {
+    run = await runSuite({ PIX_SIGNING_KEY_FILE: keyFile });
+    assert.equal(run.code, 0, run.stdout.slice(-2000) + run.stderr);
+  });
+  after(() => {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(run.reportDir, { recursive: true, force: true });
+  });
+
+  it('lists every other artifact in certification.json with its size and SHA-256, and signs it with the key it names', () => {
+    const report = run.report as unknown as Certification;
+    assert.ok(validate(report), JSON.stringify(validate.errors));
+    assert.equal(report.schemaVersion, 3);
+    const artifacts = report.integrity?.artifacts ?? [];
+    assert.deepEqual(artifacts.map((a) => a.path).sort(), [
+      'certification.html',
+      'junit.xml',
+      'ledger.jsonl',
+      'summary.md',
+    ]);
+    for (const { path, size, sha256 } of artifacts) {
+      const bytes = readFileSync(join(run.reportDir, path));
+      assert.equal(size, bytes.length, path);
+      assert.equal(sha256, createHash('sha256').update(bytes).digest('hex'), path);
+    }
+    assert.deepEqual(report.integrity?.signature, {
+      file: 'certification.sig',
+      algorithm: 'ECDSA-P256-SHA256',
+      publicKeyFingerprint: KEYS.ecdsa.fingerprint,
+    });
+    const signature = JSON.parse(
+      readFileSync(join(run.reportDir, 'certification.sig'), 'utf8'),
+    ) as SignatureFile;
+    assert.equal(signature.signs, 'certification.json');
+    assert.equal(signature.publicKey, KEYS.ecdsa.publicPem);
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `^Signed: .*certification\\.sig \\(ECDSA-P256-SHA256, key ${KEYS.ecdsa.fingerprint}\\); npm run verify -- `,
+        'm',
+      ),
+    );
+  });
+
+  it('writes neither the key nor a line of its PEM body to any file of the report or to the console', () => {
+    assert.deepEqual(leaksOf(run, pemSecrets(KEYS.ecdsa.privatePem)), []);
+  });
+
+  it('is valid untouched (npm run verify, exit 0), and says what an unpinned signature proves', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bin', 'verify.ts'), run.reportDir],
+      { cwd: ROOT },
+    );
+    assert.match(
+      stdout,
+      /^4 artifacts match certification\.json, and certification\.sig signs it \(ECDSA-P256-SHA256/m,
+    );
+    assert.match(
+      stdout,
+      new RegExp(
+        `only that the report is unchanged since the holder of key ${KEYS.ecdsa.fingerprint} signed it`,
+      ),
+    );
+    assert.match(stdout, /^Valid: /m);
+  });
+
+  it('is valid pinned to the signing key, by fingerprint (as people copy it) or by public key; exit 1 for another key', () => {
+    const colons = KEYS.ecdsa.fingerprint.toUpperCase().replace(/(..)(?!$)/g, '$1:');
+    for (const pin of [['--fingerprint', colons], ['--public-key', file('signer.pem', KEYS.ecdsa.publicPem)]]) {
+      const result = verify(run.reportDir, ...pin);
+      assert.equal(result.code, 0, result.out);
+      assert.match(result.out, /signs it with the expected key/);
+    }
+    for (const pin of [['--fingerprint', KEYS.ed25519.fingerprint], ['--public-key', file('other.pem', KEYS.rsa.publicPem)]]) {
+      const result = verify(run.reportDir, ...pin);
+      assert.equal(result.code, 1, result.out);
+      assert.deepEqual(problemLines(result), [
+        `certification.sig: signed by key ${KEYS.ecdsa.fingerprint}, not by the expected key ${pin[0] === '--fingerprint' ? KEYS.ed25519.fingerprint : KEYS.rsa.fingerprint}`,
+      ]);
+    }
+  }); // prettier-ignore
+
+  for (const name of ['certification.html', 'junit.xml', 'summary.md', 'ledger.jsonl', 'certification.json'])
+    it(`gives exit 1 for one changed byte in ${name}, in one line naming it`, () => {
+      const dir = copy();
+      const path = join(dir, name);
+      const bytes = readFileSync(path);
+      const middle = Math.floor(bytes.length / 2);
+      bytes[middle] = (bytes[middle] ?? 0) ^ 0x01;
+      writeFileSync(path, bytes);
+      const result = verify(dir);
+      assert.equal(result.code, 1, result.out);
+      const [line, ...more] = problemLines(result);
+      assert.match(
+        line ?? '',
+        name === 'certification.json'
+          ? /^certification\.json: the signature in certification\.sig does not match it, so it changed since it was signed$/
+          : new RegExp(`^${name.replace('.', '\\.')}: changed since the run \\(sha256 [0-9a-f]{64}, [0-9a-f]{64} recorded; \\d+ bytes\\)$`),
+      );
+      // A flipped byte in certification.json may also leave it no longer JSON: that is said too, never instead.
+      for (const other of more) assert.match(other, /^certification\.json: not JSON/);
+    }); // prettier-ignore
+
+  it('gives exit 1 for a deleted artifact, and for a deleted signature that certification.json says was made', () => {
+    const dir = copy();
+    rmSync(join(dir, 'junit.xml'));
+    const deleted = verify(dir);
+    assert.equal(deleted.code, 1);
+    assert.match(
+      problemLines(deleted)[0] ?? '',
+      /^junit\.xml: missing \(certification\.json lists it, \d+ bytes\)$/,
+    );
+    rmSync(join(dir, 'certification.sig'));
+    const unsigned = verify(dir);
+    assert.equal(unsigned.code, 1);
+    assert.ok(
+      problemLines(unsigned).includes(
+        `certification.sig: missing, but certification.json says key ${KEYS.ecdsa.fingerprint} signed it`,
+      ),
+      unsigned.out,
+    );
+  });
+
+  it('catches a forger who changes the verdict and keeps every hash right: the signature no longer matches', () => {
+    const dir = copy();
+    const path = join(dir, 'certification.json');
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/"verdict": "INCOMPLETE"/, '"verdict": "PASSED"'));
+    const result = verify(dir);
+    assert.equal(result.code, 1);
+    assert.deepEqual(problemLines(result), [
+      'certification.json: the signature in certification.sig does not match it, so it changed since it was signed',
+    ]);
+  });
+
+  it('finds a report signed again with another key (Ed25519, RSA) valid only unpinned, and names that key', async () => {
+    for (const [name, key, algorithm] of [
+      ['ed25519', KEYS.ed25519, 'Ed25519'],
+      ['rsa', KEYS.rsa, 'RSA-PKCS1-SHA256'],
+    ] as const) {
+      const dir = copy();
+      const report = recorded(dir);
+      await writeSealedCertification(dir, report, readSigningKey(file(`${name}.pem`, key.privatePem)));
+      const unpinned = verify(dir);
+      assert.equal(unpinned.code, 0, unpinned.out);
+      assert.match(unpinned.out, new RegExp(`signs it \\(${algorithm}, key ${key.fingerprint}\\)`));
+      assert.match(unpinned.out, new RegExp(`since the holder of key ${key.fingerprint} signed it`));
+      assert.ok(validate(recorded(dir)), JSON.stringify(validate.errors));
+      assert.equal(verify(dir, '--public-key', file(`${name}.pub`, key.publicPem)).code, 0);
+      assert.equal(verify(dir, '--fingerprint', KEYS.ecdsa.fingerprint).code, 1);
+    }
+  });
+
+  it('rewritten unsigned, drops the stale signature and says the hashes alone prove little', async () => {
+    const dir = copy();
+    const report = recorded(dir);
+    await writeSealedCertification(dir, report, undefined);
+    const result = verify(dir);
+    assert.equal(result.code, 0, result.out);
+    assert.match(
+      result.out,
+      /It is not signed: whoever can edit the report could have changed certification\.json/,
+    );
+    assert.equal(verify(dir, '--fingerprint', KEYS.ecdsa.fingerprint).code, 1);
+  });
+
+  it('names a file the manifest does not list, without failing for it', () => {
+    const dir = copy();
+    writeFileSync(join(dir, 'notes.txt'), 'added later');
+    const result = verify(dir);
+    assert.equal(result.code, 0, result.out);
+    assert.match(
+      result.out,
+      /^notes\.txt: not in certification\.json's manifest, so nothing vouches for it$/m,
+    );
+  });
+
+  it('gives exit 2 for a directory it cannot read as a report: missing, without certification.json, not JSON', () => {
+    assert.deepEqual(verify(join(work, 'nowhere')), {
+      code: 2,
+      out: `${join(work, 'nowhere')}: does not exist\nNot valid (exit 2): ${join(work, 'nowhere')}, 1 problem\n`,
+      err: '',
+    });
+    const dir = copy();
+    rmSync(join(dir, 'certification.sig'));
+    writeFileSync(join(dir, 'certification.json'), '{"schemaVersion": 3,');
+    assert.equal(verify(dir).code, 2);
+    assert.match(verify(dir).out, /^certification\.json: not JSON/);
+    rmSync(join(dir, 'certification.json'));
+    assert.equal(verify(dir).code, 2);
+    assert.match(verify(dir).out, /^certification\.json: missing/);
+  });
+
+  it('prints its usage with --help (exit 0) and stops a wrong command line with exit 2 on stderr', () => {
+    const help = verify('--help');
+    assert.equal(help.code, 0);
+    assert.match(help.out, /^Usage: npm run verify -- <report dir>/);
+    const wrong = verify(run.reportDir, '--fingerprint', 'abc');
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.err, /^pix-verify: --fingerprint: 'abc' is not a SHA-256 fingerprint/);
+  });
+});
+
+describe('PIX_SIGNING_KEY_FILE is checked with the configuration', () => {
+  const work = mkdtempSync(join(tmpdir(), 'pix-signing-key-'));
+  after(() => rmSync(work, { recursive: true, force: true }));
+  const file = (name: string, contents: string): string => {
+    const path = join(work, name);
+    writeFileSync(path, contents, { mode: 0o600 });
+    return path;
+  };
+  const PASSPHRASE = 'selftest-signing-passphrase';
+
+  /** The one line the configuration refuses the file with. */
+  function refusal(path: string): string {
+    try {
+      loadConfig({ PIX_SIGNING_KEY_FILE: path });
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, 1, error.message);
+      assert.equal(error.variable, 'PIX_SIGNING_KEY_FILE');
+      return error.message;
+    }
+    assert.fail(`${path} was accepted`);
+  }
+
+  it('accepts an Ed25519, ECDSA or RSA key in PEM, PKCS#8 or the traditional EC and RSA forms', () => {
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    for (const [name, pem] of [
+      ['ed25519.pem', KEYS.ed25519.privatePem],
+      ['p384-sec1.pem', ec.export({ type: 'sec1', format: 'pem' }).toString()],
+      ['rsa-pkcs1.pem', rsa.export({ type: 'pkcs1', format: 'pem' }).toString()],
+    ] as const)
+      assert.equal(loadConfig({ PIX_SIGNING_KEY_FILE: file(name, pem) }).signingKey?.pem, pem.trim(), name);
+  });
+
+  it('refuses each mistake in one line naming the variable and the path, never the contents', () => {
+    const cases: [string, string, RegExp][] = [
+      ['missing.pem', '', /'.*missing\.pem' does not exist\. Give the path of the PEM private key/],
+      ['public.pem', KEYS.ed25519.publicPem, /holds a public key or a certificate, not the private key/],
+      ['encrypted.pem', encryptedKey(KEYS.ed25519.privatePem, PASSPHRASE), /holds an encrypted key\. The suite signs with an unencrypted key/],
+      ['ed448.pem', generateKeyPairSync('ed448').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), /holds an ed448 key\. Give an Ed25519, ECDSA/],
+      ['rsa1024.pem', generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), /holds a 1024-bit RSA key/],
+      ['secp256k1.pem', generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), /holds an ECDSA key on secp256k1/],
+      ['garbled.pem', '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbA==\n-----END PRIVATE KEY-----\n', /holds a private key that cannot be read/],
+    ];
+    for (const [name, contents, expected] of cases) {
+      const path = name === 'missing.pem' ? join(work, name) : file(name, contents);
+      const line = refusal(path);
+      assert.match(line, new RegExp(`^PIX_SIGNING_KEY_FILE: '${path.replace(/[.]/g, '\\.')}'`), name);
+      assert.match(line, expected, name);
+      assert.ok(!line.includes('\n'), name);
+      for (const secret of pemSecrets(contents)) assert.ok(!line.includes(secret), `${name} quotes the file`);
+    }
+  }); // prettier-ignore
+
+  it('registers the key as a secret: its PEM and each line of its body are masked wherever they would be written', () => {
+    registerConfigSecrets(loadConfig({ PIX_SIGNING_KEY_FILE: file('masked.pem', KEYS.rsa.privatePem) }));
+    const secrets = pemSecrets(KEYS.rsa.privatePem);
+    const out = redact(`${KEYS.rsa.privatePem} ${JSON.stringify(KEYS.rsa.privatePem)} ${secrets.join(' ')}`);
+    for (const secret of secrets) assert.ok(!out.includes(secret), out);
+  });
+
+  it('stops npm run certify with exit 2 and that one line, before the run', async () => {
+    const run = await runSuite({ PIX_SIGNING_KEY_FILE: join(work, 'absent.pem') });
+    assertStoppedBeforeTheRun(run);
+    const [line, ...more] = stopLines(run);
+    assert.deepEqual(more, []);
+    assert.match(line ?? '', /^PIX_SIGNING_KEY_FILE: '.*absent\.pem' does not exist\./);
+  });
+});
