@@ -4,11 +4,14 @@
  * expressions the action uses evaluated. `uses:` steps (setup-node, upload-artifact) need GitHub and are
  * only recorded. An expression this runner does not know fails the run: the self-test then says which.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { parse } from 'yaml';
+
+const run = promisify(execFile);
 
 export interface ActionInput {
   readonly description?: string;
@@ -85,7 +88,7 @@ function readOutputs(file: string): Record<string, string> {
  * Runs every step whose `if` is unset (GitHub's success()), stopping at the first failing one as a runner
  * does. `env` is the calling step's environment (where a workflow puts its secrets).
  */
-export function runComposite(
+export async function runComposite(
   action: CompositeAction,
   options: {
     readonly actionPath: string;
@@ -93,7 +96,7 @@ export function runComposite(
     readonly env: Readonly<Record<string, string>>;
     readonly cwd: string;
   },
-): ActionRun {
+): Promise<ActionRun> {
   const runnerTemp = mkdtempSync(join(tmpdir(), 'pix-action-runner-'));
   const summaryFile = join(runnerTemp, 'step-summary.md');
   writeFileSync(summaryFile, '');
@@ -121,7 +124,7 @@ export function runComposite(
       Object.entries(step.env ?? {}).map(([name, value]) => [name, interpolate(value, context)]),
     );
     const cwd = resolve(options.cwd, interpolate(step['working-directory'] ?? '.', context));
-    const ran = spawnSync('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run], {
+    const ran = await run('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run], {
       cwd,
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
@@ -133,10 +136,21 @@ export function runComposite(
         GITHUB_STEP_SUMMARY: summaryFile,
         RUNNER_TEMP: runnerTemp,
       },
-    });
+    }).then(
+      (done) => ({ ...done, status: 0 }),
+      (error: unknown) => {
+        // execFile's error carries the step's output and exit code (a string code means it never ran).
+        const failed = error as { stdout?: string; stderr?: string; code?: unknown };
+        return {
+          stdout: failed.stdout ?? '',
+          stderr: failed.stderr ?? String(error),
+          status: typeof failed.code === 'number' ? failed.code : 128,
+        };
+      },
+    );
     log.push(`--- ${step.name ?? step.id ?? `step ${index}`}\n${ran.stdout}${ran.stderr}`);
     if (step.id !== undefined) context.steps[step.id] = readOutputs(outputFile);
-    code = ran.status ?? 128;
+    code = ran.status;
   }
   const outputs = Object.fromEntries(
     Object.entries(action.outputs).map(([name, output]) => [name, interpolate(output.value, context)]),
