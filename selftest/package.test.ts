@@ -3,7 +3,8 @@
  * directory, run from another empty directory as `pix-certify` under this machine's Node 20 and under
  * Node 22 and 24 (releases shipped as npm packages, selftest/node-versions): the mock certification,
  * --version, list, the sandbox's reference reading. A broken installation and an unsupported Node (a
- * real Node 18) get one line and exit 2. The Node guard's table is held to package.json's engines.
+ * real Node 18) get one line and exit 2; action.yml's run steps install the tarball and certify. The Node
+ * guard's table is held to package.json's engines.
  */
 import assert from 'node:assert/strict';
 import {
@@ -23,6 +24,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { catalogue } from '../tests/_support/checks/catalogue.ts';
 import { withdrawalPlan } from '../tests/_support/plan.ts';
 import { loadSpec } from '../tests/_support/spec.ts';
+import { readAction, runComposite, type ActionRun } from './support/composite-action.ts';
 import { nodeReleases, packAndInstall, type InstalledPackage } from './support/installed-package.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { cleanEnvironment, runCommand, type SuiteRun } from './support/run-suite.ts';
@@ -217,5 +219,49 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
       run,
       /^pix-certify: a file of this installation is missing \(Cannot find module .*config\.js.*\): install the suite again/,
     );
+  });
+
+  describe("action.yml's run steps, the GitHub Action's, installing this tarball", () => {
+    const runAction = async (
+      inputs: Record<string, string>,
+      env: Record<string, string> = {},
+    ): Promise<{ cwd: string; ran: ActionRun }> => {
+      const cwd = userDir();
+      const ran = await runComposite(readAction(join(ROOT, 'action.yml')), {
+        actionPath: ROOT,
+        inputs: { package: installed.tarball, ...inputs },
+        env: cleanEnvironment(env) as Record<string, string>,
+        cwd,
+      });
+      return { cwd, ran };
+    };
+
+    it('installs the tool and certifies the mock: INCOMPLETE, exit 0, reports kept, summary written', async () => {
+      // An input is a value, never code: the label reaches the report as typed.
+      const label = 'UAT $(touch pwned) `touch pwned2` "; exit 7';
+      const { cwd, ran } = await runAction({ 'env-name': label });
+      assert.equal(ran.code, 0, ran.log);
+      assert.deepEqual(ran.skippedUses, ['actions/setup-node@v4', 'actions/upload-artifact@v4']);
+      assert.deepEqual(ran.outputs, {
+        verdict: 'INCOMPLETE',
+        'exit-code': '0',
+        'report-dir': join(cwd, 'reports'),
+      });
+      const report = readFileSync(join(cwd, 'reports', 'certification.json'), 'utf8');
+      assert.equal((JSON.parse(report) as { verdict: string }).verdict, 'INCOMPLETE');
+      assert.ok(report.includes(JSON.stringify(label).slice(1, -1)), 'the label as typed');
+      assert.ok(!existsSync(join(cwd, 'pwned')) && !existsSync(join(cwd, 'pwned2')));
+      assert.match(ran.summary, /INCOMPLETE/);
+      assert.match(ran.log, /pix-certify: verdict INCOMPLETE, exit 0/);
+    });
+
+    it('an empty input leaves the env alone; a configuration error is verdict ERROR and exit 2', async () => {
+      // Payouts allowed in the env, as a secret store would set them, and no base URL anywhere.
+      const { ran } = await runAction({ 'base-url': '' }, { PIX_ALLOW_PAYOUTS: '1' });
+      assert.equal(ran.code, 2, ran.log);
+      assert.deepEqual([ran.outputs.verdict, ran.outputs['exit-code']], ['ERROR', '2']);
+      assert.match(ran.log, /PIX_BASE_URL/);
+      assert.match(ran.summary, /stopped with exit 2/);
+    });
   });
 });

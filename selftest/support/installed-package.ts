@@ -19,6 +19,8 @@ const QUIET = ['--prefer-offline', '--no-audit', '--no-fund'];
 export interface InstalledPackage {
   /** The temporary directory that holds the tarball and the installation: remove it when done. */
   readonly workDir: string;
+  /** The packed tarball, as a release would ship it. */
+  readonly tarball: string;
   /** The directory the tarball was installed into (its package.json and node_modules/). */
   readonly dir: string;
   /** node_modules/.bin/pix-certify there. */
@@ -45,6 +47,7 @@ export async function packAndInstall(): Promise<InstalledPackage> {
   });
   return {
     workDir: work,
+    tarball: join(work, packed.filename),
     dir,
     bin: join(dir, 'node_modules', '.bin', 'pix-certify'),
     packageDir: join(dir, 'node_modules', packed.name),
