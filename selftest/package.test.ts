@@ -236,15 +236,16 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
       return { cwd, ran };
     };
 
-    it('installs the tool and certifies the mock: INCOMPLETE, exit 0, reports kept, summary written', async () => {
+    it('installs the tool and certifies the mock: INCOMPLETE, so the gate fails (exit 1), reports kept and summed up', async () => {
       // An input is a value, never code: the label reaches the report as typed.
       const label = 'UAT $(touch pwned) `touch pwned2` "; exit 7';
       const { cwd, ran } = await runAction({ 'env-name': label });
-      assert.equal(ran.code, 0, ran.log);
+      // require-complete is on by default: a gate never passes on what it could not judge.
+      assert.equal(ran.code, 1, ran.log);
       assert.deepEqual(ran.skippedUses, ['actions/setup-node@v4', 'actions/upload-artifact@v4']);
       assert.deepEqual(ran.outputs, {
         verdict: 'INCOMPLETE',
-        'exit-code': '0',
+        'exit-code': '1',
         'report-dir': join(cwd, 'reports'),
       });
       const report = readFileSync(join(cwd, 'reports', 'certification.json'), 'utf8');
@@ -252,7 +253,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
       assert.ok(report.includes(JSON.stringify(label).slice(1, -1)), 'the label as typed');
       assert.ok(!existsSync(join(cwd, 'pwned')) && !existsSync(join(cwd, 'pwned2')));
       assert.match(ran.summary, /INCOMPLETE/);
-      assert.match(ran.log, /pix-certify: verdict INCOMPLETE, exit 0/);
+      assert.match(ran.log, /pix-certify: verdict INCOMPLETE, exit 1/);
     });
 
     it('an empty input leaves the env alone; a configuration error is verdict ERROR and exit 2', async () => {
