@@ -97,29 +97,29 @@ async function baselineEnvironment(
   return { PIX_BASELINE: resolve(path), PIX_FAIL_ON_DRIFT: failOnDrift ? '1' : '0' };
 }
 
+/** A configuration mistake, found by whichever step, stops the run in its own words; anything else is a suite error. */
+async function stopOnConfigError<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ConfigError) stop(error.message);
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
   await answerInfoFlags(process.argv.slice(2));
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
   const listOnly = args.includes('--list');
   const passThrough = args.filter((a) => a !== '--list');
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) stop(error.message);
-    throw error;
-  }
+  const config = await stopOnConfigError(() => loadConfig());
   registerConfigSecrets(config);
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
   const misplaced = dryRun ? undefined : reportDirProblem(config.reportDir);
   if (misplaced !== undefined) stop(misplaced);
   // A remote webhook receiver must answer and take the token before anything is sent.
-  if (!dryRun)
-    await checkReceiver(config).catch((error: unknown) => {
-      if (error instanceof ConfigError) stop(error.message);
-      throw error;
-    });
+  if (!dryRun) await stopOnConfigError(() => checkReceiver(config));
   // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.
   const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
@@ -136,12 +136,9 @@ async function main(): Promise<void> {
     const { budgetProblem, planFor } = await import('../tests/_support/plan.ts');
     const problem = budgetProblem(config, planFor(config));
     if (problem !== undefined) stop(problem);
-    try {
-      await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
-    } catch (error) {
-      if (error instanceof ConfigError) stop(error.message);
-      throw error;
-    }
+    await stopOnConfigError(() =>
+      preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls)),
+    );
   }
   // Global setup prints the plan (and checks the budget again, for runs started without certify):
   // Playwright has loaded the spec and the cases by then, and a mock run need not wait for them here.
