@@ -14,7 +14,8 @@ import { startSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from '../selftest/support/live-env.ts';
 import { type Command, measure, type Sample, summarise } from './measure.ts';
 import { runtimes } from './runtimes.ts';
-import { BIN, installedPackage } from './tarball.ts';
+import { BIN } from '../selftest/support/installed-package.ts';
+import { installedPackage } from './tarball.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? '7');
@@ -51,9 +52,9 @@ function rowsFor(path: string, label: string, installDir: string | undefined): R
 
 const notes: string[] = [];
 try {
-  const installed = await installedPackage(ROOT, process.argv.slice(2));
+  const installed = await installedPackage(process.argv.slice(2));
   if ('skipped' in installed) notes.push(`tarball rows skipped: ${installed.skipped}`);
-  const { found, missing } = runtimes(ROOT);
+  const { found, missing } = runtimes();
   notes.push(...missing);
   const rows = found.flatMap((runtime) =>
     rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined),

