@@ -13,7 +13,7 @@ export default defineConfig(
     'blob-report/',
     'playwright-report/',
     'selftest/fixtures/**',
-    'tests/_support/generated/**',
+    'src/spec/generated/**',
   ]),
 
   js.configs.recommended,

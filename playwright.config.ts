@@ -1,8 +1,8 @@
 import { defineConfig } from '@playwright/test';
-import { loadConfig } from './tests/_support/config.ts';
-import { privateOutputDir } from './tests/_support/output-dir.ts';
-import { MODULE_EXTENSION } from './tests/_support/paths.ts';
-import { runMetadata } from './tests/_support/run-metadata.ts';
+import { loadConfig } from './src/config/config.ts';
+import { privateOutputDir } from './src/run/output-dir.ts';
+import { MODULE_EXTENSION } from './src/base/paths.ts';
+import { runMetadata } from './src/run/run-metadata.ts';
 
 const settings = loadConfig();
 

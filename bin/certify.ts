@@ -10,15 +10,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { reportDirProblem } from '../reporters/certification/files.ts';
-import { ConfigError, loadConfig, type Config } from '../tests/_support/config.ts';
-import { LEAN_NODE_FLAGS } from '../tests/_support/lean-node.ts';
-import { launchMock } from '../tests/_support/mock/prism.ts';
-import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../tests/_support/paths.ts';
-import { preflight } from '../tests/_support/preflight.ts';
-import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
-import { apiTls } from '../tests/_support/tls.ts';
-import { checkReceiver } from '../tests/_support/webhook/run.ts';
+import { reportDirProblem } from '../src/report/files.ts';
+import { ConfigError, loadConfig, type Config } from '../src/config/config.ts';
+import { LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
+import { launchMock } from '../src/run/mock/prism.ts';
+import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
+import { preflight } from '../src/preflight/preflight.ts';
+import { redact, registerConfigSecrets } from '../src/secrets/redact.ts';
+import { apiTls } from '../src/transport/tls.ts';
+import { checkReceiver } from '../src/webhook/setup.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -87,7 +87,7 @@ async function baselineEnvironment(
   failOnDrift: boolean,
 ): Promise<Record<string, string>> {
   if (path === undefined) return {};
-  const { readCertification, UnreadableCertification } = await import('../reporters/certification/read.ts');
+  const { readCertification, UnreadableCertification } = await import('../src/report/read.ts');
   try {
     readCertification(path);
   } catch (error) {
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
   mock?.ready.catch((error: unknown) => process.stderr.write(`pix-certify: ${String(error)}\n`));
   if (dryRun) {
-    const { describePlan, planFor } = await import('../tests/_support/plan.ts');
+    const { describePlan, planFor } = await import('../src/run/plan.ts');
     process.stdout.write(`${describePlan(config, planFor(config))}\n\n`);
     // Playwright selects the tests as a run would (--grep, --grep-invert, tags, --shard, file filters)
     // without running them; the reporter prints the checks they judge.
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     process.exit(await runPlaywright(listing, {}));
   }
   if (config.mode === 'live') {
-    const { budgetProblem, planFor } = await import('../tests/_support/plan.ts');
+    const { budgetProblem, planFor } = await import('../src/run/plan.ts');
     const problem = budgetProblem(config, planFor(config));
     if (problem !== undefined) stop(problem);
     await stopOnConfigError(() =>

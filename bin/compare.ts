@@ -5,12 +5,12 @@
  * production-like one). Exits 0 when nothing regressed, 1 on a regression (like diff, whatever
  * PIX_FAIL_ON_DRIFT says), 2 when a file cannot be compared.
  */
-import { compareCertifications } from '../reporters/certification/compare.ts';
+import { compareCertifications } from '../src/report/compare.ts';
 import { renderChanges } from '../reporters/certification/console.ts';
 import { layoutFor } from '../reporters/certification/layout.ts';
-import type { Certification } from '../reporters/certification/model.ts';
-import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
-import { visible, visibleJson } from '../reporters/certification/visible.ts';
+import type { Certification } from '../src/report/model.ts';
+import { readCertification, UnreadableCertification } from '../src/report/read.ts';
+import { visible, visibleJson } from '../src/base/visible.ts';
 
 const USAGE =
   'usage: pix-certify compare <baseline certification.json> <new certification.json> (npm run compare -- … in the repository)';

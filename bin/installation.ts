@@ -4,7 +4,7 @@
  * trace and exit 1, which means FAILED. Node built-ins and paths.ts only, so that it loads anywhere.
  */
 import { readFileSync } from 'node:fs';
-import { PACKAGE_JSON_PATH } from '../tests/_support/paths.ts';
+import { PACKAGE_JSON_PATH } from '../src/base/paths.ts';
 
 /** Each tested line of Node and its oldest release the suite supports; package.json's engines says the same. */
 export const SUPPORTED_NODE: readonly (readonly [major: number, minor: number])[] = [

@@ -2,7 +2,7 @@
  * npm run mock: the embedded mock on its own, for people developing a client against the spec.
  * PIX_MOCK_PORT chooses the port (default 4010).
  */
-import { startMock } from '../tests/_support/mock/prism.ts';
+import { startMock } from '../src/run/mock/prism.ts';
 
 const port = Number(process.env.PIX_MOCK_PORT ?? '4010');
 const mock = await startMock({ port, logLevel: 'info', onLog: (line) => process.stdout.write(`${line}\n`) });

@@ -4,9 +4,9 @@
  * which reach it with PIX_WEBHOOK_RECEIVER_URL and PIX_WEBHOOK_RECEIVER_TOKEN. Configured by the
  * PIX_RECEIVER_* variables (.env.example); a configuration problem is one line and exit code 2.
  */
-import { ConfigError, isLoopbackHost } from '../tests/_support/config.ts';
-import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
-import { loadReceiverSettings, type ServiceSettings } from '../tests/_support/webhook/settings.ts';
+import { ConfigError, isLoopbackHost } from '../src/config/config.ts';
+import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
+import { loadReceiverSettings, type ServiceSettings } from '../src/receiver/settings.ts';
 
 function stop(message: string): never {
   process.stderr.write(`pix-receiver: ${message}\n`);

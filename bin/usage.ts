@@ -4,9 +4,9 @@
  */
 import { createRequire } from 'node:module';
 import { ALIASES, COMMANDS } from './commands.ts';
-import { VARIABLE_TABLE } from '../tests/_support/config.ts';
-import { suiteVersion } from '../tests/_support/run-metadata.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
+import { VARIABLE_TABLE } from '../src/config/config.ts';
+import { suiteVersion } from '../src/run/run-metadata.ts';
+import { loadSpec } from '../src/spec/spec.ts';
 
 const FLAGS: readonly (readonly [string, string])[] = [
   ['--baseline <file>', 'compare the run with an earlier certification.json (also PIX_BASELINE)'],

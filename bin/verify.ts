@@ -11,10 +11,10 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { scrub } from '../reporters/certification/scrub.ts';
-import { normalFingerprint, publicKeyOf, verifyReportDir } from '../reporters/certification/verify.ts';
-import { visible } from '../reporters/certification/visible.ts';
-import { fingerprintOf } from '../tests/_support/signing.ts';
+import { scrub } from '../src/report/scrub.ts';
+import { normalFingerprint, publicKeyOf, verifyReportDir } from '../src/report/verify.ts';
+import { visible } from '../src/base/visible.ts';
+import { fingerprintOf } from '../src/secrets/signing.ts';
 
 export const USAGE = `Usage: npm run verify -- <report dir> [--fingerprint <hex> | --public-key <file>]
 

@@ -12,7 +12,7 @@
  * says what changed since that earlier certification, and PIX_FAIL_ON_DRIFT=1 makes a regression
  * fail the run. Both are read when the run ends, so merge-reports honours them too.
  *
- * The catalogue and the document's clauses come from the suite (tests/_support). A config may
+ * The catalogue and the document's clauses come from the suite (src/checks, src/spec). A config may
  * carry its own in `metadata.pixCatalogue` ({ checks, clauses }): the reporter's self-test does,
  * and as config metadata it travels in blob reports, so merge-reports judges against it too.
  */
@@ -28,30 +28,30 @@ import type {
   TestResult,
   TestStep,
 } from '@playwright/test/reporter';
-import { catalogue } from '../tests/_support/checks/catalogue.ts';
-import type { CheckDefinition } from '../tests/_support/checks/types.ts';
-import { ConfigError, loadConfig } from '../tests/_support/config.ts';
-import { registerConfigSecrets } from '../tests/_support/redact.ts';
-import { SIGNING_KEY_VARIABLE, type SigningKey } from '../tests/_support/signing.ts';
-import type { PixRunMetadata } from '../tests/_support/run-metadata.ts';
-import { documentClauses } from '../tests/_support/spec.ts';
-import { readHandover } from './certification/attachments.ts';
-import { scrub } from './certification/scrub.ts';
-import { buildCertification, type Baseline } from './certification/build.ts';
+import { catalogue } from '../src/checks/catalogue.ts';
+import type { CheckDefinition } from '../src/checks/vocabulary.ts';
+import { ConfigError, loadConfig } from '../src/config/config.ts';
+import { registerConfigSecrets } from '../src/secrets/redact.ts';
+import { SIGNING_KEY_VARIABLE, type SigningKey } from '../src/secrets/signing.ts';
+import type { PixRunMetadata } from '../src/run/run-metadata.ts';
+import { documentClauses } from '../src/spec/spec.ts';
+import { readHandover } from '../src/report/attachments.ts';
+import { scrub } from '../src/report/scrub.ts';
+import { buildCertification, type Baseline } from '../src/report/build.ts';
 import { renderArtifacts } from './certification/artifacts.ts';
 import { progressLine, stepLine } from './certification/console.ts';
-import { causeOf, groupErrors } from './certification/errors.ts';
-import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from './certification/files.ts';
-import { writeSealedCertification } from './certification/integrity.ts';
+import { causeOf, groupErrors } from '../src/report/errors.ts';
+import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from '../src/report/files.ts';
+import { writeSealedCertification } from '../src/report/integrity.ts';
 import { layoutFor, type Layout } from './certification/layout.ts';
-import { readCertification, UnreadableCertification } from './certification/read.ts';
-import type { SuiteError, TestOutcome } from './certification/model.ts';
+import { readCertification, UnreadableCertification } from '../src/report/read.ts';
+import type { SuiteError, TestOutcome } from '../src/report/model.ts';
 import type { ReportPaths } from './certification/text.ts';
-import { visible } from './certification/visible.ts';
+import { visible } from '../src/base/visible.ts';
 
-export { buildCertification, type CertificationInput } from './certification/build.ts';
-export { scrub } from './certification/scrub.ts';
-export type { Certification, TestOutcome } from './certification/model.ts';
+export { buildCertification, type CertificationInput } from '../src/report/build.ts';
+export { scrub } from '../src/report/scrub.ts';
+export type { Certification, TestOutcome } from '../src/report/model.ts';
 
 export interface CatalogueOverride {
   readonly checks: readonly CheckDefinition[];

@@ -5,8 +5,8 @@
  * that judge it. It writes no file: a listing is not a run.
  */
 import type { FullConfig, Reporter, Suite } from '@playwright/test/reporter';
-import { catalogue } from '../tests/_support/checks/catalogue.ts';
-import { declaredChecks } from '../tests/_support/declare.ts';
+import { catalogue } from '../src/checks/catalogue.ts';
+import { declaredChecks } from '../src/checks/declare.ts';
 
 /** Each check id declared by the selected tests, with the tags of those tests. */
 function selectedChecks(suite: Suite): Map<string, Set<string>> {

@@ -5,7 +5,7 @@
  * no mapping, or names a check the catalogue does not have.
  */
 import { join } from 'node:path';
-import { ROOT } from '../tests/_support/paths.ts';
+import { ROOT } from '../src/base/paths.ts';
 
 /** The document, committed byte for byte beside the table that traces it. */
 export const INTERFACE_PATH = join(ROOT, 'docs', 'interface.md');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { VARIABLES } from '../tests/_support/config.ts';
+import { VARIABLES } from '../src/config/config.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { readAction, type ActionStep } from './support/composite-action.ts';

@@ -4,19 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { verdictOf } from '../tests/_support/checks/check.ts';
-import { applyCredentialCase, credentialCases, forgeToken } from '../tests/_support/checks/credentials.ts';
-import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal } from '../tests/_support/checks/refusal.ts';
-import { jsonPayload, statusDocumented } from '../tests/_support/checks/responses.ts';
-import { tokenInField } from '../tests/_support/checks/token.ts';
-import { transportEncrypted } from '../tests/_support/checks/transport.ts';
-import { returnedIds, webhookIsPost } from '../tests/_support/checks/webhook.ts';
-import type { Exchange } from '../tests/_support/exchange.ts';
-import { curlLine, parseJson } from '../tests/_support/exchange.ts';
-import { Inventor } from '../tests/_support/invent.ts';
-import { isJsonContentType, readPath } from '../tests/_support/json.ts';
-import { redact, registerSecret } from '../tests/_support/redact.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
+import { verdictOf } from '../src/checks/check.ts';
+import { applyCredentialCase, credentialCases, forgeToken } from '../src/checks/credentials.ts';
+import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal } from '../src/checks/refusal.ts';
+import { jsonPayload, statusDocumented } from '../src/checks/responses.ts';
+import { tokenInField } from '../src/checks/token.ts';
+import { transportEncrypted } from '../src/checks/connection.ts';
+import { returnedIds, webhookIsPost } from '../src/checks/webhook.ts';
+import type { Exchange } from '../src/evidence/exchange.ts';
+import { curlLine, parseJson } from '../src/evidence/exchange.ts';
+import { Inventor } from '../src/spec/invent.ts';
+import { isJsonContentType, readPath } from '../src/base/json.ts';
+import { redact, registerSecret } from '../src/secrets/redact.ts';
+import { loadSpec } from '../src/spec/spec.ts';
 
 function exchange(status: number, body: string, contentType = 'application/json'): Exchange {
   const json = parseJson(body);

@@ -8,23 +8,18 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildCertification } from '../reporters/certification/build.ts';
-import { compareCertifications, lateDelayMs } from '../reporters/certification/compare.ts';
+import { buildCertification } from '../src/report/build.ts';
+import { compareCertifications, lateDelayMs } from '../src/report/compare.ts';
 import { renderChanges, renderConsole } from '../reporters/certification/console.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
-import type {
-  Certification,
-  CheckChange,
-  ObservationChange,
-  RunInfo,
-} from '../reporters/certification/model.ts';
-import { readCertification, UnreadableCertification } from '../reporters/certification/read.ts';
+import type { Certification, CheckChange, ObservationChange, RunInfo } from '../src/report/model.ts';
+import { readCertification, UnreadableCertification } from '../src/report/read.ts';
 import { changesHeadline, verdictChangeNotice } from '../reporters/certification/text.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from './support/live-env.ts';
-import type { JsonValue, Verdict } from '../tests/_support/checks/types.ts';
-import { certificationValidator } from '../reporters/certification/read.ts';
+import type { JsonValue, Verdict } from '../src/checks/vocabulary.ts';
+import { certificationValidator } from '../src/report/read.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseEnv } from 'node:util';
-import { ConfigError, environmentWithDotEnv, loadConfig, VARIABLES } from '../tests/_support/config.ts';
-import { isValidCnpj, isValidCpf, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
+import { ConfigError, environmentWithDotEnv, loadConfig, VARIABLES } from '../src/config/config.ts';
+import { isValidCnpj, isValidCpf, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
 import { certificateAuthority, encryptedKey, pkcs12 } from './support/certificates.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 

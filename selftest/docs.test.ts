@@ -13,7 +13,7 @@ import {
   traceProblems,
   traceRows,
 } from '../scripts/traceability.ts';
-import { catalogue } from '../tests/_support/checks/catalogue.ts';
+import { catalogue } from '../src/checks/catalogue.ts';
 
 describe('generated documents', () => {
   it('docs/checks.md lists the current catalogue (npm run docs:checks)', () => {

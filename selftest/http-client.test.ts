@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { HttpClient, send, TransportError } from '../tests/_support/http.ts';
+import { HttpClient, send, TransportError } from '../src/transport/http.ts';
 
 const LIMIT = 64 * 1024;
 

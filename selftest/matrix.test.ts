@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { type FaultScenario, SCENARIOS, type Scenario } from '../sandbox/scenarios.ts';
-import { catalogue } from '../tests/_support/checks/catalogue.ts';
-import { withdrawalPlan } from '../tests/_support/plan.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
+import { catalogue } from '../src/checks/catalogue.ts';
+import { withdrawalPlan } from '../src/run/plan.ts';
+import { loadSpec } from '../src/spec/spec.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 

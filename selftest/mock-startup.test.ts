@@ -1,5 +1,5 @@
 /**
- * The embedded mock's start-up preload (tests/_support/mock/faker-english-only.cjs): Prism gets
+ * The embedded mock's start-up preload (src/run/mock/faker-english-only.cjs): Prism gets
  * faker's English build instead of every locale, and faker still works inside Prism's generator.
  */
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 const ROOT = join(import.meta.dirname, '..');
-const PRELOAD = join(ROOT, 'tests', '_support', 'mock', 'faker-english-only.cjs');
+const PRELOAD = join(ROOT, 'src', 'run', 'mock', 'faker-english-only.cjs');
 
 /** Loads Prism's JSON Schema generator as Prism does, with or without the preload, and reports. */
 function inPrismProcess(preload: boolean): { locales: string[]; firstName: unknown } {

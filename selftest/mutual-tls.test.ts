@@ -12,17 +12,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fixFor } from '../reporters/certification/errors.ts';
+import { fixFor } from '../src/report/errors.ts';
 import { findScenario } from '../sandbox/scenarios.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { ConfigError, loadConfig } from '../tests/_support/config.ts';
-import { withdrawalPlan } from '../tests/_support/plan.ts';
-import { redact, registerConfigSecrets } from '../tests/_support/redact.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
-import { receiverTls } from '../tests/_support/tls.ts';
-import { WebhookClient } from '../tests/_support/webhook/client.ts';
-import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
-import { checkReceiver, openReceiverRun } from '../tests/_support/webhook/run.ts';
+import { ConfigError, loadConfig } from '../src/config/config.ts';
+import { withdrawalPlan } from '../src/run/plan.ts';
+import { redact, registerConfigSecrets } from '../src/secrets/redact.ts';
+import { loadSpec } from '../src/spec/spec.ts';
+import { receiverTls } from '../src/transport/tls.ts';
+import { WebhookClient } from '../src/webhook/client.ts';
+import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
+import { checkReceiver, openReceiverRun } from '../src/webhook/setup.ts';
 import {
   certificateAuthority,
   encryptedKey,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { SPEC_PATH } from '../tests/_support/paths.ts';
+import { SPEC_PATH } from '../src/base/paths.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SPECTRAL = join(ROOT, 'node_modules', '.bin', 'spectral');

@@ -21,9 +21,9 @@ import { delimiter, dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { enginesRange, nodeProblem } from '../bin/installation.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { catalogue } from '../tests/_support/checks/catalogue.ts';
-import { withdrawalPlan } from '../tests/_support/plan.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
+import { catalogue } from '../src/checks/catalogue.ts';
+import { withdrawalPlan } from '../src/run/plan.ts';
+import { loadSpec } from '../src/spec/spec.ts';
 import { readAction, runComposite, type ActionRun } from './support/composite-action.ts';
 import { nodeReleases, packAndInstall, type InstalledPackage } from './support/installed-package.ts';
 import { sandboxEnv } from './support/live-env.ts';
@@ -213,7 +213,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
   });
 
   it('without one of its own files: one line and exit 2', async () => {
-    const config = join(installed.packageDir, 'dist', 'tests', '_support', 'config.js');
+    const config = join(installed.packageDir, 'dist', 'src', 'config', 'config.js');
     const run = await without(config, () => pixCertify(node.node20, ['--version']));
     assertOneLine(
       run,

@@ -7,8 +7,8 @@ import { createServer as createTcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SCENARIOS } from '../sandbox/scenarios.ts';
 import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { ConfigError } from '../tests/_support/config.ts';
-import { preflight, PreflightError, TRUST_FIX, type TlsSettings } from '../tests/_support/preflight.ts';
+import { ConfigError } from '../src/config/config.ts';
+import { preflight, PreflightError, TRUST_FIX, type TlsSettings } from '../src/preflight/preflight.ts';
 import { closing, json, listen, routerNotFound, serve, type Handler } from './support/answering-double.ts';
 import {
   certificateAuthority,

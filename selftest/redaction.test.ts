@@ -10,10 +10,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../tests/_support/config.ts';
-import { describeResponse, parseJson } from '../tests/_support/exchange.ts';
-import { harvestTokens } from '../tests/_support/harvest.ts';
-import { Ledger } from '../tests/_support/ledger.ts';
+import { ConfigError, loadConfig } from '../src/config/config.ts';
+import { describeResponse, parseJson } from '../src/evidence/exchange.ts';
+import { harvestTokens } from '../src/secrets/harvest.ts';
+import { Ledger } from '../src/run/ledger.ts';
 import {
   excerpt,
   openSecretsRegistry,
@@ -22,8 +22,8 @@ import {
   registerConfigSecrets,
   registerSecret,
   SECRETS_DIR_VARIABLE,
-} from '../tests/_support/redact.ts';
-import { boundedJson, shapeOf } from '../tests/_support/shape.ts';
+} from '../src/secrets/redact.ts';
+import { boundedJson, shapeOf } from '../src/evidence/shape.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 12)}`;
@@ -101,7 +101,7 @@ describe('redaction', () => {
           '--import',
           'tsx',
           '--eval',
-          `import('./tests/_support/redact.ts').then((m) => m.registerSecret('${token}', 'token'))`,
+          `import('./src/secrets/redact.ts').then((m) => m.registerSecret('${token}', 'token'))`,
         ],
         { cwd: ROOT, env: process.env },
       );

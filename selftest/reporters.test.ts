@@ -27,20 +27,20 @@ import {
   type TestOutcome,
 } from '../reporters/certification.ts';
 import { renderArtifacts } from '../reporters/certification/artifacts.ts';
-import { clauseTokens } from '../reporters/certification/build.ts';
+import { clauseTokens } from '../src/report/build.ts';
 import { renderConsole } from '../reporters/certification/console.ts';
 import { renderJunit } from '../reporters/certification/junit.ts';
-import { REPORT_FILES, reportDirProblem, writeAtomically } from '../reporters/certification/files.ts';
+import { REPORT_FILES, reportDirProblem, writeAtomically } from '../src/report/files.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { wrap, type Layout } from '../reporters/certification/layout.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
-import { certificationValidator } from '../reporters/certification/read.ts';
-import { jsonText } from '../reporters/certification/visible.ts';
-import type { CheckResult } from '../reporters/certification/model.ts';
-import type { CheckDefinition, Evaluation, Verdict } from '../tests/_support/checks/types.ts';
-import { Ledger } from '../tests/_support/ledger.ts';
-import { selectionIn, selectionOfThisRun } from '../tests/_support/selection.ts';
-import { MISSING_REASONS } from '../tests/_support/target.ts';
+import { certificationValidator } from '../src/report/read.ts';
+import { jsonText } from '../src/base/visible.ts';
+import type { CheckResult } from '../src/report/model.ts';
+import type { CheckDefinition, Evaluation, Verdict } from '../src/checks/vocabulary.ts';
+import { Ledger } from '../src/run/ledger.ts';
+import { selectionIn, selectionOfThisRun } from '../src/run/selection.ts';
+import { MISSING_REASONS } from '../src/run/target.ts';
 import { parseXml } from './support/xml.ts';
 import {
   CANARY_SECRET,

@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { DOUBLE_CREDENTIALS, startProviderDouble, type ProviderDouble } from './support/provider-double.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 import { runSuite } from './support/run-suite.ts';
-import { withdrawalPlan } from '../tests/_support/plan.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
+import { withdrawalPlan } from '../src/run/plan.ts';
+import { loadSpec } from '../src/spec/spec.ts';
 
 /** The complete suite's plan at the default amount of 0.01. */
 const PLAN = withdrawalPlan(loadSpec(), 0.01);

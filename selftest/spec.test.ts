@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { plainHeaderCases } from '../tests/_support/checks/accept.ts';
-import { bodyCases } from '../tests/_support/checks/bodies.ts';
-import { catalogue } from '../tests/_support/checks/catalogue.ts';
-import { credentialCases } from '../tests/_support/checks/credentials.ts';
-import { silentValueCases } from '../tests/_support/checks/silent-values.ts';
-import { isValidDocument, keyKindOf, keyProblem } from '../tests/_support/pix/keys.ts';
-import { ROOT, SPEC_PATH } from '../tests/_support/paths.ts';
-import { loadSpec } from '../tests/_support/spec.ts';
+import { plainHeaderCases } from '../src/checks/accept.ts';
+import { bodyCases } from '../src/checks/bodies.ts';
+import { catalogue } from '../src/checks/catalogue.ts';
+import { credentialCases } from '../src/checks/credentials.ts';
+import { silentValueCases } from '../src/checks/silent-values.ts';
+import { isValidDocument, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
+import { ROOT, SPEC_PATH } from '../src/base/paths.ts';
+import { loadSpec } from '../src/spec/spec.ts';
 
 interface Example {
   value: { amount: number; key_type: string; key_pix: string; document: string };
@@ -103,7 +103,7 @@ describe('the spec', () => {
     execFileSync(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [SPEC_PATH, '-o', fresh], {
       stdio: 'ignore',
     });
-    const committed = readFileSync(join(ROOT, 'tests', '_support', 'generated', 'pix-withdrawal.ts'), 'utf8');
+    const committed = readFileSync(join(ROOT, 'src', 'spec', 'generated', 'pix-withdrawal.ts'), 'utf8');
     assert.equal(committed, readFileSync(fresh, 'utf8'), 'the spec changed: run npm run generate:types');
   });
 });

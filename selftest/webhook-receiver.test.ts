@@ -1,5 +1,5 @@
 /**
- * Self-test of the webhook receiver (tests/_support/webhook/, §4.2 and §6), in this process: what a
+ * Self-test of the webhook receiver (src/receiver/, §4.2 and §6), in this process: what a
  * provider may send it, well-formed or not, is recorded under the right address and answered; only a
  * complete request answered 2xx is a delivery; nothing a sender does stops it; runs reach it only
  * through the control API with the token, and never see each other's addresses or strays.
@@ -11,14 +11,14 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { verdictOf } from '../tests/_support/checks/check.ts';
-import { webhookDelivered } from '../tests/_support/checks/webhook.ts';
-import type { Exchange } from '../tests/_support/exchange.ts';
-import { registerSecret } from '../tests/_support/redact.ts';
-import { ReceiverConnection, WebhookClient } from '../tests/_support/webhook/client.ts';
-import { describeAttempt, type Delivery } from '../tests/_support/webhook/delivery.ts';
-import { startReceiver, type RunningReceiver } from '../tests/_support/webhook/receiver.ts';
-import { LIMITS, ReceiverStore } from '../tests/_support/webhook/store.ts';
+import { verdictOf } from '../src/checks/check.ts';
+import { webhookDelivered } from '../src/checks/webhook.ts';
+import type { Exchange } from '../src/evidence/exchange.ts';
+import { registerSecret } from '../src/secrets/redact.ts';
+import { ReceiverConnection, WebhookClient } from '../src/webhook/client.ts';
+import { describeAttempt, type Delivery } from '../src/evidence/delivery.ts';
+import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
+import { LIMITS, ReceiverStore } from '../src/receiver/store.ts';
 import { connectionRefused, send, sendRaw } from './support/receiver-requests.ts';
 
 const HOST = '127.0.0.1';

@@ -9,9 +9,9 @@ import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import type { Layout } from './layout.ts';
 import { renderMarkdown } from './markdown.ts';
-import type { Certification } from './model.ts';
+import type { Certification } from '../../src/report/model.ts';
 import type { ReportPaths } from './text.ts';
-import { visible, visibleJson } from './visible.ts';
+import { visible, visibleJson } from '../../src/base/visible.ts';
 
 export interface Artifacts {
   readonly html: string;

@@ -4,9 +4,9 @@
  * once per cause with their fix, the checks not judged grouped by reason, the totals, the verdict
  * and where the report is. npm run compare prints the changes the same way.
  */
-import { groupErrors, whereText } from './errors.ts';
+import { groupErrors, whereText } from '../../src/report/errors.ts';
 import { labelled, paint, wrap, type Layout } from './layout.ts';
-import type { Certification, CheckResult, Comparison, TestOutcome } from './model.ts';
+import type { Certification, CheckResult, Comparison, TestOutcome } from '../../src/report/model.ts';
 import {
   changeLines,
   changesHeadline,

@@ -9,9 +9,9 @@
  * observations, the environment and the run; what passed is folded away; last, the sign-off block.
  * Printed on A4, no card is cut between pages.
  */
-import type { Verdict } from '../../tests/_support/checks/types.ts';
-import { groupErrors, whereText } from './errors.ts';
-import type { Certification, CheckResult, Evidence, OverallVerdict } from './model.ts';
+import type { Verdict } from '../../src/checks/vocabulary.ts';
+import { groupErrors, whereText } from '../../src/report/errors.ts';
+import type { Certification, CheckResult, Evidence, OverallVerdict } from '../../src/report/model.ts';
 import {
   changeLines,
   changesHeadline,

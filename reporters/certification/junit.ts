@@ -12,8 +12,8 @@
  *   document is ambiguous, which is a `should`.
  * The text is already visible (no control character) and XML 1.0 allows the rest once escaped.
  */
-import { groupErrors, whereText } from './errors.ts';
-import type { Certification, CheckResult } from './model.ts';
+import { groupErrors, whereText } from '../../src/report/errors.ts';
+import type { Certification, CheckResult } from '../../src/report/model.ts';
 import { environmentLabel, evidenceParts, levelText } from './text.ts';
 
 function xml(text: string): string {

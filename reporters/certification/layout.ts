@@ -2,8 +2,8 @@
  * How console text is laid out: wrapped to the terminal's width (100 columns when the output is not
  * a terminal, as in a CI log) at spaces, never cut, and coloured only where colour is wanted.
  */
-import type { Verdict } from '../../tests/_support/checks/types.ts';
-import type { OverallVerdict } from './model.ts';
+import type { Verdict } from '../../src/checks/vocabulary.ts';
+import type { OverallVerdict } from '../../src/report/model.ts';
 
 /** The width of a log that is not a terminal: wide enough for a finding, narrow enough to read. */
 export const DEFAULT_WIDTH = 100;

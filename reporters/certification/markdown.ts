@@ -5,8 +5,8 @@
  * GitHub renders HTML inside Markdown, so text that came from the environment is escaped; nothing
  * is cut, as the reader of a step summary has no other copy at hand.
  */
-import { groupErrors, whereText } from './errors.ts';
-import type { Certification, Changes, CheckResult } from './model.ts';
+import { groupErrors, whereText } from '../../src/report/errors.ts';
+import type { Certification, Changes, CheckResult } from '../../src/report/model.ts';
 import {
   changeLines,
   changesHeadline,

@@ -1,5 +1,5 @@
 /** Plain-text pieces shared by the console, Markdown and HTML summaries and npm run compare. */
-import { LATE_DELAY_RULE, regressionsFirst, unchanged } from './compare.ts';
+import { LATE_DELAY_RULE, regressionsFirst, unchanged } from '../../src/report/compare.ts';
 import type {
   Certification,
   Changes,
@@ -10,7 +10,7 @@ import type {
   ObservationChange,
   RunChange,
   SuiteError,
-} from './model.ts';
+} from '../../src/report/model.ts';
 
 export interface ReportPaths {
   readonly html: string;

@@ -4,7 +4,7 @@
  * the same data.
  */
 import { faker } from '@faker-js/faker/locale/pt_BR';
-import { isValidCpf } from '../../tests/_support/pix/keys.ts';
+import { isValidCpf } from '../../src/config/pix-keys.ts';
 
 export const SELFTEST_SEED = Number(process.env.SELFTEST_SEED ?? '20261124');
 faker.seed(SELFTEST_SEED);

@@ -10,22 +10,22 @@
  * request and its credentials, whatever `--trace` says.
  */
 import { _baseTest as base } from '@playwright/test';
-import { HttpClient } from './http.ts';
-import type { Inventor } from './invent.ts';
-import { Ledger } from './ledger.ts';
-import { waitUntilAnswering } from './mock/prism.ts';
-import { Operations } from './operations.ts';
-import { Payouts } from './payouts.ts';
-import { PixClient } from './pix-client.ts';
-import { registerConfigSecrets } from './redact.ts';
-import { ResponseJudge } from './response-judge.ts';
-import { runSeed } from './seed.ts';
-import { workerSession, type WorkerSession } from './session.ts';
-import { loadSpec, type SpecModel } from './spec.ts';
-import { loadTarget, type Target } from './target.ts';
-import { apiTls, receiverTls } from './tls.ts';
-import { Verifier } from './verifier.ts';
-import { WebhookClient } from './webhook/client.ts';
+import { HttpClient } from '../../src/transport/http.ts';
+import type { Inventor } from '../../src/spec/invent.ts';
+import { Ledger } from '../../src/run/ledger.ts';
+import { waitUntilAnswering } from '../../src/run/mock/prism.ts';
+import { Operations } from '../../src/transport/operations.ts';
+import { Payouts } from '../../src/run/payouts.ts';
+import { PixClient } from '../../src/run/client.ts';
+import { registerConfigSecrets } from '../../src/secrets/redact.ts';
+import { ResponseJudge } from '../../src/run/response-judge.ts';
+import { runSeed } from '../../src/run/seed.ts';
+import { workerSession, type WorkerSession } from '../../src/run/session.ts';
+import { loadSpec, type SpecModel } from '../../src/spec/spec.ts';
+import { loadTarget, type Target } from '../../src/run/target.ts';
+import { apiTls, receiverTls } from '../../src/transport/tls.ts';
+import { Verifier } from '../../src/run/recorder.ts';
+import { WebhookClient } from '../../src/webhook/client.ts';
 
 interface WorkerFixtures {
   target: Target;
@@ -113,7 +113,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   invent: async ({ target }, use, testInfo) => {
     // Loaded here, not at the top: the main process imports this module to list the tests and never invents.
-    const { Inventor } = await import('./invent.ts');
+    const { Inventor } = await import('../../src/spec/invent.ts');
     await use(Inventor.forTest(runSeed(target.config), testInfo.titlePath));
   },
   verify: async ({ target }, use, testInfo) => {

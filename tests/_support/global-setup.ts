@@ -6,13 +6,13 @@
  * variables set here.
  */
 import type { FullConfig } from '@playwright/test';
-import { reportDirProblem } from '../../reporters/certification/files.ts';
-import { loadConfig } from './config.ts';
-import { startMock } from './mock/prism.ts';
-import { budgetProblem, describePlan, planFor } from './plan.ts';
-import { openSecretsRegistry, registerConfigSecrets } from './redact.ts';
-import { newRunId } from './target.ts';
-import { openReceiverRun } from './webhook/run.ts';
+import { reportDirProblem } from '../../src/report/files.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { startMock } from '../../src/run/mock/prism.ts';
+import { budgetProblem, describePlan, planFor } from '../../src/run/plan.ts';
+import { openSecretsRegistry, registerConfigSecrets } from '../../src/secrets/redact.ts';
+import { newRunId } from '../../src/run/target.ts';
+import { openReceiverRun } from '../../src/webhook/setup.ts';
 
 type Stop = () => Promise<void>;
 

@@ -6,14 +6,14 @@ import {
   applyPlainHeaderCase,
   NOT_ACCEPTABLE,
   plainHeaderCases,
-} from '../_support/checks/accept.ts';
-import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../_support/checks/credentials.ts';
-import { tokenInField, tokenIssued, tokenLifetime } from '../_support/checks/token.ts';
-import { judging, titleOf } from '../_support/declare.ts';
+} from '../../src/checks/accept.ts';
+import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
+import { tokenInField, tokenIssued, tokenLifetime } from '../../src/checks/token.ts';
+import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import type { Exchange } from '../_support/exchange.ts';
-import { loadSpec } from '../_support/spec.ts';
-import type { Verifier } from '../_support/verifier.ts';
+import type { Exchange } from '../../src/evidence/exchange.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
+import type { Verifier } from '../../src/run/recorder.ts';
 
 /** A lifetime can only be judged on a token that was issued. */
 function verifyLifetime(verify: Verifier, exchange: Exchange): void {

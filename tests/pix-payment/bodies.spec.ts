@@ -2,11 +2,11 @@
  * §2.1 and §7: withdraw request bodies that break the document's types are refused; where the
  * document is silent the suite only warns. Cases are generated from the spec's WithdrawRequest.
  */
-import { applyBodyMutation, bodyCases } from '../_support/checks/bodies.ts';
-import { silentValueCases } from '../_support/checks/silent-values.ts';
-import { judging, titleOf } from '../_support/declare.ts';
+import { applyBodyMutation, bodyCases } from '../../src/checks/bodies.ts';
+import { silentValueCases } from '../../src/checks/silent-values.ts';
+import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import { loadSpec } from '../_support/spec.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
 
 for (const { check, mutation } of [...bodyCases(loadSpec()), ...silentValueCases(loadSpec())]) {
   test(

@@ -2,18 +2,18 @@
  * §2.1 check_code: true makes the service refuse a second record with the same code; false skips
  * that check; the default when it is left out is not shown and only observed.
  */
-import { paymentAccepted } from '../_support/checks/bodies.ts';
+import { paymentAccepted } from '../../src/checks/bodies.ts';
 import {
   checkCodeDefault,
   DUPLICATE_CASES,
   type DuplicateCase,
   type DuplicatePair,
   duplicateRefusedWhenChecked,
-} from '../_support/checks/check-code.ts';
-import { judging, titleOf } from '../_support/declare.ts';
+} from '../../src/checks/check-code.ts';
+import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import type { PixClient } from '../_support/pix-client.ts';
-import type { Verifier } from '../_support/verifier.ts';
+import type { PixClient } from '../../src/run/client.ts';
+import type { Verifier } from '../../src/run/recorder.ts';
 
 /** The checks whose needs gate a case: its own, or for the default the one that needs the same. */
 const gateOf = (testCase: DuplicateCase) => testCase.check ?? duplicateRefusedWhenChecked;

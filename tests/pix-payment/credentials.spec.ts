@@ -7,11 +7,11 @@ import {
   applyPlainHeaderCase,
   NOT_ACCEPTABLE,
   plainHeaderCases,
-} from '../_support/checks/accept.ts';
-import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../_support/checks/credentials.ts';
-import { judging, titleOf } from '../_support/declare.ts';
+} from '../../src/checks/accept.ts';
+import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
+import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import { loadSpec } from '../_support/spec.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
 
 for (const testCase of credentialCases(loadSpec(), 'createWithdraw')) {
   const { check } = testCase;

@@ -1,10 +1,10 @@
 /**
  * §4.2 Create withdraw and §5.2/§5.3: a valid withdrawal is accepted, and one token serves many.
  */
-import { paymentAccepted } from '../_support/checks/bodies.ts';
-import { TOKEN_REUSE_WITHDRAWALS, tokenReusable } from '../_support/checks/token.ts';
-import { judging, titleOf } from '../_support/declare.ts';
-import type { Exchange } from '../_support/exchange.ts';
+import { paymentAccepted } from '../../src/checks/bodies.ts';
+import { TOKEN_REUSE_WITHDRAWALS, tokenReusable } from '../../src/checks/token.ts';
+import { judging, titleOf } from '../../src/checks/declare.ts';
+import type { Exchange } from '../../src/evidence/exchange.ts';
 import { test } from '../_support/fixtures.ts';
 
 test(

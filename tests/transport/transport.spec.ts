@@ -1,8 +1,8 @@
 /**
  * How the suite reaches the environment: credentials must not cross a network in clear text.
  */
-import { transportEncrypted } from '../_support/checks/transport.ts';
-import { judging } from '../_support/declare.ts';
+import { transportEncrypted } from '../../src/checks/connection.ts';
+import { judging } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
 
 test(

@@ -2,8 +2,8 @@
  * §4.2 and §6: after acceptance, a webhook is POSTed to exactly the PostBackUrl of the withdrawal.
  * Payload, retries and signing are not shown, so they are recorded as observations.
  */
-import type { Check } from '../_support/checks/check.ts';
-import { paymentAccepted } from '../_support/checks/bodies.ts';
+import type { Check } from '../../src/checks/check.ts';
+import { paymentAccepted } from '../../src/checks/bodies.ts';
 import {
   callbackFieldCaseSensitive,
   noWebhookForRefused,
@@ -13,17 +13,17 @@ import {
   webhookRefersToWithdrawal,
   type WebhookInput,
   wrongCaseCallbackBody,
-} from '../_support/checks/webhook.ts';
-import { judging } from '../_support/declare.ts';
+} from '../../src/checks/webhook.ts';
+import { judging } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import type { Exchange } from '../_support/exchange.ts';
-import type { NewWithdrawal } from '../_support/payouts.ts';
-import type { PixClient } from '../_support/pix-client.ts';
-import { type Headers, withoutHeader } from '../_support/requests.ts';
-import { isClientError } from '../_support/status.ts';
-import type { Verifier } from '../_support/verifier.ts';
-import type { WebhookClient } from '../_support/webhook/client.ts';
-import { webhookObservations } from '../_support/webhook/observations.ts';
+import type { Exchange } from '../../src/evidence/exchange.ts';
+import type { NewWithdrawal } from '../../src/run/payouts.ts';
+import type { PixClient } from '../../src/run/client.ts';
+import { type Headers, withoutHeader } from '../../src/spec/requests.ts';
+import { isClientError } from '../../src/base/status.ts';
+import type { Verifier } from '../../src/run/recorder.ts';
+import type { WebhookClient } from '../../src/webhook/client.ts';
+import { webhookObservations } from '../../src/webhook/observations.ts';
 
 const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [
   webhookIsPost,

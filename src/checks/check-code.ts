@@ -1,0 +1,102 @@
+/**
+ * check_code family (§2.1): when true the service refuses a second record with the same code; when
+ * false it does not check; the default when it is left out is not shown and only observed. Each
+ * case sends a withdrawal and then its duplicate.
+ */
+import { describeResponse, type Exchange } from '../evidence/exchange.ts';
+import { isClientError, isSuccess } from '../base/status.ts';
+import { type Check, defineCheck, violation } from './check.ts';
+import { familyFile, type Family } from './family.ts';
+
+export interface DuplicatePair {
+  readonly first: Exchange;
+  readonly second: Exchange;
+}
+
+export const duplicateRefusedWhenChecked = defineCheck<DuplicatePair>(
+  {
+    id: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE',
+    title: 'With check_code true, refuses a second withdrawal with the same code',
+    clause: '§2.1',
+    level: 'must',
+    reason:
+      'When check_code is true "the service validates whether another record exists for the same user code" (§2.1).',
+    remedy:
+      'When check_code is true, look for an earlier withdrawal of the same client with the same code and refuse the new one with a 4xx.',
+    needs: ['provider', 'payout'],
+  },
+  ({ second }) => {
+    const { status } = second.response;
+    if (isClientError(status)) return [];
+    const actual = isSuccess(status)
+      ? `accepted: ${describeResponse(second.response)}`
+      : describeResponse(second.response);
+    return [violation('must', 'the duplicate refused with a 4xx', actual)];
+  },
+);
+
+export const duplicateAllowedWhenUnchecked = defineCheck<DuplicatePair>(
+  {
+    id: 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE',
+    title: 'With check_code false, accepts a second withdrawal with the same code',
+    clause: '§2.1',
+    level: 'must',
+    reason:
+      'When check_code is false "that check is not made" (§2.1), so a repeated code is no reason to refuse.',
+    remedy:
+      'When check_code is false, skip the duplicate-code check and process the withdrawal as any other.',
+    needs: ['provider', 'payout'],
+  },
+  ({ second }) =>
+    second.response.status === 200
+      ? []
+      : [violation('must', 'the second withdrawal accepted (200)', describeResponse(second.response))],
+);
+
+/** What a repeated code without check_code tells of the default, which the document does not show. */
+export function checkCodeDefault(second: Exchange): string {
+  const { status } = second.response;
+  return isClientError(status)
+    ? `true (a repeated code is refused with ${status})`
+    : `false (a repeated code is answered ${status})`;
+}
+
+export interface DuplicateCase {
+  readonly title: string;
+  readonly clause: string;
+  /** undefined: the field is left out of both withdrawals. */
+  readonly checkCode: boolean | undefined;
+  /** The check that judges the pair, or undefined when the pair only shows the default. */
+  readonly check: Check<DuplicatePair> | undefined;
+}
+
+export const DUPLICATE_CASES: readonly DuplicateCase[] = [
+  {
+    title: duplicateRefusedWhenChecked.title,
+    clause: duplicateRefusedWhenChecked.clause,
+    checkCode: true,
+    check: duplicateRefusedWhenChecked,
+  },
+  {
+    title: duplicateAllowedWhenUnchecked.title,
+    clause: duplicateAllowedWhenUnchecked.clause,
+    checkCode: false,
+    check: duplicateAllowedWhenUnchecked,
+  },
+  {
+    title: 'Records what the service does with a repeated code when check_code is left out',
+    clause: '§2.1, not shown',
+    checkCode: undefined,
+    check: undefined,
+  },
+];
+
+/** A withdrawal and its duplicate. */
+const WITHDRAWALS_PER_CASE = 2;
+
+export const checkCodeFamily: Family = {
+  name: 'check_code',
+  file: familyFile(import.meta.url),
+  checks: () => [duplicateRefusedWhenChecked, duplicateAllowedWhenUnchecked],
+  withdrawals: () => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE,
+};

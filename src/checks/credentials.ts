@@ -1,0 +1,192 @@
+/**
+ * Credentials family (§4.1, §4.2, §5.2, §5.4): one check per credential header of each operation and
+ * way of being wrong, generated from the spec's security requirements, and the header mutations
+ * that exercise them. A wrong value has the shape of the real one, so only its validity differs.
+ */
+import type { Exchange } from '../evidence/exchange.ts';
+import type { Inventor } from '../spec/invent.ts';
+import { type Headers, withHeader, withoutHeader } from '../spec/requests.ts';
+import type { CredentialHeader, OperationId, SpecModel } from '../spec/spec.ts';
+import { type Check, defineCheck } from './check.ts';
+import { perOperationFamily } from './family.ts';
+import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug } from './operation-names.ts';
+import { judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
+
+/** What a `refusal.status.<check>` observation records, in a report's words. */
+export const REFUSAL_NOTE = 'the status the environment refused the request with';
+
+/** How a credential header is made wrong; `missing` removes it. */
+export type CredentialVariant = 'missing' | 'wrong' | 'malformed' | 'not-bearer' | 'forged' | 'random';
+
+export interface CredentialCase {
+  readonly operation: OperationId;
+  readonly credential: CredentialHeader;
+  readonly variant: CredentialVariant;
+  readonly check: Check<Exchange>;
+}
+
+interface VariantSpec {
+  readonly variant: CredentialVariant;
+  readonly describe: (header: string) => string;
+  readonly rule: RefusalRule;
+  readonly remedy: (header: string) => string;
+  /** Prism checks that a credential is present and, for Bearer, its scheme; never its value. */
+  readonly mockCanJudge: boolean;
+}
+
+const BEARER_REMEDY =
+  'Accept only Authorization: Bearer <token> with a token this service issued and still honours; answer anything else with 401 or 403 before the withdrawal is processed.';
+
+function variantsOf(credential: CredentialHeader): VariantSpec[] {
+  if (credential.kind === 'token') {
+    const bearer = (variant: CredentialVariant, describe: string, mockCanJudge: boolean): VariantSpec => ({
+      variant,
+      describe: () => describe,
+      rule: REFUSAL_RULES.bearer,
+      remedy: () => BEARER_REMEDY,
+      mockCanJudge,
+    });
+    return [
+      bearer('missing', 'without Authorization', true),
+      bearer('not-bearer', 'with the token under a scheme other than Bearer', true),
+      bearer('forged', 'with a forged bearer token (the real one altered)', false),
+      bearer('random', 'with a random bearer token', false),
+    ];
+  }
+  return [
+    {
+      variant: 'missing',
+      describe: (h) => `without ${h}`,
+      rule: REFUSAL_RULES.credentialMissing,
+      remedy: (h) =>
+        `Refuse a request without ${h} with 403, the status §5.4 names for a key not supplied, before doing anything else.`,
+      mockCanJudge: true,
+    },
+    {
+      variant: 'wrong',
+      describe: (h) =>
+        credential.kind === 'certificate'
+          ? `with a ${h} that is valid base64 but not the client's`
+          : `with a wrong ${h}`,
+      rule: REFUSAL_RULES.credentialWrong,
+      remedy: (h) =>
+        `Compare ${h} with the value registered for the client and refuse a mismatch with 403 (§5.4: key invalid).`,
+      mockCanJudge: false,
+    },
+    ...(credential.base64
+      ? [
+          {
+            variant: 'malformed' as const,
+            describe: (h: string) => `with a ${h} that is not base64`,
+            rule: REFUSAL_RULES.credentialMalformed,
+            remedy: (h: string) =>
+              `Decode ${h} as base64 and refuse a value that is not base64 with 400 or 403.`,
+            mockCanJudge: false,
+          },
+        ]
+      : []),
+  ];
+}
+
+export function credentialCases(spec: SpecModel, operation: OperationId): CredentialCase[] {
+  const model = spec.operations[operation];
+  return model.credentials.flatMap((credential) =>
+    variantsOf(credential).map((v): CredentialCase => ({
+      operation,
+      credential,
+      variant: v.variant,
+      check: defineCheck<Exchange>(
+        {
+          id: `${OPERATION_PREFIX[operation]}-REFUSE-${slug(v.variant)}-${slug(credential.header)}`,
+          title: `Refuses a ${OPERATION_NAME[operation]} ${v.describe(credential.header)}`,
+          clause: `${model.clause}, ${credential.kind === 'token' ? '§5.2' : '§5.4'}`,
+          level: 'must',
+          reason: `${credential.header} is required (${model.clause}); a request ${v.describe(credential.header)} must not be served (${v.rule.name}: ${v.rule.passed.join('/')} passes, ${v.rule.warning.join('/')} warns).`,
+          remedy: v.remedy(credential.header),
+          needs: needsFor(operation, !v.mockCanJudge),
+        },
+        (exchange) => judgeRefusal(v.rule, exchange),
+      ),
+    })),
+  );
+}
+
+const ALPHANUMERIC = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789';
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * A value of the real one's shape that is not it: the same length, each letter or digit replaced from
+ * the same alphabet (hex stays hex), every other character (-, ., =, line breaks) kept.
+ */
+function lookalike(
+  value: string,
+  invent: Inventor,
+  alphabet = /^[0-9a-f.-]+$/.test(value) ? '0123456789abcdef' : ALPHANUMERIC,
+): string {
+  const candidate = invent.next((faker) =>
+    Array.from(value, (c) => (/[A-Za-z0-9+/]/.test(c) ? faker.string.fromCharacters(alphabet) : c)).join(''),
+  );
+  return candidate === value ? `${candidate}x` : candidate;
+}
+
+/** A token that looks like the real one but is not: for a JWT only the signature is altered. */
+export function forgeToken(token: string, invent: Inventor): string {
+  const [header, payload, signature, ...more] = token.split('.');
+  if (header !== undefined && payload !== undefined && signature !== undefined && more.length === 0) {
+    return `${header}.${payload}.${lookalike(signature, invent)}`;
+  }
+  return lookalike(token, invent);
+}
+
+/**
+ * Another client's certificate in the real one's shape: for a PEM, the same armour and line lengths
+ * with another key inside; base64 of that, as the header carries it.
+ */
+function otherCertificate(certClient: string, invent: Inventor): string {
+  const decoded = Buffer.from(certClient, 'base64').toString('latin1');
+  const pem = /^(-----BEGIN [A-Z ]+-----\r?\n)([\s\S]*?)(\r?\n-----END [A-Z ]+-----\s*)$/.exec(decoded);
+  if (pem === null) return lookalike(certClient, invent, BASE64_ALPHABET);
+  const [, begin = '', body = '', end = ''] = pem;
+  const other = body.replace(/[^=\r\n]+/g, (line) => lookalike(line, invent, BASE64_ALPHABET));
+  return Buffer.from(`${begin}${other}${end}`, 'latin1').toString('base64');
+}
+
+/**
+ * Valid headers with the case's credential made wrong. `token` is the real one, for the bearer
+ * variants; `invent` draws the wrong values from the run's seed.
+ */
+export function applyCredentialCase(
+  headers: Headers,
+  testCase: CredentialCase,
+  token: string | undefined,
+  invent: Inventor,
+): Headers {
+  const { header } = testCase.credential;
+  switch (testCase.variant) {
+    case 'missing':
+      return withoutHeader(headers, header);
+    case 'wrong': {
+      const current =
+        Object.entries(headers).find(([k]) => k.toLowerCase() === header.toLowerCase())?.[1] ?? '';
+      return withHeader(
+        headers,
+        header,
+        testCase.credential.base64 ? otherCertificate(current, invent) : lookalike(current, invent),
+      );
+    }
+    case 'malformed':
+      return withHeader(headers, header, 'this is not base64!');
+    case 'not-bearer':
+      return withHeader(headers, header, `Token ${token ?? ''}`);
+    case 'forged':
+      return withHeader(headers, header, `Bearer ${forgeToken(token ?? '', invent)}`);
+    case 'random':
+      return withHeader(
+        headers,
+        header,
+        `Bearer ${invent.next((faker) => faker.string.hexadecimal({ length: 48, casing: 'lower', prefix: '' }))}`,
+      );
+  }
+}
+
+export const credentialsFamily = perOperationFamily('credentials', import.meta.url, credentialCases);

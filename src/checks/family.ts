@@ -1,0 +1,44 @@
+/**
+ * A family of checks: one module under checks/ that owns its check definitions, the request
+ * mutations that exercise them and the number of withdrawals its tests send. The catalogue is the
+ * union of the families and the payout plan the sum of their withdrawals.
+ */
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CODE_ROOT } from '../base/paths.ts';
+import type { OperationId, SpecModel } from '../spec/spec.ts';
+import type { Check } from './check.ts';
+
+export interface Family {
+  /** A few words, shown in the payout plan and in docs/checks.md. */
+  readonly name: string;
+  /** The module, from the repository root: where a reader finds the family's checks. */
+  readonly file: string;
+  /** Every check of the family; some are generated from the spec. */
+  checks(spec: SpecModel): readonly Check<never>[];
+  /** POST /pix/payment requests the family's tests send in a complete run; a lax provider may accept each. */
+  withdrawals(spec: SpecModel): number;
+}
+
+/** The path of a family module from the module root, given its `import.meta.url`. */
+export function familyFile(moduleUrl: string): string {
+  return relative(CODE_ROOT, fileURLToPath(moduleUrl)).split('\\').join('/');
+}
+
+/**
+ * A family generated per operation from the spec: its checks are the cases of both operations, its
+ * withdrawals the cases of createWithdraw, one request each.
+ */
+export function perOperationFamily(
+  name: string,
+  moduleUrl: string,
+  casesOf: (spec: SpecModel, operation: OperationId) => readonly { readonly check: Check<never> }[],
+): Family {
+  return {
+    name,
+    file: familyFile(moduleUrl),
+    checks: (spec) =>
+      (['createToken', 'createWithdraw'] as const).flatMap((op) => casesOf(spec, op).map((c) => c.check)),
+    withdrawals: (spec) => casesOf(spec, 'createWithdraw').length,
+  };
+}

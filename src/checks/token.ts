@@ -1,0 +1,125 @@
+/** Token family: the token operation's success path and the token's life (§4.1, §5.1, §5.3). */
+import { describeResponse, type Exchange } from '../evidence/exchange.ts';
+import { isJsonObject, readPath, stringFields } from '../base/json.ts';
+import type { JsonValue } from './vocabulary.ts';
+import { defineCheck, violation } from './check.ts';
+import { familyFile, type Family } from './family.ts';
+
+export const tokenIssued = defineCheck<Exchange>(
+  {
+    id: 'TOKEN-ISSUED',
+    title: 'Issues a token to a valid request',
+    clause: '§4.1, §5.1',
+    level: 'must',
+    reason: "A request with Accept, client_id and the client's cert_client gets status 200 (§4.1).",
+    remedy:
+      'Answer POST /auth/token with 200 and the token when Accept, client_id and the registered cert_client are sent; check that the suite was given the credentials of a client enabled in this environment.',
+  },
+  (exchange) =>
+    exchange.response.status === 200
+      ? []
+      : [violation('must', '200 with the access token', describeResponse(exchange.response))],
+);
+
+export interface TokenFieldInput {
+  readonly exchange: Exchange;
+  /** Where the integrator says the token is (PIX_TOKEN_FIELD). */
+  readonly field: string;
+}
+
+export const tokenInField = defineCheck<TokenFieldInput>(
+  {
+    id: 'TOKEN-FIELD',
+    title: 'The token response carries the access token at PIX_TOKEN_FIELD',
+    clause: '§4.1, §2.3 (not shown)',
+    level: 'must',
+    reason:
+      'The success body "carries the access token" (§4.1); its field name is not shown (§2.3), so the integrator names it in PIX_TOKEN_FIELD.',
+    remedy:
+      'Return the token as a non-empty string in a JSON object; if it is already there under another name, set PIX_TOKEN_FIELD to that field or dotted path.',
+  },
+  ({ exchange, field }) => {
+    const token = readPath(exchange.response.json, field);
+    if (typeof token === 'string' && token.trim() !== '') return [];
+    const candidates = stringFields(exchange.response.json);
+    const hint =
+      candidates.length > 0
+        ? ` (string fields present: ${candidates.join(', ')}; set PIX_TOKEN_FIELD if one of them is the token)`
+        : '';
+    return [
+      violation('must', `a non-empty string at '${field}'`, `${describeResponse(exchange.response)}${hint}`),
+    ];
+  },
+);
+
+/** §5.3 and §8: the client renews its token every 7200 seconds. */
+const RENEWAL_INTERVAL_SECONDS = 7200;
+
+/** Where token responses commonly state a lifetime in seconds (OAuth 2.0's expires_in and its camel case). */
+const LIFETIME_FIELD = /^expires_?in$/i;
+
+/** The lifetimes in seconds the body states, at its top level or one object down (`data.expires_in`). */
+function statedLifetimes(body: JsonValue | undefined, depth = 0): number[] {
+  if (!isJsonObject(body)) return [];
+  return Object.entries(body).flatMap(([key, value]): number[] => {
+    if (isJsonObject(value)) return depth === 0 ? statedLifetimes(value, depth + 1) : [];
+    if (!LIFETIME_FIELD.test(key)) return [];
+    const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    return typeof seconds === 'number' && Number.isFinite(seconds) ? [seconds] : [];
+  });
+}
+
+export const tokenLifetime = defineCheck<Exchange>(
+  {
+    id: 'TOKEN-LIFETIME-COVERS-RENEWAL',
+    title: `A token lifetime the token response states lasts at least the ${RENEWAL_INTERVAL_SECONDS}-second renewal interval`,
+    clause: '§5.3, §8, §5 (not shown)',
+    level: 'should',
+    reason: `The client renews its token every ${RENEWAL_INTERVAL_SECONDS} s (§5.3, §8); how long the service accepts one is not shown (§5), but a token that expires sooner leaves a client that follows the document with a dead token.`,
+    remedy: `Issue tokens valid for at least ${RENEWAL_INTERVAL_SECONDS} s, the interval at which the document tells clients to renew, and state that lifetime in expires_in.`,
+  },
+  (exchange) =>
+    statedLifetimes(exchange.response.json)
+      .filter((seconds) => seconds < RENEWAL_INTERVAL_SECONDS)
+      .map((seconds) =>
+        violation(
+          'should',
+          `a token valid for at least ${RENEWAL_INTERVAL_SECONDS} s, or no stated lifetime`,
+          `the response says the token expires in ${seconds} s`,
+        ),
+      ),
+);
+
+export const TOKEN_REUSE_WITHDRAWALS = 3;
+
+export const tokenReusable = defineCheck<readonly Exchange[]>(
+  {
+    id: 'TOKEN-REUSE',
+    title: `One token authorises ${TOKEN_REUSE_WITHDRAWALS} withdrawals in a row`,
+    clause: '§5.3, §5.2',
+    level: 'must',
+    reason:
+      'The client renews its token every 7200 s (§5.3), so a token must serve every request in between, not just one.',
+    remedy: `Keep an issued token valid for every request until the client renews it (${RENEWAL_INTERVAL_SECONDS} s), instead of spending it on its first use.`,
+    needs: ['provider', 'payout'],
+  },
+  (exchanges) =>
+    exchanges.flatMap((exchange, i) =>
+      exchange.response.status === 200
+        ? []
+        : [
+            violation(
+              'must',
+              `withdrawal ${i + 1} of ${exchanges.length} with the same token accepted (200)`,
+              describeResponse(exchange.response),
+            ),
+          ],
+    ),
+);
+
+export const tokenFamily: Family = {
+  name: 'token',
+  file: familyFile(import.meta.url),
+  checks: () => [tokenIssued, tokenInField, tokenLifetime, tokenReusable],
+  withdrawals: () => TOKEN_REUSE_WITHDRAWALS,
+};

@@ -1,0 +1,216 @@
+/**
+ * Webhook family (§4.2, §6): the webhook posted to PostBackUrl after an accepted withdrawal, and none
+ * after a refused one. The payload, retries and signing are not shown, so they are only observed.
+ */
+import { describeNonDelivery, isDelivered, type Delivery, type StrayReport } from '../evidence/delivery.ts';
+import { parseJson, type Exchange } from '../evidence/exchange.ts';
+import { isJsonContentType } from '../base/json.ts';
+import type { WithdrawBody } from '../spec/requests.ts';
+import type { JsonValue } from './vocabulary.ts';
+import { defineCheck, violation } from './check.ts';
+import { familyFile, type Family } from './family.ts';
+
+export interface WebhookInput {
+  readonly withdrawal: Exchange;
+  readonly code: string;
+  readonly postBackUrl: string;
+  /** Complete requests to the address answered 2xx (see isDelivered). */
+  readonly deliveries: readonly Delivery[];
+  /** Requests to the address that are no delivery (cut, too large, malformed, refused). */
+  readonly incomplete: readonly Delivery[];
+  readonly strays: StrayReport;
+  readonly timeoutMs: number;
+}
+
+/**
+ * A delivery as evidence: method, path, content type, size and outcome, then its headers (the
+ * receiver masked their secret values), which is what a person needs to find it in their logs.
+ */
+function describeDelivery(d: Delivery): string {
+  const headers = Object.entries(d.headers).map(([name, value]) => `${name}: ${value}`);
+  return `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes, ${d.outcome})${headers.length === 0 ? '' : `; headers ${headers.join('; ')}`}`;
+}
+
+export const webhookDelivered = defineCheck<WebhookInput>(
+  {
+    id: 'WEBHOOK-DELIVERED',
+    title: 'Posts a webhook to exactly the PostBackUrl of an accepted withdrawal',
+    clause: '§4.2, §6',
+    level: 'must',
+    reason: '"After acceptance, a webhook is posted to the address given in PostBackUrl" (§4.2, §6).',
+    remedy:
+      'After accepting a withdrawal, POST the webhook to the exact PostBackUrl the request gave (path and query included), not to an address configured elsewhere.',
+    needs: ['payout', 'webhook'],
+  },
+  ({ deliveries, incomplete, strays, postBackUrl, timeoutMs }) => {
+    if (deliveries.some(isDelivered)) return [];
+    const arrived = describeNonDelivery(incomplete, strays);
+    return [
+      violation(
+        'must',
+        `a complete delivery to ${postBackUrl}, answered 2xx`,
+        `no complete delivery within ${timeoutMs} ms${arrived === '' ? '' : `: ${arrived}`}`,
+      ),
+    ];
+  },
+);
+
+export const webhookIsPost = defineCheck<WebhookInput>(
+  {
+    id: 'WEBHOOK-POST',
+    title: 'Sends the webhook with POST',
+    clause: '§6',
+    level: 'must',
+    reason: '"A webhook is sent by POST to the address in PostBackUrl" (§6).',
+    remedy: 'Send the webhook with the POST method, the payload in the body.',
+    needs: ['payout', 'webhook'],
+  },
+  ({ deliveries }) =>
+    deliveries.filter((d) => d.method !== 'POST').map((d) => violation('must', 'POST', describeDelivery(d))),
+);
+
+export const webhookIsJson = defineCheck<WebhookInput>(
+  {
+    id: 'WEBHOOK-JSON',
+    title: 'Sends the webhook as JSON with a JSON content type',
+    clause: 'payloads, §6',
+    level: 'must',
+    reason: 'The document says payloads are JSON, and the webhook is one.',
+    remedy: 'Send the webhook body as JSON with Content-Type: application/json.',
+    needs: ['payout', 'webhook'],
+  },
+  ({ deliveries }) =>
+    deliveries
+      .filter((d) => d.outcome === 'matched')
+      .filter((d) => !isJsonContentType(d.headers['content-type'] ?? '') || parseJson(d.body) === undefined)
+      .map((d) =>
+        violation(
+          'must',
+          'a JSON body with a JSON content type',
+          `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : d.body.slice(0, 200)}`,
+        ),
+      ),
+);
+
+/** Identifiers the withdrawal response returned: string or number values of fields named like ids. */
+export function returnedIds(response: JsonValue | undefined): string[] {
+  if (response === null || typeof response !== 'object') return [];
+  const entries = Array.isArray(response)
+    ? response.map((v, i) => [String(i), v] as const)
+    : Object.entries(response);
+  return entries.flatMap(([key, value]) => {
+    if (typeof value === 'object') return returnedIds(value);
+    const looksLikeId = /(^|_)id$|Id$|^uuid$|transaction/i.test(key);
+    return looksLikeId &&
+      (typeof value === 'string' || typeof value === 'number') &&
+      String(value).length >= 4
+      ? [String(value)]
+      : [];
+  });
+}
+
+export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
+  {
+    id: 'WEBHOOK-REFERS-TO-WITHDRAWAL',
+    title: 'The webhook names the withdrawal it is about (its code or the id the response returned)',
+    clause: '§6 (not shown)',
+    level: 'should',
+    reason:
+      'The payload is not shown (§6), but an integrator cannot reconcile a webhook that does not say which withdrawal it reports.',
+    remedy: "Put the withdrawal's code, or the id the withdrawal response returned, in the webhook payload.",
+    needs: ['payout', 'webhook'],
+  },
+  ({ deliveries, code, withdrawal }) => {
+    const ids = [code, ...returnedIds(withdrawal.response.json)];
+    return deliveries
+      .filter((d) => d.outcome === 'matched' && !ids.some((id) => d.body.includes(id)))
+      .map((d) =>
+        violation(
+          'should',
+          `the code '${code}' or one of the returned ids (${ids.slice(1).join(', ') || 'none returned'})`,
+          d.body.slice(0, 300),
+        ),
+      );
+  },
+);
+
+export interface RefusedWebhookInput {
+  readonly refused: Exchange;
+  readonly deliveries: readonly Delivery[];
+}
+
+export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
+  {
+    id: 'WEBHOOK-NONE-FOR-REFUSED',
+    title: 'Posts no webhook for a refused withdrawal',
+    clause: '§4.2, §6 (not shown)',
+    level: 'should',
+    reason:
+      'The webhook follows "acceptance" (§4.2); a webhook for a refused withdrawal could be taken for a payment.',
+    remedy: 'Post no webhook for a withdrawal you refused; the refusal is already the answer to the request.',
+    needs: ['provider', 'payout', 'webhook'],
+  },
+  ({ refused, deliveries }) =>
+    deliveries.map((d) =>
+      violation(
+        'should',
+        `no delivery after the withdrawal was refused with ${refused.response.status}`,
+        describeDelivery(d),
+      ),
+    ),
+);
+
+/** The callback field as the document writes it (§2.1), and the same name wrongly cased. */
+const CALLBACK_FIELD = 'PostBackUrl';
+const WRONG_CASE_CALLBACK_FIELD = 'postbackurl';
+
+/** The valid body with its callback address under the wrongly cased name, and no PostBackUrl. */
+export function wrongCaseCallbackBody(body: WithdrawBody): string {
+  const { PostBackUrl, ...rest } = body;
+  return JSON.stringify({ ...rest, [WRONG_CASE_CALLBACK_FIELD]: PostBackUrl });
+}
+
+export interface WrongCaseInput {
+  /** What arrived at the address sent under the wrongly cased name. */
+  readonly deliveries: readonly Delivery[];
+}
+
+export const callbackFieldCaseSensitive = defineCheck<WrongCaseInput>(
+  {
+    id: 'WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE',
+    title: `Posts no webhook to an address sent as ${WRONG_CASE_CALLBACK_FIELD}: the callback field is ${CALLBACK_FIELD}, case-sensitive`,
+    clause: '§2.1, §6',
+    level: 'must',
+    reason: `"Field names are case-sensitive; the callback field is written ${CALLBACK_FIELD}" (§2.1), so a withdrawal whose address is under ${WRONG_CASE_CALLBACK_FIELD} has no callback address (§6).`,
+    remedy: `Read the callback address only from the field ${CALLBACK_FIELD}, spelled exactly so; a body that has ${WRONG_CASE_CALLBACK_FIELD} instead has none (refuse it, or accept it without a webhook).`,
+    needs: ['provider', 'payout', 'webhook'],
+  },
+  ({ deliveries }) =>
+    deliveries.map((d) =>
+      violation(
+        'must',
+        `no delivery to the address given under ${WRONG_CASE_CALLBACK_FIELD}`,
+        describeDelivery(d),
+      ),
+    ),
+);
+
+/**
+ * One withdrawal refused (without client_secret), one with its callback field wrongly cased, and one
+ * accepted, whose webhook is awaited.
+ */
+const WEBHOOK_WITHDRAWALS = 3;
+
+export const webhookFamily: Family = {
+  name: 'webhook',
+  file: familyFile(import.meta.url),
+  checks: () => [
+    webhookDelivered,
+    webhookIsPost,
+    webhookIsJson,
+    webhookRefersToWithdrawal,
+    noWebhookForRefused,
+    callbackFieldCaseSensitive,
+  ],
+  withdrawals: () => WEBHOOK_WITHDRAWALS,
+};

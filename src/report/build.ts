@@ -1,0 +1,309 @@
+/**
+ * From what the tests recorded to the certification: one verdict per catalogue check, the
+ * coverage of the document's clauses, the changes since a baseline, the run's verdict and exit
+ * code (decided here only). Pure, so that every rule is tested without running Playwright. The
+ * certification is scrubbed as a whole before it leaves, and every artifact is rendered from it,
+ * so no string reaches a file unscrubbed.
+ */
+import { createHash } from 'node:crypto';
+import type { CheckDefinition, Evaluation, Verdict } from '../checks/vocabulary.ts';
+import type { PixRunMetadata } from '../run/run-metadata.ts';
+import { compareCertifications, type Compared } from './compare.ts';
+import {
+  incompleteness,
+  lackedBy,
+  notJudgedOf,
+  unevaluatedReason,
+  unjudgedError,
+  type RunFacts,
+} from './completeness.ts';
+import { withoutColours } from './errors.ts';
+import {
+  SCHEMA_VERSION,
+  type Certification,
+  type Changes,
+  type CheckResult,
+  type Coverage,
+  type Evidence,
+  type IncompleteReason,
+  type NotJudged,
+  type OverallVerdict,
+  type ReportedObservation,
+  type SuiteError,
+  type TestOutcome,
+} from './model.ts';
+import { scrub, scrubJson } from './scrub.ts';
+
+export interface CertificationInput {
+  readonly checks: readonly CheckDefinition[];
+  /** Clause id (`§4.1`, `payloads`) → title, from the spec's `x-doc-clauses`. */
+  readonly clauses: Readonly<Record<string, string>>;
+  readonly metadata: PixRunMetadata;
+  readonly tests: readonly TestOutcome[];
+  /** Errors outside any check: Playwright's global errors, unreadable attachments. */
+  readonly suiteErrors: readonly SuiteError[];
+  readonly startTime: Date;
+  readonly durationMs: number;
+  /** An earlier certification to report the changes since (PIX_BASELINE). */
+  readonly baseline?: Baseline;
+}
+
+export interface Baseline {
+  readonly certification: Certification;
+  /** PIX_FAIL_ON_DRIFT=1: a regression since the baseline fails the run. */
+  readonly failOnDrift: boolean;
+}
+
+const EVIDENCE_KEPT = 5;
+/** Enough for any message the suite writes; a longer one is a dump nobody reads in a report. */
+const MESSAGE_LIMIT = 2_000;
+
+/** Worst first. A check PASSED in one test and SKIPPED in another has been judged: it PASSED. */
+const SEVERITY: readonly Verdict[] = ['FAILED', 'WARNING', 'PASSED', 'SKIPPED'];
+const FAILING_STATUSES: ReadonlySet<TestOutcome['status']> = new Set(['failed', 'timedOut', 'interrupted']);
+
+const worst = (verdicts: readonly Verdict[]): Verdict =>
+  SEVERITY.find((verdict) => verdicts.includes(verdict)) ?? 'SKIPPED';
+
+const titleOf = (test: TestOutcome): string => test.titlePath.join(' › ');
+
+/**
+ * Playwright colours its messages; the artifacts are read elsewhere. Masked before it is
+ * shortened, so that a cut never leaves part of a secret unmasked.
+ */
+function plain(message: string): string {
+  const text = scrub(withoutColours(message));
+  return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
+}
+
+/** Clause ids a check's clause string names: `§4.1, §5.4` → §4.1 and §5.4; `§5` names §5 only. */
+export function clauseTokens(clause: string): string[] {
+  return [...clause.matchAll(/§\d+(?:\.\d+)?|\bpayloads\b/g)].map((match) => match[0]);
+}
+
+function evidenceOf(evaluations: readonly Evaluation[]): Evidence[] {
+  const distinct = new Map<string, Evidence>();
+  const notPassed = evaluations
+    .filter((e) => e.verdict !== 'PASSED')
+    .sort((a, b) => SEVERITY.indexOf(a.verdict) - SEVERITY.indexOf(b.verdict));
+  for (const { verdict, expected, actual, reproduction, reason } of notPassed) {
+    const item: Evidence = {
+      verdict,
+      ...(expected === undefined ? {} : { expected }),
+      ...(actual === undefined ? {} : { actual }),
+      ...(reproduction === undefined ? {} : { reproduction }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+    distinct.set(JSON.stringify(item), item);
+  }
+  return [...distinct.values()];
+}
+
+/** What the tests said about one check: its evaluations and the time of the tests that made them. */
+interface Judged {
+  readonly evaluations: readonly Evaluation[];
+  readonly durationMs: number;
+}
+
+function checkResult(
+  check: CheckDefinition,
+  judged: Judged,
+  notJudged: NotJudged | undefined,
+  facts: RunFacts,
+): CheckResult {
+  const { evaluations } = judged;
+  const verdict = worst(evaluations.map((e) => e.verdict));
+  const evidence =
+    evaluations.length === 0 && notJudged !== undefined
+      ? [{ verdict, reason: unevaluatedReason(notJudged, facts) }]
+      : evidenceOf(evaluations);
+  return {
+    id: check.id,
+    title: check.title,
+    clause: check.clause,
+    level: check.level,
+    reason: check.reason,
+    remedy: check.remedy,
+    verdict,
+    evaluations: evaluations.length,
+    durationMs: Math.round(judged.durationMs),
+    ...(notJudged === undefined ? {} : { notJudged }),
+    ...(verdict === 'PASSED'
+      ? {}
+      : { evidence: evidence.slice(0, EVIDENCE_KEPT), evidenceCount: evidence.length }),
+  };
+}
+
+function coverageOf(checks: readonly CheckResult[], clauses: Readonly<Record<string, string>>): Coverage {
+  const covered = Object.entries(clauses).map(([clause, title]) => ({
+    clause,
+    title,
+    checks: checks
+      .filter((c) => clauseTokens(c.clause).includes(clause))
+      .map(({ id, verdict }) => ({ id, verdict })),
+  }));
+  return { clauses: covered, uncovered: covered.filter((c) => c.checks.length === 0).map((c) => c.clause) };
+}
+
+function observationsOf(tests: readonly TestOutcome[]): ReportedObservation[] {
+  const distinct = new Map<string, ReportedObservation>();
+  for (const { topic, clause, value, note } of tests.flatMap((t) => t.observations)) {
+    const observation = { topic, clause, value, ...(note === undefined ? {} : { note }) };
+    distinct.set(JSON.stringify([observation.topic, observation.value]), observation);
+  }
+  return [...distinct.values()].sort((a, b) => a.topic.localeCompare(b.topic));
+}
+
+/**
+ * A test that did not pass although none of its checks FAILED went wrong in the suite (a thrown
+ * error, a timeout, an interruption); so does an evaluation of a check the catalogue lacks.
+ */
+function testErrors(tests: readonly TestOutcome[], known: ReadonlySet<string>): SuiteError[] {
+  return tests.flatMap((test) => {
+    const unknown = [...new Set(test.evaluations.map((e) => e.checkId).filter((id) => !known.has(id)))].map(
+      (id) => ({
+        test: titleOf(test),
+        message: `evaluated check ${id}, which is not in the catalogue (src/checks/catalogue.ts)`,
+      }),
+    );
+    const broke = FAILING_STATUSES.has(test.status) && !test.evaluations.some((e) => e.verdict === 'FAILED');
+    const message = plain(test.errors.join('\n')) || `the test ended ${test.status}`;
+    return broke ? [...unknown, { test: titleOf(test), message }] : unknown;
+  });
+}
+
+function overall(
+  counts: Readonly<Record<Verdict, number>>,
+  suiteErrors: readonly SuiteError[],
+  incomplete: readonly IncompleteReason[],
+): OverallVerdict {
+  if (counts.FAILED > 0) return 'FAILED';
+  if (suiteErrors.length > 0) return 'ERROR';
+  if (incomplete.length > 0) return 'INCOMPLETE';
+  return counts.WARNING > 0 ? 'WARNING' : 'PASSED';
+}
+
+function exitCodeOf(
+  verdict: OverallVerdict,
+  metadata: PixRunMetadata,
+  changes: Changes | undefined,
+): 0 | 1 | 2 {
+  if (verdict === 'ERROR') return 2;
+  const drifted = changes !== undefined && changes.failOnDrift && changes.regressions > 0;
+  const strictly =
+    (verdict === 'WARNING' && metadata.strict) ||
+    (verdict === 'INCOMPLETE' && (metadata.strict || metadata.requireComplete));
+  return verdict === 'FAILED' || strictly || drifted ? 1 : 0;
+}
+
+/** Compared as written: the baseline was scrubbed, so this run is too, or a masked value would differ. */
+function changesSince(baseline: Baseline, current: Compared): Changes {
+  return {
+    ...compareCertifications(baseline.certification, scrubJson(current)),
+    failOnDrift: baseline.failOnDrift,
+  };
+}
+
+/** Each check's evaluations, and the summed durations of the distinct tests that made them. */
+function judgedByCheck(tests: readonly TestOutcome[]): Map<string, Judged> {
+  const judged = new Map<string, { evaluations: Evaluation[]; durationMs: number }>();
+  for (const test of tests) {
+    for (const id of new Set(test.evaluations.map((e) => e.checkId))) {
+      const entry = judged.get(id) ?? { evaluations: [], durationMs: 0 };
+      entry.evaluations.push(...test.evaluations.filter((e) => e.checkId === id));
+      entry.durationMs += test.durationMs;
+      judged.set(id, entry);
+    }
+  }
+  return judged;
+}
+
+/**
+ * The suite's own hash: of every check as it judges (id, title, clause, level, reason, remedy), so
+ * that a signer tells apart two suites that carry one version number but judge differently.
+ */
+function catalogueHash(checks: readonly CheckDefinition[]): string {
+  const judged = checks.map(({ id, title, clause, level, reason, remedy }) => [
+    id,
+    title,
+    clause,
+    level,
+    reason,
+    remedy,
+  ]);
+  return createHash('sha256').update(JSON.stringify(judged)).digest('hex');
+}
+
+/** Tests that Playwright skipped before they recorded any check: a suite error must name them. */
+const silentSkips = (tests: readonly TestOutcome[]): string[] =>
+  tests.filter((t) => t.status === 'skipped' && t.evaluations.length === 0).map(titleOf);
+
+export function buildCertification(input: CertificationInput): Certification {
+  const { metadata } = input;
+  const judged = judgedByCheck(input.tests);
+  const nothing: Judged = { evaluations: [], durationMs: 0 };
+  const suiteErrors = [
+    ...input.suiteErrors.map(({ test, message }) => ({ test, message: plain(message) })),
+    ...testErrors(input.tests, new Set(input.checks.map((c) => c.id))),
+  ];
+  const facts: RunFacts = {
+    lacked: lackedBy(input.tests.flatMap((t) => t.evaluations)),
+    selection: metadata.selection,
+    suiteErrors: suiteErrors.length,
+  };
+  const notJudged = new Map<string, NotJudged>();
+  for (const check of input.checks) {
+    const { evaluations } = judged.get(check.id) ?? nothing;
+    if (evaluations.every((e) => e.verdict === 'SKIPPED'))
+      notJudged.set(check.id, notJudgedOf(check, evaluations, facts));
+  }
+  const unjudged = [...notJudged]
+    .filter(([id, n]) => n.cause === 'error' && (judged.get(id)?.evaluations.length ?? 0) === 0)
+    .map(([id]) => id);
+  if (facts.suiteErrors === 0 && unjudged.length > 0)
+    suiteErrors.push(unjudgedError(unjudged, silentSkips(input.tests)));
+  const checks = input.checks.map((check) =>
+    checkResult(check, judged.get(check.id) ?? nothing, notJudged.get(check.id), facts),
+  );
+  const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
+  for (const check of checks) counts[check.verdict] += 1;
+  const incomplete = incompleteness(notJudged, metadata.selection);
+  const verdict = overall(counts, suiteErrors, incomplete);
+  const run = {
+    ...(metadata.environmentName === undefined ? {} : { environmentName: metadata.environmentName }),
+    runId: metadata.runId,
+    suiteVersion: metadata.suiteVersion,
+    catalogueHash: catalogueHash(input.checks),
+    specVersion: metadata.specVersion,
+    specHash: metadata.specHash,
+    mode: metadata.mode,
+    baseUrl: metadata.baseUrl,
+    strict: metadata.strict,
+    requireComplete: metadata.requireComplete,
+    selection: metadata.selection,
+    seed: metadata.seed,
+    startTime: input.startTime.toISOString(),
+    endTime: new Date(input.startTime.getTime() + input.durationMs).toISOString(),
+    durationMs: Math.round(input.durationMs),
+    options: metadata.options,
+  };
+  const observations = observationsOf(input.tests);
+  const changes =
+    input.baseline === undefined
+      ? undefined
+      : changesSince(input.baseline, { verdict, run, checks, observations });
+  return scrubJson<Certification>({
+    schemaVersion: SCHEMA_VERSION,
+    verdict,
+    exitCode: exitCodeOf(verdict, metadata, changes),
+    complete: incomplete.length === 0,
+    incomplete,
+    run,
+    counts,
+    checks,
+    coverage: coverageOf(checks, input.clauses),
+    observations,
+    suiteErrors,
+    ...(changes === undefined ? {} : { changes }),
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * What changed between a baseline certification and a later one: the verdict of each check, what
+ * was observed where the document is silent, and the run itself. Pure, so that certify --baseline
+ * (the reporter) and npm run compare say exactly the same thing.
+ */
+import type { JsonValue, Verdict } from '../checks/vocabulary.ts';
+import type {
+  Certification,
+  CheckChange,
+  Comparison,
+  ObservationChange,
+  ReportedObservation,
+  RunChange,
+  RunInfo,
+} from './model.ts';
+
+/** The parts of a certification a comparison reads. */
+export type Compared = Pick<Certification, 'verdict' | 'run' | 'checks' | 'observations'>;
+
+/** Worst first; SKIPPED is left out because it is no judgement at all. */
+const JUDGED: readonly Verdict[] = ['FAILED', 'WARNING', 'PASSED'];
+
+const DELAY_TOPIC = 'webhook.delayMs';
+/** `token.response.shape`, `error.response.shape.400`: values that are shapes (field → type name). */
+const SHAPE_TOPIC = /(^|\.)shape(\.|$)/;
+const BODY_FIELD = '(body)';
+
+const SUITE_FIELDS = ['suiteVersion', 'specVersion', 'specHash'] as const;
+const CONFIGURATION_FIELDS = ['mode', 'baseUrl', 'strict', 'requireComplete', 'selection'] as const;
+
+/**
+ * A webhook counts as later only past this: delays of a few milliseconds more or less are the
+ * ordinary jitter of a fast environment, not news.
+ */
+export const lateDelayMs = (baselineMs: number): number => Math.max(1_000, 2 * baselineMs);
+export const LATE_DELAY_RULE = 'max(1000 ms, 2 × the baseline)';
+
+export const regressionsFirst = <T extends { readonly regression: boolean }>(changes: readonly T[]): T[] => [
+  ...changes.filter((c) => c.regression),
+  ...changes.filter((c) => !c.regression),
+];
+
+function checkChange(id: string, before: Verdict | undefined, after: Verdict | undefined): CheckChange[] {
+  if (before === after) return [];
+  const change = (kind: CheckChange['kind'], regression = false): CheckChange[] => [
+    {
+      id,
+      kind,
+      ...(before === undefined ? {} : { before }),
+      ...(after === undefined ? {} : { after }),
+      regression,
+    },
+  ];
+  if (before === undefined) return change('new');
+  if (after === undefined) return change('removed');
+  if (after === 'SKIPPED') return change('now-skipped');
+  if (before === 'SKIPPED') return change('now-judged');
+  return JUDGED.indexOf(after) < JUDGED.indexOf(before) ? change('regressed', true) : change('improved');
+}
+
+function checkChanges(baseline: Compared, current: Compared): CheckChange[] {
+  const before = new Map(baseline.checks.map((c) => [c.id, c.verdict]));
+  const after = new Map(current.checks.map((c) => [c.id, c.verdict]));
+  const ids = [...after.keys(), ...[...before.keys()].filter((id) => !after.has(id))];
+  return regressionsFirst(ids.flatMap((id) => checkChange(id, before.get(id), after.get(id))));
+}
+
+/** The reporter keeps one observation per topic and value, so a topic may carry several values. */
+function valuesByTopic(observations: readonly ReportedObservation[]): Map<string, JsonValue[]> {
+  const topics = new Map<string, JsonValue[]>();
+  for (const { topic, value } of observations) topics.set(topic, [...(topics.get(topic) ?? []), value]);
+  return topics;
+}
+
+const shownValue = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value));
+const shownValues = (values: readonly JsonValue[]): string =>
+  [...new Set(values.map(shownValue))].sort().join(' or ');
+
+function typeName(shape: JsonValue): string {
+  if (Array.isArray(shape)) return 'array';
+  if (shape !== null && typeof shape === 'object') return 'object';
+  return shownValue(shape);
+}
+
+/** Each field of a shape by its path, objects and arrays included, so that `data` turning into a string is a type change. */
+function fieldsOf(shape: JsonValue, path = BODY_FIELD): [string, string][] {
+  const here: [string, string] = [path, typeName(shape)];
+  const child = (key: string): string => (path === BODY_FIELD ? key : `${path}.${key}`);
+  if (Array.isArray(shape)) return [here, ...shape.flatMap((item) => fieldsOf(item, `${path}[]`))];
+  if (shape !== null && typeof shape === 'object')
+    return [here, ...Object.entries(shape).flatMap(([key, value]) => fieldsOf(value, child(key)))];
+  return [here];
+}
+
+/** Field path → the type names it had across every value of the topic. */
+function fieldTypes(shapes: readonly JsonValue[]): Map<string, Set<string>> {
+  const fields = new Map<string, Set<string>>();
+  for (const [path, type] of shapes.flatMap((shape) => fieldsOf(shape)))
+    fields.set(path, (fields.get(path) ?? new Set()).add(type));
+  return fields;
+}
+
+const shownTypes = (types: ReadonlySet<string>): string => [...types].sort().join(' or ');
+
+function shapeChanges(
+  topic: string,
+  before: readonly JsonValue[],
+  after: readonly JsonValue[],
+): ObservationChange[] {
+  const was = fieldTypes(before);
+  const now = fieldTypes(after);
+  const removed = [...was].filter(([field]) => !now.has(field));
+  const added = [...now].filter(([field]) => !was.has(field));
+  const retyped = [...now].filter(([field, types]) => {
+    const old = was.get(field);
+    return old !== undefined && shownTypes(old) !== shownTypes(types);
+  });
+  return [
+    ...removed.map(([field, types]) => ({
+      topic,
+      kind: 'field-removed' as const,
+      field,
+      before: shownTypes(types),
+      regression: true,
+    })),
+    ...added.map(([field, types]) => ({
+      topic,
+      kind: 'field-added' as const,
+      field,
+      after: shownTypes(types),
+      regression: false,
+    })),
+    ...retyped.map(([field, types]) => ({
+      topic,
+      kind: 'type-changed' as const,
+      field,
+      before: shownTypes(was.get(field) ?? new Set()),
+      after: shownTypes(types),
+      regression: false,
+    })),
+  ];
+}
+
+const isNameList = (value: JsonValue): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** Lists of names (`webhook.headers`): which names are gone and which are new says more than both lists. */
+function nameListChanges(
+  topic: string,
+  before: readonly string[][],
+  after: readonly string[][],
+): ObservationChange[] {
+  const was = new Set(before.flat());
+  const now = new Set(after.flat());
+  const lost = [...was].filter((name) => !now.has(name)).sort();
+  const gained = [...now].filter((name) => !was.has(name)).sort();
+  if (lost.length === 0 && gained.length === 0) return [];
+  return [
+    {
+      topic,
+      kind: 'list-changed',
+      ...(lost.length === 0 ? {} : { before: lost.join(', ') }),
+      ...(gained.length === 0 ? {} : { after: gained.join(', ') }),
+      regression: false,
+    },
+  ];
+}
+
+/** The slowest delivery of each run: a webhook that now arrives much later is what a person waits for. */
+function delayChanges(
+  topic: string,
+  before: readonly JsonValue[],
+  after: readonly JsonValue[],
+): ObservationChange[] {
+  const slowest = (values: readonly JsonValue[]): number =>
+    Math.max(0, ...values.filter((v): v is number => typeof v === 'number'));
+  const was = slowest(before);
+  const now = slowest(after);
+  if (now <= lateDelayMs(was)) return [];
+  return [{ topic, kind: 'later', before: `${was} ms`, after: `${now} ms`, regression: false }];
+}
+
+function topicChanges(
+  topic: string,
+  before: readonly JsonValue[] | undefined,
+  after: readonly JsonValue[] | undefined,
+): ObservationChange[] {
+  if (before === undefined)
+    return [{ topic, kind: 'first-observed', after: shownValues(after ?? []), regression: false }];
+  if (after === undefined)
+    return [{ topic, kind: 'no-longer-observed', before: shownValues(before), regression: false }];
+  if (SHAPE_TOPIC.test(topic)) return shapeChanges(topic, before, after);
+  if (topic === DELAY_TOPIC) return delayChanges(topic, before, after);
+  if (before.every(isNameList) && after.every(isNameList)) return nameListChanges(topic, before, after);
+  const was = shownValues(before);
+  const now = shownValues(after);
+  return was === now ? [] : [{ topic, kind: 'value-changed', before: was, after: now, regression: false }];
+}
+
+function observationChanges(baseline: Compared, current: Compared): ObservationChange[] {
+  const before = valuesByTopic(baseline.observations);
+  const after = valuesByTopic(current.observations);
+  const topics = [...new Set([...before.keys(), ...after.keys()])].sort();
+  return regressionsFirst(
+    topics.flatMap((topic) => topicChanges(topic, before.get(topic), after.get(topic))),
+  );
+}
+
+function runFields(run: RunInfo): Map<string, string> {
+  return new Map([
+    ...[...SUITE_FIELDS, ...CONFIGURATION_FIELDS].map((field): [string, string] => [
+      field,
+      field === 'selection' ? run.selection.join(' ') || '(the whole suite)' : String(run[field]),
+    ]),
+    ...Object.entries(run.options).map(([name, value]): [string, string] => [
+      `options.${name}`,
+      String(value),
+    ]),
+  ]);
+}
+
+function runChanges(baseline: RunInfo, current: RunInfo): RunChange[] {
+  const was = runFields(baseline);
+  const now = runFields(current);
+  const suite: ReadonlySet<string> = new Set(SUITE_FIELDS);
+  return [...new Set([...was.keys(), ...now.keys()])]
+    .filter((field) => was.get(field) !== now.get(field))
+    .map((field): RunChange => ({
+      field,
+      before: was.get(field) ?? '(not set)',
+      after: now.get(field) ?? '(not set)',
+      source: suite.has(field) ? 'suite' : 'configuration',
+    }));
+}
+
+export function compareCertifications(baseline: Compared, current: Compared): Comparison {
+  const checks = checkChanges(baseline, current);
+  const observations = observationChanges(baseline, current);
+  const run = runChanges(baseline.run, current.run);
+  const { verdict } = baseline;
+  const { baseUrl, startTime, suiteVersion, specHash } = baseline.run;
+  return {
+    baseline: { verdict, baseUrl, startTime, suiteVersion, specHash },
+    verdict: { before: verdict, after: current.verdict },
+    regressions: [...checks, ...observations].filter((c) => c.regression).length,
+    suiteChanged: run.some((c) => c.source === 'suite'),
+    run,
+    checks,
+    observations,
+  };
+}
+
+/** Nothing moved in the checks or the observations (the run's own details may still differ). */
+export const unchanged = (comparison: Comparison): boolean =>
+  comparison.checks.length === 0 && comparison.observations.length === 0;

@@ -1,0 +1,79 @@
+/**
+ * The write-ahead ledger of withdrawal requests: a line is on disk (fsync) before the request is
+ * sent, and a second line records the outcome. An interrupted run leaves a ledger that tells exactly
+ * which requests may have moved money. It holds no secret: every line is redacted and bounded like
+ * a report (a provider may answer with a secret as the withdrawal's id), and the payee key is masked.
+ */
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { JsonValue } from '../checks/vocabulary.ts';
+import { boundedJson } from '../evidence/shape.ts';
+
+export const LEDGER_FILE = 'ledger.jsonl';
+
+export interface LedgerIntent {
+  readonly checkId: string;
+  readonly code: string;
+  readonly amount: unknown;
+  readonly payeeKey: string;
+  readonly url: string;
+}
+
+export interface LedgerOutcome {
+  readonly code: string;
+  readonly status: number | null;
+  readonly outcome: 'accepted' | 'refused' | 'unknown';
+  readonly providerId?: string;
+  readonly note?: string;
+}
+
+export interface LedgerWebhook {
+  readonly code: string;
+  readonly webhookReceived: boolean;
+  readonly deliveries: number;
+}
+
+/** Keeps the first two and last two characters, enough for the integrator to recognise their key. */
+export function maskPayeeKey(key: string): string {
+  return key.length <= 6 ? '***' : `${key.slice(0, 2)}***${key.slice(-2)}`;
+}
+
+export class Ledger {
+  readonly path: string;
+
+  constructor(
+    reportDir: string,
+    private readonly runId: string,
+  ) {
+    this.path = join(reportDir, LEDGER_FILE);
+  }
+
+  private append(entry: object): void {
+    // The line as JSON will write it, then masked and bounded like a report.
+    const line = JSON.parse(
+      JSON.stringify({ time: new Date().toISOString(), runId: this.runId, ...entry }),
+    ) as JsonValue;
+    mkdirSync(dirname(this.path), { recursive: true });
+    // Appended to, created if missing, and never through a symbolic link (O_NOFOLLOW).
+    const { O_APPEND, O_CREAT, O_NOFOLLOW, O_WRONLY } = constants;
+    const fd = openSync(this.path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW);
+    try {
+      writeSync(fd, `${JSON.stringify(boundedJson(line))}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  intent(entry: LedgerIntent): void {
+    this.append({ type: 'intent', ...entry, payeeKey: maskPayeeKey(entry.payeeKey) });
+  }
+
+  outcome(entry: LedgerOutcome): void {
+    this.append({ type: 'outcome', ...entry });
+  }
+
+  webhook(entry: LedgerWebhook): void {
+    this.append({ type: 'webhook', ...entry });
+  }
+}

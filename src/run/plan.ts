@@ -1,0 +1,67 @@
+/**
+ * The payout plan: every POST /pix/payment the complete suite sends, the sum of what each check
+ * family says its tests send (a self-test holds the families to it, request by request). Negative
+ * cases count too: a lax provider may accept any of them.
+ */
+import { FAMILIES } from '../checks/catalogue.ts';
+import type { Config } from '../config/config.ts';
+import { loadSpec, type SpecModel } from '../spec/spec.ts';
+
+export interface PlanLine {
+  readonly group: string;
+  readonly requests: number;
+}
+
+export interface PayoutPlan {
+  readonly lines: readonly PlanLine[];
+  readonly requests: number;
+  /** A lax provider could accept every request, negative ones included. */
+  readonly mostAccepted: number;
+  readonly total: number;
+}
+
+export function withdrawalPlan(spec: SpecModel, amount: number): PayoutPlan {
+  const lines = FAMILIES.map((family) => ({ group: family.name, requests: family.withdrawals(spec) })).filter(
+    (line) => line.requests > 0,
+  );
+  const requests = lines.reduce((sum, line) => sum + line.requests, 0);
+  return { lines, requests, mostAccepted: requests, total: Math.round(requests * amount * 100) / 100 };
+}
+
+/** The plan of the complete suite under this configuration. */
+export function planFor(config: Config): PayoutPlan {
+  return withdrawalPlan(loadSpec(), config.amount);
+}
+
+/**
+ * Why the plan may not run, in one line naming the variable, or undefined when it may: a live run
+ * allowed to pay out must fit PIX_MAX_PAYOUTS and PIX_MAX_TOTAL. The plan is the complete suite's,
+ * whatever --grep selects, so the budget holds for any selection.
+ */
+export function budgetProblem(config: Config, plan: PayoutPlan): string | undefined {
+  if (config.mode !== 'live' || !config.allowPayouts) return undefined;
+  if (plan.mostAccepted > config.maxPayouts) {
+    return `PIX_MAX_PAYOUTS: the plan may make ${plan.mostAccepted} payouts, more than PIX_MAX_PAYOUTS=${config.maxPayouts}. Raise PIX_MAX_PAYOUTS.`;
+  }
+  if (plan.total > config.maxTotal + 1e-9) {
+    return `PIX_MAX_TOTAL: the plan may pay out ${plan.total.toFixed(2)} BRL in all, more than PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}. Raise PIX_MAX_TOTAL or lower PIX_AMOUNT.`;
+  }
+  return undefined;
+}
+
+/** What the run may send, in a few lines, printed before anything is. */
+export function describePlan(config: Config, plan: PayoutPlan): string {
+  const lines = plan.lines.map((l) => `  ${String(l.requests).padStart(3)}  ${l.group}`);
+  const gate =
+    config.mode === 'mock'
+      ? 'against the embedded mock: nothing can move money'
+      : config.allowPayouts
+        ? 'PIX_ALLOW_PAYOUTS=1'
+        : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
+  return [
+    `Payout plan (${gate}):`,
+    ...lines,
+    `  ${String(plan.requests).padStart(3)}  withdrawal requests in all, at most ${plan.mostAccepted} accepted, ${plan.total.toFixed(2)} BRL at most (PIX_AMOUNT=${config.amountText}) to ${config.payee.keyType} ${config.payee.key.slice(0, 2)}***`,
+    `  budget: PIX_MAX_PAYOUTS=${config.maxPayouts}, PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}`,
+  ].join('\n');
+}

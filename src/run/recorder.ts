@@ -1,0 +1,159 @@
+/**
+ * Records what a test found, check by check, and hands it to the reporters as attachments.
+ *
+ * A FAILED check does not fail the Playwright test: the verdict belongs to the certification, which
+ * the reporters build from these attachments, and a failed test would make Playwright restart its
+ * worker (seconds each against a provider that breaks many rules). Only a suite error (an exception:
+ * no response, a bug) fails a test. Each FAILED or WARNING check is also annotated on the test, so
+ * Playwright's own reports show it.
+ */
+import type { TestInfo } from '@playwright/test';
+import type { Check } from '../checks/check.ts';
+import { verdictOf } from '../checks/check.ts';
+import {
+  EVALUATIONS_ATTACHMENT,
+  type Capability,
+  OBSERVATIONS_ATTACHMENT,
+  type CheckDefinition,
+  type Evaluation,
+  type JsonValue,
+  type Observation,
+  type Verdict,
+} from '../checks/vocabulary.ts';
+import { declaredChecks } from '../checks/declare.ts';
+import { curlLine, type Exchange } from '../evidence/exchange.ts';
+import { excerpt } from '../secrets/redact.ts';
+import { boundedJson } from '../evidence/shape.ts';
+import type { Target } from './target.ts';
+
+/** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
+const EVIDENCE_CHARS = 2_000;
+
+export class Verifier {
+  private readonly evaluations: Evaluation[] = [];
+  private readonly observations: Observation[] = [];
+
+  constructor(
+    private readonly target: Target,
+    private readonly testInfo: TestInfo,
+  ) {}
+
+  /** Judges one input with one check and records the verdict; the exchange gives the reproduction. */
+  check<Input>(check: Check<Input>, input: Input, exchange?: Exchange): Verdict {
+    this.assertDeclared(check);
+    const violations = check.judge(input);
+    const verdict = verdictOf(violations);
+    this.evaluations.push({
+      checkId: check.id,
+      verdict,
+      ...(violations.length === 0
+        ? {}
+        : {
+            expected: excerpt(violations.map((v) => v.expected).join(' | '), EVIDENCE_CHARS),
+            actual: excerpt(violations.map((v) => v.actual).join(' | '), EVIDENCE_CHARS),
+            ...(exchange === undefined
+              ? {}
+              : { reproduction: curlLine(exchange.request, exchange.operation) }),
+          }),
+    });
+    return verdict;
+  }
+
+  /** A listing of the checks per test is only true if no test judges a check it did not declare. */
+  private assertDeclared(check: CheckDefinition): void {
+    const declared = declaredChecks(this.testInfo.annotations);
+    if (declared?.has(check.id) === true) return;
+    throw new Error(
+      `The test '${this.testInfo.title}' judges ${check.id} without declaring it: list it in the checks of its judging(...) details.`,
+    );
+  }
+
+  observe(topic: string, clause: string, value: JsonValue, note?: string): void {
+    this.observations.push({
+      topic,
+      clause,
+      value: boundedJson(value),
+      ...(note === undefined ? {} : { note: excerpt(note, EVIDENCE_CHARS) }),
+    });
+  }
+
+  /** The capabilities the target lacks for these checks, each with the reason it gives. */
+  private lacking(checks: readonly CheckDefinition[]): Map<Capability, string> {
+    const lacks = new Map<Capability, string>();
+    for (const need of new Set(checks.flatMap((c) => c.needs))) {
+      const reason = this.target.missing(need);
+      if (reason !== undefined) lacks.set(need, reason);
+    }
+    return lacks;
+  }
+
+  private recordSkips(
+    checks: readonly CheckDefinition[],
+    reason: string,
+    lacks: readonly Capability[] = [],
+  ): void {
+    for (const check of checks)
+      this.evaluations.push({
+        checkId: check.id,
+        verdict: 'SKIPPED',
+        reason,
+        ...(lacks.length === 0 ? {} : { lacks }),
+      });
+  }
+
+  /**
+   * Stops the test as SKIPPED, with the reason recorded for each check it would have judged, when
+   * the target lacks something one of them needs. A check never passes because it could not run.
+   */
+  requires(checks: readonly CheckDefinition[]): void {
+    const lacks = this.lacking(checks);
+    if (lacks.size === 0) return;
+    const reason = [...lacks.values()].join('; ');
+    this.recordSkips(checks, reason, [...lacks.keys()]);
+    this.stop(reason);
+  }
+
+  /** Records SKIPPED for only these checks and lets the test go on with the others. */
+  skipSome(checks: readonly CheckDefinition[], reason: string): void {
+    this.recordSkips(checks, reason);
+  }
+
+  /** Records the checks the target cannot judge as SKIPPED and returns those it can. */
+  runnable<C extends CheckDefinition>(checks: readonly C[]): C[] {
+    return checks.filter((check) => {
+      const lacks = this.lacking([check]);
+      if (lacks.size > 0) this.recordSkips([check], [...lacks.values()].join('; '), [...lacks.keys()]);
+      return lacks.size === 0;
+    });
+  }
+
+  skip(checks: readonly CheckDefinition[], reason: string): never {
+    this.skipSome(checks, reason);
+    return this.stop(reason);
+  }
+
+  private stop(reason: string): never {
+    this.testInfo.skip(true, reason);
+    throw new Error('unreachable: testInfo.skip throws');
+  }
+
+  /** Attaches the results and annotates the checks that did not pass. */
+  async flush(): Promise<void> {
+    await this.testInfo.attach(EVALUATIONS_ATTACHMENT, {
+      body: JSON.stringify(this.evaluations),
+      contentType: 'application/json',
+    });
+    if (this.observations.length > 0) {
+      await this.testInfo.attach(OBSERVATIONS_ATTACHMENT, {
+        body: JSON.stringify(this.observations),
+        contentType: 'application/json',
+      });
+    }
+    for (const e of this.evaluations.filter((e) => e.verdict === 'FAILED' || e.verdict === 'WARNING')) {
+      this.testInfo.annotations.push({
+        type: e.verdict,
+        description: `${e.checkId}: expected ${e.expected ?? '?'}; got ${e.actual ?? '?'}`,
+      });
+    }
+  }
+}

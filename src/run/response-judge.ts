@@ -1,0 +1,40 @@
+/**
+ * Judging responses: every response of the run goes through the checks every response must pass,
+ * given what they judge from the spec, and its shape is observed where the document shows none.
+ */
+import { RESPONSE_CHECKS } from '../checks/responses.ts';
+import type { Exchange } from '../evidence/exchange.ts';
+import { shapeOf } from '../evidence/shape.ts';
+import type { SpecModel } from '../spec/spec.ts';
+import { isSuccess } from '../base/status.ts';
+import type { Verifier } from './recorder.ts';
+
+const SHAPE_TOPIC = { createToken: 'token', createWithdraw: 'withdraw' } as const;
+
+export class ResponseJudge {
+  constructor(
+    private readonly spec: SpecModel,
+    private readonly verify: Verifier,
+  ) {}
+
+  /** `alsoAllowed`: statuses the test tolerates beyond §7 (406 for a refused Accept). */
+  judge(exchange: Exchange, alsoAllowed: readonly number[] = []): void {
+    const { operation, response } = exchange;
+    const input = {
+      exchange,
+      documented: this.spec.operations[operation].statuses,
+      alsoAllowed,
+      validate: this.spec.responseValidator(operation, response.status),
+    };
+    for (const check of RESPONSE_CHECKS) this.verify.check(check, input, exchange);
+    const ok = isSuccess(response.status);
+    this.verify.observe(
+      ok ? `${SHAPE_TOPIC[operation]}.response.shape` : `error.response.shape.${response.status}`,
+      ok ? '§2.3 (not shown)' : '§7 (not shown)',
+      shapeOf(response.json),
+      ok
+        ? 'the fields of a successful answer and their types, no values'
+        : `the fields of a ${response.status} answer and their types, no values`,
+    );
+  }
+}

@@ -1,0 +1,67 @@
+/** What the reports say about the run: everything a reviewer needs, nothing secret. */
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config/config.ts';
+import { PACKAGE_JSON_PATH } from '../base/paths.ts';
+import { selectionOfThisRun } from './selection.ts';
+import { runSeed } from './seed.ts';
+import { loadSpec } from '../spec/spec.ts';
+import { newRunId } from './target.ts';
+
+export interface PixRunMetadata {
+  /** PIX_ENV_NAME: the environment's label; absent, the reports name it by its base URL. */
+  readonly environmentName?: string;
+  /** The id in every withdrawal code and ledger line of the run, so that a signed report names its payouts. */
+  readonly runId: string;
+  readonly suiteVersion: string;
+  readonly specVersion: string;
+  readonly specHash: string;
+  readonly mode: 'mock' | 'live';
+  readonly baseUrl: string;
+  readonly reportDir: string;
+  readonly strict: boolean;
+  readonly requireComplete: boolean;
+  /** The command line's selecting options and file filters (`--grep @auth`); empty: the whole suite. */
+  readonly selection: readonly string[];
+  /** The seed of the invented values; PIX_SEED=<seed> replays them. */
+  readonly seed: number;
+  readonly options: Readonly<Record<string, string | number | boolean>>;
+}
+
+export function suiteVersion(): string {
+  const pkg = JSON.parse(readFileSync(PACKAGE_JSON_PATH, 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+export function runMetadata(config: Config): PixRunMetadata {
+  const spec = loadSpec();
+  // Decided with the configuration, in the main process: global setup keeps it and workers inherit it.
+  process.env.PIX_RUN_ID ??= newRunId();
+  return {
+    ...(config.environmentName === undefined ? {} : { environmentName: config.environmentName }),
+    runId: process.env.PIX_RUN_ID,
+    suiteVersion: suiteVersion(),
+    specVersion: spec.version,
+    specHash: spec.hash,
+    mode: config.mode,
+    baseUrl: config.baseUrl ?? 'embedded mock (Prism, from openapi/pix-withdrawal.yaml)',
+    reportDir: config.reportDir,
+    strict: config.strict,
+    requireComplete: config.requireComplete,
+    selection: selectionOfThisRun(),
+    seed: runSeed(config),
+    options: {
+      allowPayouts: config.allowPayouts,
+      allowInsecure: config.allowInsecure,
+      amount: config.amountText,
+      tokenField: config.tokenField,
+      payeeKeyType: config.payee.keyType,
+      webhookTimeoutMs: config.webhook.timeoutMs,
+      webhookPublicUrl: config.webhook.publicUrl ?? 'the bound address',
+      requestTimeoutMs: config.requestTimeoutMs,
+      maxPayouts: config.maxPayouts,
+      maxTotal: config.maxTotal,
+    },
+  };
+}

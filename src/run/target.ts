@@ -1,0 +1,66 @@
+/**
+ * What the suite runs against: the validated configuration plus what the environment can show.
+ * Built once per process from the PIX_* variables and the ones global setup adds for workers.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Capability } from '../checks/vocabulary.ts';
+import { isLoopbackHost, loadConfig, type Config } from '../config/config.ts';
+
+export interface Target {
+  readonly config: Config;
+  readonly baseUrl: string;
+  readonly runId: string;
+  readonly webhookControlUrl: string;
+  readonly webhookControlToken: string;
+  /** Why a capability is missing, or undefined when the target has it. */
+  missing(capability: Capability): string | undefined;
+}
+
+export const MISSING_REASONS: Readonly<Record<Capability, string>> = {
+  provider:
+    'the embedded mock (Prism) is stateless: it checks only that credentials are present (not their values), accepts whatever its permissive schema allows and fires the callback for every response; a provider is needed to judge this (try npm run sandbox)',
+  payout:
+    'PIX_ALLOW_PAYOUTS is not 1: this check sends POST /pix/payment, which may move money, so the certification is incomplete without it',
+  webhook:
+    'the environment is not on this machine and neither PIX_WEBHOOK_PUBLIC_URL nor PIX_WEBHOOK_RECEIVER_URL is set, so it cannot reach the webhook receiver',
+};
+
+export function newRunId(): string {
+  return `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+}
+
+function capabilities(config: Config): ReadonlySet<Capability> {
+  const live = config.mode === 'live';
+  const reachable =
+    !live ||
+    config.webhook.publicUrl !== undefined ||
+    config.webhook.receiverUrl !== undefined ||
+    isLoopbackHost(new URL(config.baseUrl ?? 'http://127.0.0.1').hostname);
+  return new Set<Capability>([
+    ...(live ? (['provider'] as const) : []),
+    ...(!live || config.allowPayouts ? (['payout'] as const) : []),
+    ...(reachable ? (['webhook'] as const) : []),
+  ]);
+}
+
+function internal(name: string): string {
+  const value = process.env[name];
+  if (value === undefined)
+    throw new Error(
+      `${name} is not set: run the suite with npm run certify (or npx playwright test), whose global setup sets it.`,
+    );
+  return value;
+}
+
+export function loadTarget(): Target {
+  const config = loadConfig();
+  const has = capabilities(config);
+  return {
+    config,
+    baseUrl: config.baseUrl ?? internal('PIX_MOCK_URL'),
+    runId: internal('PIX_RUN_ID'),
+    webhookControlUrl: internal('PIX_WEBHOOK_CONTROL_URL'),
+    webhookControlToken: internal('PIX_WEBHOOK_CONTROL_TOKEN'),
+    missing: (capability) => (has.has(capability) ? undefined : MISSING_REASONS[capability]),
+  };
+}
