@@ -1,10 +1,10 @@
 import { defineConfig } from '@playwright/test';
-import { loadConfig } from './src/config/config.ts';
+import { configOfThisProcess } from './src/config/config.ts';
 import { privateOutputDir } from './src/run/output-dir.ts';
 import { MODULE_EXTENSION } from './src/base/paths.ts';
 import { runMetadata } from './src/run/run-metadata.ts';
 
-const settings = loadConfig();
+const settings = configOfThisProcess();
 
 export default defineConfig({
   // The same configuration runs the sources and, compiled, the installed package's .js modules.

@@ -7,18 +7,22 @@
  * `--version` print and exit 0; Playwright's own flags pass through.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/base/run-state.ts';
+import { LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { reportDirProblem } from '../src/report/files.ts';
-import { ConfigError, loadConfig, type Config } from '../src/config/config.ts';
-import { LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
+import { admissionProblem } from '../src/run/admission.ts';
+import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { launchMock } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { preflight } from '../src/preflight/preflight.ts';
-import { redact, registerConfigSecrets } from '../src/secrets/redact.ts';
+import { redact } from '../src/secrets/redact.ts';
 import { apiTls } from '../src/transport/tls.ts';
 import { checkReceiver } from '../src/webhook/setup.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -63,13 +67,6 @@ function runPlaywright(args: readonly string[], env: Record<string, string>): Pr
   });
 }
 
-function certificationExitCode(reportDir: string, startedAt: number): number | undefined {
-  const path = join(reportDir, 'certification.json');
-  if (!existsSync(path) || statSync(path).mtimeMs < startedAt) return undefined;
-  const report = JSON.parse(readFileSync(path, 'utf8')) as { exitCode?: unknown };
-  return typeof report.exitCode === 'number' ? report.exitCode : undefined;
-}
-
 /** `--baseline <path>` or `--baseline=<path>` is certify's own option: Playwright never sees it. */
 function takeBaseline(args: readonly string[]): { path: string | undefined; rest: string[] } {
   const at = args.findIndex((a) => a === '--baseline' || a.startsWith('--baseline='));
@@ -112,12 +109,12 @@ async function main(): Promise<void> {
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
   const listOnly = args.includes('--list');
   const passThrough = args.filter((a) => a !== '--list');
-  const config = await stopOnConfigError(() => loadConfig());
+  const config = await stopOnConfigError(() => configOfThisProcess());
   registerConfigSecrets(config);
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
-  const misplaced = dryRun ? undefined : reportDirProblem(config.reportDir);
-  if (misplaced !== undefined) stop(misplaced);
+  const refused = dryRun ? undefined : await admissionProblem(config);
+  if (refused !== undefined) stop(refused);
   // A remote webhook receiver must answer and take the token before anything is sent.
   if (!dryRun) await stopOnConfigError(() => checkReceiver(config));
   // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.
@@ -132,19 +129,21 @@ async function main(): Promise<void> {
     const listing = ['--list', `--reporter=${suiteModule('reporters/check-list')}`, ...passThrough];
     process.exit(await runPlaywright(listing, {}));
   }
-  if (config.mode === 'live') {
-    const { budgetProblem, planFor } = await import('../src/run/plan.ts');
-    const problem = budgetProblem(config, planFor(config));
-    if (problem !== undefined) stop(problem);
+  if (config.mode === 'live')
     await stopOnConfigError(() =>
       preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls)),
     );
+  // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock
+  // run need not wait for them here.
+  const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));
+  const outcomeFile = join(outcomeDir, 'outcome.json');
+  const env = { ...baseline, ...runStateEnvironment({ mockUrl: mock?.url, outcomeFile }) };
+  try {
+    const playwrightCode = await runPlaywright(passThrough, env).finally(() => mock?.stop());
+    finish(config, passThrough, playwrightCode, readRunOutcome(outcomeFile));
+  } finally {
+    rmSync(outcomeDir, { recursive: true, force: true });
   }
-  // Global setup prints the plan (and checks the budget again, for runs started without certify):
-  // Playwright has loaded the spec and the cases by then, and a mock run need not wait for them here.
-  const startedAt = Date.now();
-  const env = mock === undefined ? baseline : { ...baseline, PIX_MOCK_URL: mock.url };
-  finish(config, passThrough, await runPlaywright(passThrough, env).finally(() => mock?.stop()), startedAt);
 }
 
 /** Exits with the certification's exit code, the single place where the verdict becomes one. */
@@ -152,9 +151,9 @@ function finish(
   config: Config,
   passThrough: readonly string[],
   playwrightCode: number,
-  startedAt: number,
+  outcome: RunOutcome | undefined,
 ): never {
-  const code = certificationExitCode(config.reportDir, startedAt);
+  const code = outcome?.exitCode;
   if (code === undefined && passThrough.some((a) => a.startsWith('--reporter'))) {
     // The user chose other reporters (e.g. blob for a shard): the certification comes from the merge.
     process.stderr.write(

@@ -5,7 +5,8 @@
  * judge and sends nothing, and each other command starts the module its npm script starts from the
  * sources. The Node version and the dependencies are checked before any command is loaded.
  */
-import { ALIASES, COMMANDS, type Command } from './commands.ts';
+import { ALIASES, type Command } from './command-help.ts';
+import { COMMANDS } from './commands.ts';
 import { missingDependency, moduleNotFound, nodeProblem } from './installation.ts';
 
 function stop(problem: string): never {

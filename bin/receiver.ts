@@ -4,9 +4,10 @@
  * which reach it with PIX_WEBHOOK_RECEIVER_URL and PIX_WEBHOOK_RECEIVER_TOKEN. Configured by the
  * PIX_RECEIVER_* variables (.env.example); a configuration problem is one line and exit code 2.
  */
-import { ConfigError, isLoopbackHost } from '../src/config/config.ts';
+import { isLoopbackHost } from '../src/config/config.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
 import { loadReceiverSettings, type ServiceSettings } from '../src/receiver/settings.ts';
+import { ConfigError } from '../src/config/errors.ts';
 
 function stop(message: string): never {
   process.stderr.write(`pix-receiver: ${message}\n`);

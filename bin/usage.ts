@@ -3,10 +3,10 @@
  * own table, so the help cannot drift from what loadConfig reads.
  */
 import { createRequire } from 'node:module';
-import { ALIASES, COMMANDS } from './commands.ts';
-import { VARIABLE_TABLE } from '../src/config/config.ts';
+import { ALIASES, COMMAND_HELP } from './command-help.ts';
 import { suiteVersion } from '../src/run/run-metadata.ts';
 import { loadSpec } from '../src/spec/spec.ts';
+import { VARIABLE_TABLE } from '../src/config/variables.ts';
 
 const FLAGS: readonly (readonly [string, string])[] = [
   ['--baseline <file>', 'compare the run with an earlier certification.json (also PIX_BASELINE)'],
@@ -47,7 +47,7 @@ export function helpText(): string {
     '',
     'Commands:',
     ...columns([
-      ...Object.values(COMMANDS).map(({ usage, purpose }): [string, string] => [usage, purpose]),
+      ...Object.values(COMMAND_HELP).map(({ usage, purpose }): [string, string] => [usage, purpose]),
       ...Object.entries(ALIASES).map(([alias, [command, option]]): [string, string] => [
         alias,
         `${command} ${option}`,

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { scrub } from '../src/report/scrub.ts';
+import { redact } from '../src/secrets/redact.ts';
 import { normalFingerprint, publicKeyOf, verifyReportDir } from '../src/report/verify.ts';
 import { visible } from '../src/base/visible.ts';
 import { fingerprintOf } from '../src/secrets/signing.ts';
@@ -38,7 +38,7 @@ Exit codes:
 
 type Write = (text: string) => void;
 
-const plain = (text: string): string => visible(scrub(text));
+const plain = (text: string): string => visible(redact(text));
 
 class UsageError extends Error {}
 

@@ -30,27 +30,29 @@ import type {
 } from '@playwright/test/reporter';
 import { catalogue } from '../src/checks/catalogue.ts';
 import type { CheckDefinition } from '../src/checks/vocabulary.ts';
-import { ConfigError, loadConfig } from '../src/config/config.ts';
-import { registerConfigSecrets } from '../src/secrets/redact.ts';
-import { SIGNING_KEY_VARIABLE, type SigningKey } from '../src/secrets/signing.ts';
+import { configOfThisProcess } from '../src/config/config.ts';
+import { type SigningKey } from '../src/secrets/signing.ts';
 import type { PixRunMetadata } from '../src/run/run-metadata.ts';
 import { documentClauses } from '../src/spec/spec.ts';
 import { readHandover } from '../src/report/attachments.ts';
-import { scrub } from '../src/report/scrub.ts';
+import { redact } from '../src/secrets/redact.ts';
 import { buildCertification, type Baseline } from '../src/report/build.ts';
 import { renderArtifacts } from './certification/artifacts.ts';
 import { progressLine, stepLine } from './certification/console.ts';
 import { causeOf, groupErrors } from '../src/report/errors.ts';
-import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from '../src/report/files.ts';
+import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from '../src/run/report-dir.ts';
 import { writeSealedCertification } from '../src/report/integrity.ts';
 import { layoutFor, type Layout } from './certification/layout.ts';
 import { readCertification, UnreadableCertification } from '../src/report/read.ts';
 import type { SuiteError, TestOutcome } from '../src/report/model.ts';
 import type { ReportPaths } from './certification/text.ts';
 import { visible } from '../src/base/visible.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import { SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
+import { tellRunOutcome } from '../src/base/run-state.ts';
 
 export { buildCertification, type CertificationInput } from '../src/report/build.ts';
-export { scrub } from '../src/report/scrub.ts';
 export type { Certification, TestOutcome } from '../src/report/model.ts';
 
 export interface CatalogueOverride {
@@ -65,7 +67,7 @@ function shown(path: string): string {
 }
 
 /** Masked before anything cuts it for a line or a report. */
-const messageOf = (error: TestError): string => scrub(error.message ?? error.value ?? 'unknown error');
+const messageOf = (error: TestError): string => redact(error.message ?? error.value ?? 'unknown error');
 
 /** A test that started: it ran, or skipped itself after recording why (a static skip never starts). */
 const executed = (outcome: TestOutcome): boolean =>
@@ -101,7 +103,7 @@ function configuredSelection(config: FullConfig, fromCommandLine: readonly strin
 }
 
 /** Text from the environment or from Playwright, made safe to print: secrets masked, controls escaped. */
-const safe = (text: string): string => visible(scrub(text));
+const safe = (text: string): string => visible(redact(text));
 
 /** bin/certify.ts checked the baseline before the run; a merge-reports run may not have, so a bad one is a suite error. */
 function baselineFromEnvironment(suiteErrors: SuiteError[]): Baseline | undefined {
@@ -135,7 +137,7 @@ export default class CertificationReporter implements Reporter {
     // In a run, global setup shares the configuration's secrets with every process, this one included;
     // merge-reports on another machine knows only its own configuration, and may have none.
     try {
-      const config = loadConfig();
+      const config = configOfThisProcess();
       registerConfigSecrets(config);
       this.signingKey = config.signingKey;
     } catch (error) {
@@ -264,9 +266,10 @@ export default class CertificationReporter implements Reporter {
     await writeAtomically(files.html, artifacts.html);
     await writeAtomically(files.markdown, artifacts.markdown);
     await writeAtomically(files.junit, artifacts.junit);
-    // Last, with the hashes of the others: bin/certify.ts takes a fresh certification.json as the
-    // sign that every report was written (its signature follows within the same call).
+    // Last, with the hashes of the others (its signature follows within the same call).
     const signed = await writeSealedCertification(dir, report, this.signingKey);
+    // Every report is written: the CLI that started the run exits with this.
+    tellRunOutcome({ verdict: report.verdict, exitCode: report.exitCode });
     if (process.env.GITHUB_STEP_SUMMARY)
       await appendFile(process.env.GITHUB_STEP_SUMMARY, `${artifacts.markdown}\n`);
     process.stdout.write(artifacts.console);

@@ -1,6 +1,6 @@
 /**
  * The webhook posted to PostBackUrl after a withdrawal (§4.2, §6). The document leaves its shape and
- * signing open; the reference payload follows what payout providers send (pix-domain.md) and is
+ * signing open; the reference payload follows what payout providers send (docs/pix-domain.md) and is
  * signed the Standard Webhooks way. Deliveries only ever go to this machine.
  */
 import { createHmac } from 'node:crypto';

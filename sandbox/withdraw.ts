@@ -13,9 +13,9 @@ import { httpUrl } from './webhook.ts';
 type WithdrawBody = Readonly<Record<string, unknown>>;
 
 const FIELDS = Object.keys(WITHDRAW_FIELD_TYPES) as WithdrawField[];
-/** The key types of the central bank's key directory (pix-domain.md). */
+/** The key types of the central bank's key directory (docs/pix-domain.md). */
 const KEY_TYPES: readonly string[] = ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'];
-/** Pix messages carry names of at most 140 characters (pix-domain.md). */
+/** Pix messages carry names of at most 140 characters (docs/pix-domain.md). */
 const NAME_MAX_LENGTH = 140;
 const TWO_DECIMALS = /^\d+(\.\d{1,2})?$/;
 

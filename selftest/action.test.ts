@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { VARIABLES } from '../src/config/config.ts';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { readAction, type ActionStep } from './support/composite-action.ts';
+import { VARIABLES } from '../src/config/variables.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const action = readAction(join(ROOT, 'action.yml'));

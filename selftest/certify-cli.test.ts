@@ -8,12 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { catalogue } from '../src/checks/catalogue.ts';
-import { ConfigError, loadConfig, VARIABLES } from '../src/config/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { routerNotFound, serve } from './support/answering-double.ts';
 import { selfSigned } from './support/certificates.ts';
 import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { VARIABLES } from '../src/config/variables.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 

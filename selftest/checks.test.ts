@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { verdictOf } from '../src/checks/check.ts';
+import { defineCheck, verdictOf, verdictWithin } from '../src/checks/check.ts';
 import { applyCredentialCase, credentialCases, forgeToken } from '../src/checks/credentials.ts';
 import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal } from '../src/checks/refusal.ts';
 import { jsonPayload, statusDocumented } from '../src/checks/responses.ts';
@@ -15,8 +15,9 @@ import type { Exchange } from '../src/evidence/exchange.ts';
 import { curlLine, parseJson } from '../src/evidence/exchange.ts';
 import { Inventor } from '../src/spec/invent.ts';
 import { isJsonContentType, readPath } from '../src/base/json.ts';
-import { redact, registerSecret } from '../src/secrets/redact.ts';
+import { redact } from '../src/secrets/redact.ts';
 import { loadSpec } from '../src/spec/spec.ts';
+import { registerSecret } from '../src/secrets/registry.ts';
 
 function exchange(status: number, body: string, contentType = 'application/json'): Exchange {
   const json = parseJson(body);
@@ -257,5 +258,24 @@ describe('invented values (faker, from the run seed)', () => {
       decoded,
       /^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/]{64}\n[A-Za-z0-9+/]{20}==\n-----END PUBLIC KEY-----\n$/,
     );
+  });
+});
+
+describe('the level belongs to the check', () => {
+  it('caps every verdict at its level: only a must check can FAIL', () => {
+    assert.equal(verdictWithin('must', 'FAILED'), 'FAILED');
+    assert.equal(verdictWithin('should', 'FAILED'), 'WARNING');
+    assert.equal(verdictWithin('observe', 'FAILED'), 'WARNING');
+    for (const level of ['must', 'should', 'observe'] as const)
+      for (const verdict of ['PASSED', 'WARNING', 'SKIPPED'] as const)
+        assert.equal(verdictWithin(level, verdict), verdict);
+  });
+
+  it('a should check whose judge says FAILED is recorded as WARNING', () => {
+    const lax = defineCheck<null>(
+      { id: 'X-SHOULD', title: 't', clause: '§1', level: 'should', reason: 'r', remedy: 'm' },
+      () => [{ verdict: 'FAILED', expected: 'e', actual: 'a' }],
+    );
+    assert.equal(verdictWithin(lax.level, verdictOf(lax.judge(null))), 'WARNING');
   });
 });

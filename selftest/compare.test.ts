@@ -18,9 +18,10 @@ import { readCertification, UnreadableCertification } from '../src/report/read.t
 import { changesHeadline, verdictChangeNotice } from '../reporters/certification/text.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from './support/live-env.ts';
-import type { JsonValue, Verdict } from '../src/checks/vocabulary.ts';
+import type { Verdict } from '../src/checks/vocabulary.ts';
 import { certificationValidator } from '../src/report/read.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import type { JsonValue } from '../src/base/json.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const PATHS = {

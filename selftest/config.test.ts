@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseEnv } from 'node:util';
-import { ConfigError, environmentWithDotEnv, loadConfig, VARIABLES } from '../src/config/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { isValidCnpj, isValidCpf, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
 import { certificateAuthority, encryptedKey, pkcs12 } from './support/certificates.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { environmentWithDotEnv } from '../src/config/dotenv.ts';
+import { VARIABLES } from '../src/config/variables.ts';
 
 const LIVE_WITHOUT_TARGET = {
   PIX_CLIENT_ID: 'client',

@@ -15,9 +15,9 @@ import { after, before, describe, it } from 'node:test';
 import { fixFor } from '../src/report/errors.ts';
 import { findScenario } from '../sandbox/scenarios.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { ConfigError, loadConfig } from '../src/config/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { withdrawalPlan } from '../src/run/plan.ts';
-import { redact, registerConfigSecrets } from '../src/secrets/redact.ts';
+import { redact } from '../src/secrets/redact.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { receiverTls } from '../src/transport/tls.ts';
 import { WebhookClient } from '../src/webhook/client.ts';
@@ -33,6 +33,8 @@ import {
 import { leaksOf } from './support/leaks.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 
 const PASSPHRASE = 'selftest-mtls-passphrase-7c1e';
 

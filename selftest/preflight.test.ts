@@ -7,8 +7,7 @@ import { createServer as createTcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SCENARIOS } from '../sandbox/scenarios.ts';
 import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { ConfigError } from '../src/config/config.ts';
-import { preflight, PreflightError, TRUST_FIX, type TlsSettings } from '../src/preflight/preflight.ts';
+import { preflight } from '../src/preflight/preflight.ts';
 import { closing, json, listen, routerNotFound, serve, type Handler } from './support/answering-double.ts';
 import {
   certificateAuthority,
@@ -17,6 +16,9 @@ import {
   type Authority,
   type Certificate,
 } from './support/certificates.ts';
+import type { TlsSettings } from '../src/transport/tls.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { PreflightError, TRUST_FIX } from '../src/preflight/errors.ts';
 
 /** The one-line message preflight stops with, or undefined when it lets the run go on. */
 async function verdict(

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { ConfigError, loadConfig } from '../src/config/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { loadTarget } from '../src/run/target.ts';
 import { ReceiverConnection, WebhookClient } from '../src/webhook/client.ts';
 import type { Delivery } from '../src/evidence/delivery.ts';
@@ -21,6 +21,7 @@ import { certificateAuthority, type Certificate } from './support/certificates.t
 import { sandboxEnv } from './support/live-env.ts';
 import { send, type Answer } from './support/receiver-requests.ts';
 import { runSuite } from './support/run-suite.ts';
+import { ConfigError } from '../src/config/errors.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const TOKEN = 'selftest-service-token-0123456789abcdef';

@@ -10,20 +10,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { describeResponse, parseJson } from '../src/evidence/exchange.ts';
 import { harvestTokens } from '../src/secrets/harvest.ts';
 import { Ledger } from '../src/run/ledger.ts';
-import {
-  excerpt,
-  openSecretsRegistry,
-  redact,
-  redactJson,
-  registerConfigSecrets,
-  registerSecret,
-  SECRETS_DIR_VARIABLE,
-} from '../src/secrets/redact.ts';
+import { excerpt, redact, redactJson } from '../src/secrets/redact.ts';
+import { runState, shareRunState } from '../src/base/run-state.ts';
 import { boundedJson, shapeOf } from '../src/evidence/shape.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { openSecretsRegistry, registerSecret } from '../src/secrets/registry.ts';
+import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 12)}`;
@@ -87,7 +83,7 @@ describe('redaction', () => {
   });
 
   it('shares secrets between the processes of a run, through a private directory it cleans up after', () => {
-    const before = process.env[SECRETS_DIR_VARIABLE];
+    const before = runState('secretsDir');
     // The registry of a run killed outright: the process that would have removed it is gone.
     const abandoned = join(tmpdir(), `pix-secrets-${spawnSync(process.execPath, ['-e', '']).pid}-abandoned`);
     mkdirSync(abandoned);
@@ -101,7 +97,7 @@ describe('redaction', () => {
           '--import',
           'tsx',
           '--eval',
-          `import('./src/secrets/redact.ts').then((m) => m.registerSecret('${token}', 'token'))`,
+          `import('./src/secrets/registry.ts').then((m) => m.registerSecret('${token}', 'token'))`,
         ],
         { cwd: ROOT, env: process.env },
       );
@@ -110,7 +106,7 @@ describe('redaction', () => {
       assert.ok(!redact(`echoed: ${token}`).includes(token));
     } finally {
       if (before === undefined) delete process.env.PIX_SECRETS_DIR;
-      else process.env[SECRETS_DIR_VARIABLE] = before;
+      else shareRunState({ secretsDir: before });
     }
   });
 

@@ -21,7 +21,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   buildCertification,
-  scrub,
   type Certification,
   type CertificationInput,
   type TestOutcome,
@@ -30,7 +29,7 @@ import { renderArtifacts } from '../reporters/certification/artifacts.ts';
 import { clauseTokens } from '../src/report/build.ts';
 import { renderConsole } from '../reporters/certification/console.ts';
 import { renderJunit } from '../reporters/certification/junit.ts';
-import { REPORT_FILES, reportDirProblem, writeAtomically } from '../src/report/files.ts';
+import { REPORT_FILES, reportDirProblem, writeAtomically } from '../src/run/report-dir.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { wrap, type Layout } from '../reporters/certification/layout.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
@@ -48,6 +47,7 @@ import {
   FIXTURE_CHECKS,
   FIXTURE_CLAUSES,
 } from './fixtures/reporter-project/catalogue.ts';
+import { redact } from '../src/secrets/redact.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const REPORTER = join(ROOT, 'reporters', 'certification.ts');
@@ -571,10 +571,10 @@ describe('the selection of a run', () => {
   });
 });
 
-describe('scrub', () => {
+describe('redact', () => {
   it('masks credential headers in curl lines, whatever the quoting', () => {
     const line = `curl -X POST 'https://h/pix/payment' -H 'client_secret: ${CANARY_SECRET}' -H "cert_client: ${CANARY_SECRET}" -H 'Authorization: Bearer ${CANARY_TOKEN}' -H 'client_id: visible-id'`;
-    const out = scrub(line);
+    const out = redact(line);
     assert.ok(!out.includes(CANARY_SECRET) && !out.includes(CANARY_TOKEN), out);
     assert.match(out, /-H 'client_secret: \*\*\*\(\d+ chars\)'/);
     assert.match(out, /-H 'Authorization: Bearer \*\*\*\(\d+ chars, …cdef\)'/);
@@ -582,12 +582,12 @@ describe('scrub', () => {
   });
 
   it('masks a quote-escaped secret whole', () => {
-    const out = scrub(`-H 'client_secret: it'\\''s-${CANARY_SECRET}'`);
+    const out = redact(`-H 'client_secret: it'\\''s-${CANARY_SECRET}'`);
     assert.ok(!out.includes(CANARY_SECRET), out);
   });
 
   it('masks Bearer tokens and JSON members anywhere, and credentials in URLs', () => {
-    const out = scrub(
+    const out = redact(
       `got {"access_token":"${CANARY_TOKEN}","Client_Secret":"${CANARY_SECRET}"}; Bearer ${CANARY_TOKEN}; https://user:${CANARY_SECRET}@host/x`,
     );
     assert.ok(!out.includes(CANARY_SECRET) && !out.includes(CANARY_TOKEN), out);
@@ -597,7 +597,7 @@ describe('scrub', () => {
   it('leaves prose and masked values as they are', () => {
     const prose =
       "the Bearer token and a complete body get 200; -H 'client_secret: ***(12 chars)' -H 'Authorization: Bearer ***(40 chars, …abcd)'";
-    assert.equal(scrub(prose), prose);
+    assert.equal(redact(prose), prose);
   });
 
   it('keeps canary secrets out of every artifact', () => {

@@ -19,12 +19,14 @@ import { main } from '../bin/verify.ts';
 import { writeSealedCertification, type SignatureFile } from '../src/report/integrity.ts';
 import type { Certification } from '../src/report/model.ts';
 import { certificationValidator } from '../src/report/read.ts';
-import { ConfigError, loadConfig } from '../src/config/config.ts';
-import { redact, registerConfigSecrets } from '../src/secrets/redact.ts';
-import { readSigningKey } from '../src/secrets/signing.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { redact } from '../src/secrets/redact.ts';
 import { encryptedKey } from './support/certificates.ts';
 import { leaksOf } from './support/leaks.ts';
 import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+import { ConfigError } from '../src/config/errors.ts';
+import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import { readSigningKey } from '../src/config/signing-key.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 

@@ -14,12 +14,12 @@ import { after, before, describe, test } from 'node:test';
 import { verdictOf } from '../src/checks/check.ts';
 import { webhookDelivered } from '../src/checks/webhook.ts';
 import type { Exchange } from '../src/evidence/exchange.ts';
-import { registerSecret } from '../src/secrets/redact.ts';
 import { ReceiverConnection, WebhookClient } from '../src/webhook/client.ts';
 import { describeAttempt, type Delivery } from '../src/evidence/delivery.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
 import { LIMITS, ReceiverStore } from '../src/receiver/store.ts';
 import { connectionRefused, send, sendRaw } from './support/receiver-requests.ts';
+import { registerSecret } from '../src/secrets/registry.ts';
 
 const HOST = '127.0.0.1';
 const TOKEN = 'selftest-receiver-token-0123456789abcdef';

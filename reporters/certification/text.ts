@@ -9,7 +9,6 @@ import type {
   Evidence,
   ObservationChange,
   RunChange,
-  SuiteError,
 } from '../../src/report/model.ts';
 
 export interface ReportPaths {
@@ -21,9 +20,6 @@ export interface ReportPaths {
 
 /** Whitespace collapsed, so that a multi-line message reads as one paragraph; nothing is cut. */
 export const flat = (text: string): string => text.replace(/\s+/g, ' ').trim();
-
-export const errorLine = (error: SuiteError): string =>
-  `${error.test ?? 'outside any test'}: ${error.message}`;
 
 /** FAILED checks first, then WARNING: the order every summary lists findings in. */
 export const findingsOf = (report: Certification): CheckResult[] => [

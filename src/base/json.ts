@@ -1,5 +1,7 @@
 /** Reading JSON values the environment sent: what checks, the client and the ledger share. */
-import type { JsonValue } from '../checks/vocabulary.ts';
+
+/** Any value JSON can hold. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export type JsonObject = { [key: string]: JsonValue };
 

@@ -30,3 +30,12 @@ export function verdictOf(violations: readonly Violation[]): Verdict {
   if (violations.some((v) => v.verdict === 'FAILED')) return 'FAILED';
   return violations.length > 0 ? 'WARNING' : 'PASSED';
 }
+
+/**
+ * The verdict a check of this level may give: only a `must` check can FAIL. The recorder applies it to
+ * every verdict, so a `should` check stays below FAILED whatever its call sites say; a `must` check
+ * may still warn where its own table calls the document ambiguous (refusal.ts).
+ */
+export function verdictWithin(level: Level, verdict: Verdict): Verdict {
+  return verdict === 'FAILED' && level !== 'must' ? 'WARNING' : verdict;
+}

@@ -1,7 +1,7 @@
 /**
  * How a test declares, once and statically, the checks it judges and its tags: Playwright keeps
  * both in the test's details, so a listing can show per check the tests (and tags) that judge it
- * without running anything, and the verifier refuses a verdict on a check the test did not declare.
+ * without running anything, and the recorder refuses a verdict on a check the test did not declare.
  */
 import type { TestDetails } from '@playwright/test';
 import { RESPONSE_CHECKS } from './responses.ts';

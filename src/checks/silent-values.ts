@@ -1,6 +1,6 @@
 /**
  * Silent-values family (§2.1, §8 "not shown"): bodies the document never rules on, a missing field
- * or a value no Pix could carry. The expectations come from public Pix rules (pix-domain.md), so a
+ * or a value no Pix could carry. The expectations come from public Pix rules (docs/pix-domain.md), so a
  * provider that accepts them earns a WARNING, never a failure.
  */
 import type { Exchange } from '../evidence/exchange.ts';
@@ -41,7 +41,7 @@ function missingFieldCase(field: BodyField): BodyCase {
   });
 }
 
-/** Values the document never rules on; the expectations come from public Pix rules (pix-domain.md). */
+/** Values the document never rules on; the expectations come from public Pix rules (docs/pix-domain.md). */
 const SILENT_VALUES: readonly (Omit<SilentCase, 'mutation' | 'title'> & {
   readonly field: string;
   readonly value: unknown;

@@ -1,7 +1,6 @@
 /** Token family: the token operation's success path and the token's life (§4.1, §5.1, §5.3). */
 import { describeResponse, type Exchange } from '../evidence/exchange.ts';
-import { isJsonObject, readPath, stringFields } from '../base/json.ts';
-import type { JsonValue } from './vocabulary.ts';
+import { isJsonObject, readPath, stringFields, type JsonValue } from '../base/json.ts';
 import { defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
 

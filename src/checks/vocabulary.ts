@@ -3,6 +3,8 @@
  * catalogue only, never the HTTP layer.
  */
 
+import type { JsonValue } from '../base/json.ts';
+
 /** `must` can yield FAILED, `should` at most WARNING, `observe` only records what the environment does. */
 export type Level = 'must' | 'should' | 'observe';
 
@@ -50,8 +52,6 @@ export interface Evaluation {
   /** A `curl` line that reproduces the request, secrets masked. */
   readonly reproduction?: string;
 }
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** What the environment does where the document is silent; never a verdict. */
 export interface Observation {

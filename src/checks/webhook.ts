@@ -4,9 +4,8 @@
  */
 import { describeNonDelivery, isDelivered, type Delivery, type StrayReport } from '../evidence/delivery.ts';
 import { parseJson, type Exchange } from '../evidence/exchange.ts';
-import { isJsonContentType } from '../base/json.ts';
+import { isJsonContentType, type JsonValue } from '../base/json.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
-import type { JsonValue } from './vocabulary.ts';
 import { defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
 

@@ -5,12 +5,17 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseEnv } from 'node:util';
+import { environmentWithDotEnv, type Env } from './dotenv.ts';
+import { ConfigError } from './errors.ts';
+import { Reader } from './reader.ts';
+import { unknownVariables } from './suggest.ts';
+import { VARIABLE_TABLE, type VariableName } from './variables.ts';
 import { keyKindOf, keyProblem, isValidDocument } from './pix-keys.ts';
 import { collect } from './pem.ts';
-import { MIN_SECRET_LENGTH } from '../secrets/redact.ts';
-import { readSigningKey, type SigningKey } from '../secrets/signing.ts';
-import { NO_TLS, readTlsConfig, type TlsConfig } from '../transport/tls.ts';
+import { type SigningKey } from '../secrets/signing.ts';
+import { NO_TLS, readTlsConfig, type TlsConfig } from './tls-files.ts';
+import { MIN_SECRET_LENGTH } from '../secrets/registry.ts';
+import { readSigningKey } from './signing-key.ts';
 
 export type Mode = 'mock' | 'live';
 
@@ -25,7 +30,7 @@ export interface WebhookSettings {
   readonly host: string;
   readonly port: number;
   readonly publicUrl: string | undefined;
-  /** A remote receiver (npm run receiver) and its token, as given; validated by webhook/remote.ts. */
+  /** A remote receiver (pix-certify receiver) and its token, as given; checked before the run by webhook/setup.ts. */
   readonly receiverUrl: string | undefined;
   readonly receiverToken: string | undefined;
   readonly timeoutMs: number;
@@ -70,119 +75,6 @@ export interface Config {
   readonly seed: number | undefined;
 }
 
-/** One mistake in the configuration, told in one line. */
-export interface ConfigProblem {
-  readonly variable: string;
-  /** The whole line: the variable, what is wrong with it, and what to do. */
-  readonly line: string;
-}
-
-/**
- * The configuration cannot run: the run stops with exit code 2 and one line per problem. Thrown with
- * one problem (`new ConfigError(variable, problem, fix)`) or, by loadConfig, with every problem found.
- */
-export class ConfigError extends Error {
-  /** At least one, in the order the variables were read. */
-  readonly problems: readonly ConfigProblem[];
-  /** The variable of the first problem. */
-  readonly variable: string;
-
-  constructor(variable: string, problem: string, fix: string);
-  constructor(problems: readonly [ConfigProblem, ...ConfigProblem[]]);
-  constructor(first: string | readonly [ConfigProblem, ...ConfigProblem[]], problem = '', fix = '') {
-    const problems =
-      typeof first === 'string' ? [{ variable: first, line: `${first}: ${problem}. ${fix}` }] : first;
-    super(problems.map((p) => p.line).join('\n'));
-    this.name = 'ConfigError';
-    this.problems = problems;
-    this.variable = problems[0].variable;
-  }
-}
-
-/** One PIX_* variable as --help and .env.example document it. */
-export interface VariableSpec<Name extends string = string> {
-  readonly name: Name;
-  /** What it does, in a few words: its line in --help. */
-  readonly purpose: string;
-  /** The value when it is unset, as a person reads it; absent when unset means none. */
-  readonly default?: string;
-  /** Only a provider uses it: set while PIX_BASE_URL is not, it tells that the target was forgotten. */
-  readonly liveOnly?: true;
-}
-
-// One row per variable, so that adding one is a one-line change; VARIABLES and --help come from here.
-// prettier-ignore
-const VARIABLE_ROWS = [
-  { name: 'PIX_ENV_NAME', purpose: 'a label for the environment, first in every report ("Provider X UAT")', default: 'the base URL' },
-  { name: 'PIX_BASE_URL', purpose: 'base address of the environment under test', default: 'the embedded mock' },
-  { name: 'PIX_CLIENT_ID', purpose: 'client_id issued in your client dashboard', liveOnly: true },
-  { name: 'PIX_CLIENT_SECRET', purpose: 'client_secret issued in your client dashboard', liveOnly: true },
-  { name: 'PIX_CERT_CLIENT', purpose: 'cert_client as sent: base64 of the certificate public key', liveOnly: true },
-  { name: 'PIX_CERT_FILE', purpose: 'or the public key file, which the suite base64-encodes', liveOnly: true },
-  { name: 'PIX_PAYEE_KEY_TYPE', purpose: "your payee's key type: CPF, CNPJ, PHONE, EMAIL, EVP (provider's spelling)", liveOnly: true },
-  { name: 'PIX_PAYEE_KEY', purpose: "your own payee's Pix key: every withdrawal goes there", liveOnly: true },
-  { name: 'PIX_PAYEE_DOCUMENT', purpose: "your payee's CPF or CNPJ, no punctuation", liveOnly: true },
-  { name: 'PIX_PAYEE_NAME', purpose: "your payee's name", liveOnly: true },
-  { name: 'PIX_AMOUNT', purpose: 'amount of each withdrawal in BRL, at most two decimals', default: '0.01' },
-  { name: 'PIX_ALLOW_PAYOUTS', purpose: '1 allows POST /pix/payment, which may move money', default: '0', liveOnly: true },
-  { name: 'PIX_ALLOW_INSECURE', purpose: '1 allows plain http:// to another host; the report warns', default: '0', liveOnly: true },
-  { name: 'PIX_MAX_PAYOUTS', purpose: 'the run refuses a plan that may make more payouts', default: '60' },
-  { name: 'PIX_MAX_TOTAL', purpose: 'the run refuses a plan that may pay out more, in BRL', default: '60 x PIX_AMOUNT' },
-  { name: 'PIX_CODE_PREFIX', purpose: 'prefix of every withdrawal code, before run id and counter', default: 'pixsuite-' },
-  { name: 'PIX_CA_FILE', purpose: 'a private CA (PEM) trusted beside the public ones, for the API and a remote receiver', liveOnly: true },
-  { name: 'PIX_TLS_CERT_FILE', purpose: 'client certificate for mutual TLS with the API (PEM, chain may follow)', liveOnly: true },
-  { name: 'PIX_TLS_KEY_FILE', purpose: 'and its private key (PEM, may be encrypted: see PIX_TLS_PASSPHRASE)', liveOnly: true },
-  { name: 'PIX_TLS_PFX_FILE', purpose: 'or the client certificate and key in one PKCS#12 file (.pfx, .p12)', liveOnly: true },
-  { name: 'PIX_TLS_PASSPHRASE', purpose: 'passphrase of the PFX or of an encrypted key, a secret', liveOnly: true },
-  { name: 'PIX_TOKEN_FIELD', purpose: 'field or dotted path of the token in the token response', default: 'access_token' },
-  { name: 'PIX_WEBHOOK_HOST', purpose: 'address the webhook receiver binds to', default: '127.0.0.1' },
-  { name: 'PIX_WEBHOOK_PORT', purpose: 'port of the webhook receiver', default: '0, any free port' },
-  { name: 'PIX_WEBHOOK_PUBLIC_URL', purpose: 'address at which the provider reaches the receiver', default: 'the bound address' },
-  { name: 'PIX_WEBHOOK_TIMEOUT_MS', purpose: 'how long to wait for a webhook', default: '15000 live, 3000 mock' },
-  { name: 'PIX_WEBHOOK_RECEIVER_URL', purpose: 'a remote receiver (npm run receiver): base of every PostBackUrl', default: "the suite's own receiver" },
-  { name: 'PIX_WEBHOOK_RECEIVER_TOKEN', purpose: "that receiver's token (its PIX_RECEIVER_TOKEN), a secret" },
-  { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },
-  { name: 'PIX_MAX_RESPONSE_BYTES', purpose: 'bound on every response body, in bytes after decompression', default: '4194304 (4 MiB)' },
-  { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written', default: 'reports' },
-  { name: 'PIX_SIGNING_KEY_FILE', purpose: 'a PEM private key (Ed25519, ECDSA, RSA; unencrypted) that signs the certification' },
-  { name: 'PIX_STRICT', purpose: '1: a WARNING or an INCOMPLETE run fails too (exit 1)', default: '0' },
-  { name: 'PIX_REQUIRE_COMPLETE', purpose: '1: an INCOMPLETE run fails (exit 1); set it in a CI gate', default: '0' },
-  { name: 'PIX_DRY_RUN', purpose: '1: print the plan and the checks, send nothing (like --list)', default: '0' },
-  { name: 'PIX_BASELINE', purpose: 'an earlier certification.json to compare the run with (like --baseline)' },
-  { name: 'PIX_FAIL_ON_DRIFT', purpose: '1: a regression since the baseline fails the run (exit 1)', default: '0' },
-  { name: 'PIX_SEED', purpose: 'replays the values an earlier run invented (its run.seed)', default: 'a new seed per run' },
-  { name: 'PIX_MOCK_PORT', purpose: 'port of npm run mock', default: '4010' },
-  { name: 'PIX_SANDBOX_HOST', purpose: 'address of npm run sandbox', default: '127.0.0.1' },
-  { name: 'PIX_SANDBOX_PORT', purpose: 'port of npm run sandbox', default: '4020' },
-  { name: 'PIX_SANDBOX_TLS_CERT_FILE', purpose: 'npm run sandbox serves https with this certificate (PEM)', default: 'plain http' },
-  { name: 'PIX_SANDBOX_TLS_KEY_FILE', purpose: 'and its private key (PEM)' },
-  { name: 'PIX_SANDBOX_CLIENT_CA_FILE', purpose: 'npm run sandbox demands client certificates this CA signed (PEM)' },
-  { name: 'PIX_RECEIVER_HOST', purpose: 'address npm run receiver listens on', default: '127.0.0.1' },
-  { name: 'PIX_RECEIVER_PORT', purpose: 'port of npm run receiver', default: '4030' },
-  { name: 'PIX_RECEIVER_TOKEN', purpose: "npm run receiver's control API token, 32 characters or more (required)" },
-  { name: 'PIX_RECEIVER_DATA_DIR', purpose: 'where npm run receiver persists deliveries', default: './receiver-data' },
-  { name: 'PIX_RECEIVER_TLS_CERT_FILE', purpose: "npm run receiver's own TLS certificate (PEM)" },
-  { name: 'PIX_RECEIVER_TLS_KEY_FILE', purpose: 'and its private key (PEM)' },
-  { name: 'PIX_RECEIVER_CLIENT_CA_FILE', purpose: "CA of the provider's client certificates, recorded per webhook" },
-  { name: 'PIX_RECEIVER_REQUIRE_CLIENT_CERT', purpose: '1: npm run receiver refuses webhooks without such a certificate', default: '0' },
-] as const satisfies readonly VariableSpec[];
-
-export type VariableName = (typeof VARIABLE_ROWS)[number]['name'];
-
-/** Every variable the suite reads; any other PIX_* variable is most likely a typo and stops the run. */
-export const VARIABLE_TABLE: readonly VariableSpec<VariableName>[] = VARIABLE_ROWS;
-export const VARIABLES: readonly VariableName[] = VARIABLE_ROWS.map((v) => v.name);
-
-/** Set by the suite itself for its worker processes; not part of the user's interface. */
-export const INTERNAL_VARIABLES = [
-  'PIX_MOCK_URL',
-  'PIX_RUN_ID',
-  'PIX_WEBHOOK_CONTROL_URL',
-  'PIX_OUTPUT_DIR',
-  'PIX_SECRETS_DIR',
-  'PIX_WEBHOOK_CONTROL_TOKEN',
-] as const;
-
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
 export const DEFAULT_MAX_PAYOUTS = 60;
 export const DEFAULT_AMOUNT = '0.01';
@@ -203,20 +95,6 @@ const MOCK_PAYEE: Payee = {
   name: 'Mock Payee',
 };
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** Reads `.env` when present; variables already in the environment win. */
-export function environmentWithDotEnv(env: Env = process.env, dotEnvPath = resolve('.env')): Env {
-  if (!existsSync(dotEnvPath)) return env;
-  // Editors on Windows save UTF-8 with a byte order mark, which would otherwise become part of the first name.
-  const text = readFileSync(dotEnvPath, 'utf8').replace(/^\uFEFF/, '');
-  return { ...parseEnv(text), ...stripUndefined(env) };
-}
-
-function stripUndefined(env: Env): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
-}
-
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
@@ -226,109 +104,6 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 export function isBase64(value: string): boolean {
   return value.length > 0 && BASE64.test(value);
-}
-
-class Reader {
-  /** Every problem found so far: loadConfig reports them all at once. */
-  readonly problems: ConfigProblem[] = [];
-
-  constructor(private readonly env: Env) {}
-
-  /** Runs one validation; a ConfigError is kept and the fallback stands in, so that reading goes on. */
-  check<T>(validate: () => T, fallback: T): T {
-    try {
-      return validate();
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      this.problems.push(...error.problems);
-      return fallback;
-    }
-  }
-
-  text(name: VariableName): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  }
-
-  flag(name: VariableName): boolean {
-    const value = this.text(name);
-    if (value === undefined || value === '0') return false;
-    if (value !== '1')
-      this.report(name, `is '${value}'`, 'Set it to 1 to enable or 0 (or leave it unset) to disable.');
-    return value === '1';
-  }
-
-  integer(name: VariableName, fallback: number, min: number, max: number): number {
-    const value = this.text(name);
-    if (value === undefined) return fallback;
-    const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-    if (Number.isSafeInteger(parsed) && parsed >= min && parsed <= max) return parsed;
-    this.report(name, `is '${value}'`, `Use a whole number from ${min} to ${max}.`);
-    return fallback;
-  }
-
-  /** The value, or undefined with the problem recorded. */
-  required(name: VariableName, why: string): string | undefined {
-    const value = this.text(name);
-    if (value === undefined) this.report(name, this.absence(name), why);
-    return value;
-  }
-
-  /** How an unset variable is missing: an empty one is often a CI secret that does not exist. */
-  absence(name: VariableName): string {
-    return this.env[name] === undefined ? 'is not set' : 'is empty';
-  }
-
-  report(name: VariableName, problem: string, fix: string): void {
-    this.problems.push(...new ConfigError(name, problem, fix).problems);
-  }
-
-  throwIfAny(): void {
-    const [first, ...rest] = this.problems;
-    if (first !== undefined) throw new ConfigError([first, ...rest]);
-  }
-}
-
-/** The number of single-character edits that turn one name into the other. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
-/** The variable a mistyped name most likely meant, if one is close enough to suggest. */
-export function closestVariable(name: string): VariableName | undefined {
-  const typed = name.toUpperCase();
-  // A few edits, and fewer than a quarter of the distinctive part: PIX_URL suggests nothing.
-  const limit = Math.min(3, Math.ceil(typed.replace(/^PIX_/, '').length / 4));
-  let best: { name: VariableName; distance: number } | undefined;
-  for (const candidate of VARIABLES) {
-    const distance = editDistance(typed, candidate);
-    if (distance <= limit && (best === undefined || distance < best.distance))
-      best = { name: candidate, distance };
-  }
-  return best?.name;
-}
-
-function unknownVariables(env: Env): ConfigProblem[] {
-  const known = new Set<string>([...VARIABLES, ...INTERNAL_VARIABLES]);
-  return Object.keys(env)
-    .filter((name) => name.toUpperCase().startsWith('PIX_') && !known.has(name))
-    .map((name) => {
-      const guess = closestVariable(name);
-      const fix =
-        guess === undefined
-          ? 'Check the spelling: npm run certify -- --help and .env.example list every variable.'
-          : `Did you mean ${guess}?`;
-      return { variable: name, line: `${name}: is not a variable of this suite. ${fix}` };
-    });
 }
 
 /**
@@ -627,4 +402,23 @@ export function loadConfig(rawEnv: Env = environmentWithDotEnv()): Config {
   read.throwIfAny();
   // check() returns its fallback only after recording a problem, which throwIfAny has just thrown.
   return config as Config;
+}
+
+let reading: { readonly config: Config } | { readonly error: unknown } | undefined;
+
+/**
+ * This process's configuration, read once: in the runner, playwright.config.ts, global setup and the
+ * reporter share one reading, and in a worker its config and fixtures do. A configuration that
+ * cannot run throws the same ConfigError each time it is asked for.
+ */
+export function configOfThisProcess(): Config {
+  reading ??= (() => {
+    try {
+      return { config: loadConfig() };
+    } catch (error) {
+      return { error };
+    }
+  })();
+  if ('error' in reading) throw reading.error;
+  return reading.config;
 }

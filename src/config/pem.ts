@@ -4,7 +4,8 @@
  * wrong with it: a key file's contents are a secret.
  */
 import { readFileSync } from 'node:fs';
-import type { ConfigProblem, VariableName } from './config.ts';
+import type { ConfigProblem } from './errors.ts';
+import type { VariableName } from './variables.ts';
 
 /** One problem with one variable; thrown by a file's reader and collected with the others. */
 export class FileProblem extends Error {

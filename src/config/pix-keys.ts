@@ -1,6 +1,6 @@
 /**
  * Pix key and document formats from the central bank's key directory and the federal revenue's
- * rules (see pix-domain.md). Used for the suite's own configuration and examples only: the interface
+ * rules (see docs/pix-domain.md). Used for the suite's own configuration and examples only: the interface
  * document states no format, so nothing here may ever make a provider FAIL.
  */
 

@@ -3,10 +3,11 @@
  * reproduce it. Nothing here sends anything (that is http.ts), so checks and reporters can use it.
  * Everything it renders is redacted before it is cut.
  */
-import type { JsonValue } from '../checks/vocabulary.ts';
 import type { OperationId } from '../spec/spec.ts';
-import { excerpt, isRegisteredSecret, redact, redactHeaders } from '../secrets/redact.ts';
+import { excerpt, redact, redactHeaders } from '../secrets/redact.ts';
 import { boundedJson } from './shape.ts';
+import { isRegisteredSecret } from '../secrets/registry.ts';
+import type { JsonValue } from '../base/json.ts';
 export interface SentRequest {
   readonly method: 'POST';
   readonly url: string;

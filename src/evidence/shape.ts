@@ -5,8 +5,8 @@
  * report shows that it was capped. Secrets are masked before anything is cut, so a cut never leaves
  * part of one in clear.
  */
-import type { JsonValue } from '../checks/vocabulary.ts';
 import { excerpt, redactJson } from '../secrets/redact.ts';
+import type { JsonValue } from '../base/json.ts';
 
 /**
  * Enough for any real response; a token response with 200,000 fields stays a few kilobytes. Width

@@ -5,9 +5,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { ConfigError, environmentWithDotEnv, VARIABLES } from '../config/config.ts';
 import { MIN_TOKEN_LENGTH } from './control.ts';
 import type { ReceiverTls } from './receiver.ts';
+import { ConfigError } from '../config/errors.ts';
+import { environmentWithDotEnv } from '../config/dotenv.ts';
+import { VARIABLES } from '../config/variables.ts';
 
 export interface ServiceSettings {
   readonly host: string;

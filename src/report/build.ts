@@ -32,7 +32,7 @@ import {
   type SuiteError,
   type TestOutcome,
 } from './model.ts';
-import { scrub, scrubJson } from './scrub.ts';
+import { redact, redactJson } from '../secrets/redact.ts';
 
 export interface CertificationInput {
   readonly checks: readonly CheckDefinition[];
@@ -72,7 +72,7 @@ const titleOf = (test: TestOutcome): string => test.titlePath.join(' › ');
  * shortened, so that a cut never leaves part of a secret unmasked.
  */
 function plain(message: string): string {
-  const text = scrub(withoutColours(message));
+  const text = redact(withoutColours(message));
   return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 1)}…` : text;
 }
 
@@ -199,7 +199,7 @@ function exitCodeOf(
 /** Compared as written: the baseline was scrubbed, so this run is too, or a masked value would differ. */
 function changesSince(baseline: Baseline, current: Compared): Changes {
   return {
-    ...compareCertifications(baseline.certification, scrubJson(current)),
+    ...compareCertifications(baseline.certification, redactJson(current)),
     failOnDrift: baseline.failOnDrift,
   };
 }
@@ -292,7 +292,7 @@ export function buildCertification(input: CertificationInput): Certification {
     input.baseline === undefined
       ? undefined
       : changesSince(input.baseline, { verdict, run, checks, observations });
-  return scrubJson<Certification>({
+  return redactJson<Certification>({
     schemaVersion: SCHEMA_VERSION,
     verdict,
     exitCode: exitCodeOf(verdict, metadata, changes),

@@ -3,7 +3,7 @@
  * was observed where the document is silent, and the run itself. Pure, so that certify --baseline
  * (the reporter) and npm run compare say exactly the same thing.
  */
-import type { JsonValue, Verdict } from '../checks/vocabulary.ts';
+import type { Verdict } from '../checks/vocabulary.ts';
 import type {
   Certification,
   CheckChange,
@@ -13,6 +13,7 @@ import type {
   RunChange,
   RunInfo,
 } from './model.ts';
+import type { JsonValue } from '../base/json.ts';
 
 /** The parts of a certification a comparison reads. */
 export type Compared = Pick<Certification, 'verdict' | 'run' | 'checks' | 'observations'>;

@@ -11,7 +11,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LEDGER_FILE } from '../run/ledger.ts';
 import { fingerprintOf, publicPemOf, schemeOf, signBytes, type SigningKey } from '../secrets/signing.ts';
-import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from './files.ts';
+import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from '../run/report-dir.ts';
 import type { ArtifactDigest, Certification, Integrity, SignatureRecord } from './model.ts';
 import { jsonText } from '../base/visible.ts';
 

@@ -3,7 +3,8 @@
  * JSON artifact is this `Certification`, and reporters/certification.schema.json describes it for
  * anyone who reads the file without this code (baselines, dashboards).
  */
-import type { Capability, JsonValue, Level, Observation, Evaluation, Verdict } from '../checks/vocabulary.ts';
+import type { Capability, Level, Observation, Evaluation, Verdict } from '../checks/vocabulary.ts';
+import type { JsonValue } from '../base/json.ts';
 
 /**
  * The run's verdict, decided in this order: FAILED when a check failed; ERROR when the suite itself

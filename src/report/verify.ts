@@ -10,7 +10,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { fingerprintOf, schemeOf, verifyBytes, type SignatureScheme } from '../secrets/signing.ts';
-import { REPORT_FILES, SIGNATURE_FILE } from './files.ts';
+import { REPORT_FILES, SIGNATURE_FILE } from '../run/report-dir.ts';
 import { sha256Of, type SignatureFile } from './integrity.ts';
 import type { ArtifactDigest, Integrity, SignatureRecord } from './model.ts';
 import { checkedCertification, UnreadableCertification } from './read.ts';

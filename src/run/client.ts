@@ -10,7 +10,7 @@ import type { NewWithdrawal, Payouts } from './payouts.ts';
 import { type Headers, paymentHeaders, tokenHeaders, validBody } from '../spec/requests.ts';
 import type { ResponseJudge } from './response-judge.ts';
 import type { WorkerSession } from './session.ts';
-import type { Verifier } from './recorder.ts';
+import type { Recorder } from './recorder.ts';
 import type { WebhookClient } from '../webhook/client.ts';
 
 export interface PixClientParts {
@@ -20,7 +20,7 @@ export interface PixClientParts {
   readonly judge: ResponseJudge;
   readonly session: WorkerSession;
   readonly webhooks: WebhookClient;
-  readonly verify: Verifier;
+  readonly verify: Recorder;
   readonly invent: Inventor;
   /** Playwright's retry number of the test. */
   readonly retry: number;
@@ -44,14 +44,14 @@ export class PixClient {
   }
 
   /** The worker's access token; without one the test cannot run and is SKIPPED with the reason. */
-  async token(checks: Parameters<Verifier['skip']>[0]): Promise<string> {
+  async token(checks: Parameters<Recorder['skip']>[0]): Promise<string> {
     const result = await this.parts.session.token();
     if ('failure' in result)
       this.parts.verify.skip(checks, `no access token: ${result.failure} (see TOKEN-ISSUED and TOKEN-FIELD)`);
     return result.token;
   }
 
-  async paymentHeaders(checks: Parameters<Verifier['skip']>[0]): Promise<Headers> {
+  async paymentHeaders(checks: Parameters<Recorder['skip']>[0]): Promise<Headers> {
     return paymentHeaders(this.config, await this.token(checks));
   }
 

@@ -6,8 +6,8 @@
  */
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { JsonValue } from '../checks/vocabulary.ts';
 import { boundedJson } from '../evidence/shape.ts';
+import type { JsonValue } from '../base/json.ts';
 
 export const LEDGER_FILE = 'ledger.jsonl';
 

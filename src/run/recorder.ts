@@ -9,14 +9,13 @@
  */
 import type { TestInfo } from '@playwright/test';
 import type { Check } from '../checks/check.ts';
-import { verdictOf } from '../checks/check.ts';
+import { verdictOf, verdictWithin } from '../checks/check.ts';
 import {
   EVALUATIONS_ATTACHMENT,
   type Capability,
   OBSERVATIONS_ATTACHMENT,
   type CheckDefinition,
   type Evaluation,
-  type JsonValue,
   type Observation,
   type Verdict,
 } from '../checks/vocabulary.ts';
@@ -25,11 +24,12 @@ import { curlLine, type Exchange } from '../evidence/exchange.ts';
 import { excerpt } from '../secrets/redact.ts';
 import { boundedJson } from '../evidence/shape.ts';
 import type { Target } from './target.ts';
+import type { JsonValue } from '../base/json.ts';
 
 /** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
 const EVIDENCE_CHARS = 2_000;
 
-export class Verifier {
+export class Recorder {
   private readonly evaluations: Evaluation[] = [];
   private readonly observations: Observation[] = [];
 
@@ -42,7 +42,7 @@ export class Verifier {
   check<Input>(check: Check<Input>, input: Input, exchange?: Exchange): Verdict {
     this.assertDeclared(check);
     const violations = check.judge(input);
-    const verdict = verdictOf(violations);
+    const verdict = verdictWithin(check.level, verdictOf(violations));
     this.evaluations.push({
       checkId: check.id,
       verdict,

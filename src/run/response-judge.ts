@@ -7,14 +7,14 @@ import type { Exchange } from '../evidence/exchange.ts';
 import { shapeOf } from '../evidence/shape.ts';
 import type { SpecModel } from '../spec/spec.ts';
 import { isSuccess } from '../base/status.ts';
-import type { Verifier } from './recorder.ts';
+import type { Recorder } from './recorder.ts';
 
 const SHAPE_TOPIC = { createToken: 'token', createWithdraw: 'withdraw' } as const;
 
 export class ResponseJudge {
   constructor(
     private readonly spec: SpecModel,
-    private readonly verify: Verifier,
+    private readonly verify: Recorder,
   ) {}
 
   /** `alsoAllowed`: statuses the test tolerates beyond §7 (406 for a refused Accept). */

@@ -5,7 +5,7 @@ import { PACKAGE_JSON_PATH } from '../base/paths.ts';
 import { selectionOfThisRun } from './selection.ts';
 import { runSeed } from './seed.ts';
 import { loadSpec } from '../spec/spec.ts';
-import { newRunId } from './target.ts';
+import { runIdOfThisRun } from '../base/run-state.ts';
 
 export interface PixRunMetadata {
   /** PIX_ENV_NAME: the environment's label; absent, the reports name it by its base URL. */
@@ -36,11 +36,10 @@ export function suiteVersion(): string {
 
 export function runMetadata(config: Config): PixRunMetadata {
   const spec = loadSpec();
-  // Decided with the configuration, in the main process: global setup keeps it and workers inherit it.
-  process.env.PIX_RUN_ID ??= newRunId();
   return {
     ...(config.environmentName === undefined ? {} : { environmentName: config.environmentName }),
-    runId: process.env.PIX_RUN_ID,
+    // Decided with the configuration, in the runner: global setup keeps it and workers inherit it.
+    runId: runIdOfThisRun(),
     suiteVersion: suiteVersion(),
     specVersion: spec.version,
     specHash: spec.hash,

@@ -2,9 +2,9 @@
  * What the suite runs against: the validated configuration plus what the environment can show.
  * Built once per process from the PIX_* variables and the ones global setup adds for workers.
  */
-import { randomBytes } from 'node:crypto';
+import { requiredRunState } from '../base/run-state.ts';
 import type { Capability } from '../checks/vocabulary.ts';
-import { isLoopbackHost, loadConfig, type Config } from '../config/config.ts';
+import { isLoopbackHost, configOfThisProcess, type Config } from '../config/config.ts';
 
 export interface Target {
   readonly config: Config;
@@ -25,10 +25,6 @@ export const MISSING_REASONS: Readonly<Record<Capability, string>> = {
     'the environment is not on this machine and neither PIX_WEBHOOK_PUBLIC_URL nor PIX_WEBHOOK_RECEIVER_URL is set, so it cannot reach the webhook receiver',
 };
 
-export function newRunId(): string {
-  return `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-}
-
 function capabilities(config: Config): ReadonlySet<Capability> {
   const live = config.mode === 'live';
   const reachable =
@@ -43,24 +39,15 @@ function capabilities(config: Config): ReadonlySet<Capability> {
   ]);
 }
 
-function internal(name: string): string {
-  const value = process.env[name];
-  if (value === undefined)
-    throw new Error(
-      `${name} is not set: run the suite with npm run certify (or npx playwright test), whose global setup sets it.`,
-    );
-  return value;
-}
-
 export function loadTarget(): Target {
-  const config = loadConfig();
+  const config = configOfThisProcess();
   const has = capabilities(config);
   return {
     config,
-    baseUrl: config.baseUrl ?? internal('PIX_MOCK_URL'),
-    runId: internal('PIX_RUN_ID'),
-    webhookControlUrl: internal('PIX_WEBHOOK_CONTROL_URL'),
-    webhookControlToken: internal('PIX_WEBHOOK_CONTROL_TOKEN'),
+    baseUrl: config.baseUrl ?? requiredRunState('mockUrl'),
+    runId: requiredRunState('runId'),
+    webhookControlUrl: requiredRunState('webhookControlUrl'),
+    webhookControlToken: requiredRunState('webhookControlToken'),
     missing: (capability) => (has.has(capability) ? undefined : MISSING_REASONS[capability]),
   };
 }

@@ -4,9 +4,8 @@
  * refresh and id tokens, a token served as text/plain (`access_token=…`) or as the bare body. The
  * HTTP layer hands every response here before anyone can print it.
  */
-import type { JsonValue } from '../checks/vocabulary.ts';
-import { readPath } from '../base/json.ts';
-import { registerSecret } from './redact.ts';
+import { readPath, type JsonValue } from '../base/json.ts';
+import { registerSecret } from './registry.ts';
 
 /** access_token, refreshToken, id_token, token, client_secret, password…; not token_type or expires_in. */
 const TOKEN_LIKE = /(?:token|secret|password|jwt|assertion)$/;

@@ -1,5 +1,5 @@
 /**
- * The key that signs the certification (PIX_SIGNING_KEY_FILE) and the signature schemes the suite
+ * The signature schemes the suite
  * signs and verifies with: Ed25519, ECDSA on P-256, P-384 or P-521 (DER signatures, as OpenSSL
  * writes them) and RSA of 2048 bits or more (PKCS#1 v1.5 with SHA-256). The scheme follows from the
  * key alone, so a signature file cannot talk a verifier into a weaker one.
@@ -8,11 +8,7 @@
  * would sit in the same store. A key is known by its fingerprint, the SHA-256 of its public key's
  * SubjectPublicKeyInfo (DER), which the signer computes from the public key they keep.
  */
-import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import type { VariableName } from '../config/config.ts';
-import { ENCRYPTED_KEY, fileProblem, pemBlocks, readNamedFile } from '../config/pem.ts';
-
-export const SIGNING_KEY_VARIABLE = 'PIX_SIGNING_KEY_FILE' satisfies VariableName;
+import { createHash, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 
 export interface SigningKey {
   /** The file as given, for messages; the report shows neither it nor the key. */
@@ -36,7 +32,7 @@ const CURVES: Readonly<Record<string, SignatureScheme>> = {
 
 const MIN_RSA_BITS = 2048;
 
-const SUPPORTED = `an Ed25519, ECDSA (P-256, P-384 or P-521) or RSA (${MIN_RSA_BITS} bits or more) key`;
+export const SUPPORTED = `an Ed25519, ECDSA (P-256, P-384 or P-521) or RSA (${MIN_RSA_BITS} bits or more) key`;
 
 /** The scheme a key (private or public) signs with, or what kind of key it is when the suite refuses it. */
 export function schemeOf(key: KeyObject): SignatureScheme | { readonly refused: string } {
@@ -85,31 +81,3 @@ export function verifyBytes(
 ): boolean {
   return verify(scheme.digest, data, { key: publicKey, dsaEncoding: 'der' }, signature);
 }
-
-const WHAT = `the PEM private key that signs the certification (${SUPPORTED.slice(3)})`;
-
-/**
- * Reads and checks PIX_SIGNING_KEY_FILE before anything is sent: a missing or unreadable file, a
- * public key or certificate where the private key belongs, an encrypted key, one that does not parse,
- * a kind of key the suite does not sign with. Throws a FileProblem naming the variable and the path.
- */
-export function readSigningKey(path: string): SigningKey {
-  const text = readNamedFile(SIGNING_KEY_VARIABLE, path, WHAT).toString('utf8');
-  const [pem] = pemBlocks(text, /PRIVATE KEY$/);
-  if (pem === undefined)
-    throw pemBlocks(text, /PUBLIC KEY$|^CERTIFICATE$/).length > 0
-      ? fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds a public key or a certificate, not the private key`, 'Give the private key; the signer keeps the public one to verify with (npm run verify -- <report dir> --public-key <file>).')
-      : fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds no PEM private key`, `Give ${WHAT}: -----BEGIN PRIVATE KEY----- or its EC or RSA form.`);
-  if (ENCRYPTED_KEY.test(pem))
-    throw fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds an encrypted key`, 'The suite signs with an unencrypted key: have CI write it from the secret store at run time, into a file only the job can read (openssl pkey -in encrypted.pem -out signing.pem decrypts one).');
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(pem);
-  } catch {
-    throw fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds a private key that cannot be read`, `Give ${WHAT}, unmodified.`);
-  }
-  const scheme = schemeOf(key);
-  if ('refused' in scheme)
-    throw fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds ${scheme.refused}`, `Give ${SUPPORTED}, e.g. one made by openssl genpkey -algorithm ed25519 -out signing.pem.`);
-  return { path, pem };
-} // prettier-ignore

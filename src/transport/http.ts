@@ -15,10 +15,9 @@ import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { parseJson, type Exchange, type SentRequest } from '../evidence/exchange.ts';
 import { harvestTokens } from '../secrets/harvest.ts';
-import type { TlsSettings } from '../preflight/preflight.ts';
 import { redact } from '../secrets/redact.ts';
 import type { OperationId } from '../spec/spec.ts';
-import { secureContextOf } from './tls.ts';
+import { secureContextOf, type TlsSettings } from './tls.ts';
 
 export interface HttpClientOptions {
   /** Bytes of a response body, counted after decompression, past which the exchange is a transport error. */

@@ -6,12 +6,12 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { readBody } from '../transport/http.ts';
-import type { TlsSettings } from '../preflight/preflight.ts';
-import { registerSecret, redactHeaders, redactJson } from '../secrets/redact.ts';
-import { secureContextOf } from '../transport/tls.ts';
+import { redactHeaders, redactJson } from '../secrets/redact.ts';
+import { secureContextOf, type TlsSettings } from '../transport/tls.ts';
 import { CONTROL_MARKER } from '../receiver/control.ts';
 import { isDelivered, type Delivery, type StrayReport } from '../evidence/delivery.ts';
 import type { AddressReport } from '../receiver/store.ts';
+import { registerSecret } from '../secrets/registry.ts';
 
 export interface WebhookAddress {
   /** '/' and 32 hex characters: 128 random bits, so no one posts to it by guessing. */

@@ -1,8 +1,9 @@
 /** What the environment's webhooks look like where §6 shows nothing: recorded, never judged. */
-import type { JsonValue, Observation } from '../checks/vocabulary.ts';
+import type { Observation } from '../checks/vocabulary.ts';
 import { parseJson } from '../evidence/exchange.ts';
 import { shapeOf } from '../evidence/shape.ts';
 import { describeAttempt, type ClientCertificate, type Delivery } from '../evidence/delivery.ts';
+import type { JsonValue } from '../base/json.ts';
 
 /** Header names that usually carry a signature (Standard Webhooks' webhook-signature, x-signature, …). */
 const SIGNATURE_HEADER = /signature|^webhook-(id|timestamp)$|hmac/i;

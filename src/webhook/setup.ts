@@ -4,12 +4,12 @@
  * Either way the run is opened, used and closed through the same control API.
  */
 import { randomBytes } from 'node:crypto';
-import { ConfigError, isLoopbackHost, type Config } from '../config/config.ts';
-import type { TlsSettings } from '../preflight/preflight.ts';
-import { registerSecret } from '../secrets/redact.ts';
-import { receiverTls } from '../transport/tls.ts';
+import { isLoopbackHost, type Config } from '../config/config.ts';
+import { receiverTls, type TlsSettings } from '../transport/tls.ts';
 import { ControlAnswer, ReceiverConnection } from './client.ts';
 import { MIN_TOKEN_LENGTH } from '../receiver/control.ts';
+import { ConfigError } from '../config/errors.ts';
+import { registerSecret } from '../secrets/registry.ts';
 
 export interface RemoteReceiver {
   readonly url: string;

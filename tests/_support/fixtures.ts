@@ -17,15 +17,15 @@ import { waitUntilAnswering } from '../../src/run/mock/prism.ts';
 import { Operations } from '../../src/transport/operations.ts';
 import { Payouts } from '../../src/run/payouts.ts';
 import { PixClient } from '../../src/run/client.ts';
-import { registerConfigSecrets } from '../../src/secrets/redact.ts';
 import { ResponseJudge } from '../../src/run/response-judge.ts';
 import { runSeed } from '../../src/run/seed.ts';
 import { workerSession, type WorkerSession } from '../../src/run/session.ts';
 import { loadSpec, type SpecModel } from '../../src/spec/spec.ts';
 import { loadTarget, type Target } from '../../src/run/target.ts';
 import { apiTls, receiverTls } from '../../src/transport/tls.ts';
-import { Verifier } from '../../src/run/recorder.ts';
+import { Recorder } from '../../src/run/recorder.ts';
 import { WebhookClient } from '../../src/webhook/client.ts';
+import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
 
 interface WorkerFixtures {
   target: Target;
@@ -35,13 +35,13 @@ interface WorkerFixtures {
   operations: Operations;
   payouts: Payouts;
   session: WorkerSession;
-  httpContext: HttpClient;
+  http: HttpClient;
 }
 
 interface TestFixtures {
   /** The test's stream of invented values, from the run's seed. */
   invent: Inventor;
-  verify: Verifier;
+  verify: Recorder;
   pix: PixClient;
 }
 
@@ -74,7 +74,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       ),
     { scope: 'worker' },
   ],
-  httpContext: [
+  http: [
     async ({ target }, use) => {
       // Sends exactly what a case gives it, once, and reads at most PIX_MAX_RESPONSE_BYTES (http.ts).
       const client = new HttpClient({
@@ -88,9 +88,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   operations: [
-    async ({ target, httpContext }, use) =>
+    async ({ target, http }, use) =>
       use(
-        new Operations(httpContext, {
+        new Operations(http, {
           baseUrl: target.baseUrl,
           timeoutMs: target.config.requestTimeoutMs,
           tokenField: target.config.tokenField,
@@ -117,7 +117,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(Inventor.forTest(runSeed(target.config), testInfo.titlePath));
   },
   verify: async ({ target }, use, testInfo) => {
-    const verifier = new Verifier(target, testInfo);
+    const verifier = new Recorder(target, testInfo);
     await use(verifier);
     await verifier.flush();
   },

@@ -9,14 +9,15 @@ import {
 } from '../../src/checks/accept.ts';
 import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
 import { tokenInField, tokenIssued, tokenLifetime } from '../../src/checks/token.ts';
-import { judging, titleOf } from '../../src/checks/declare.ts';
+import { judging } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
+import { headerCaseTests } from '../_support/header-cases.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
-import type { Verifier } from '../../src/run/recorder.ts';
+import type { Recorder } from '../../src/run/recorder.ts';
 
 /** A lifetime can only be judged on a token that was issued. */
-function verifyLifetime(verify: Verifier, exchange: Exchange): void {
+function verifyLifetime(verify: Recorder, exchange: Exchange): void {
   if (exchange.response.status === 200) verify.check(tokenLifetime, exchange, exchange);
   else
     verify.skipSome([tokenLifetime], `no token was issued (${exchange.response.status}); see TOKEN-ISSUED`);
@@ -33,34 +34,20 @@ test(
   },
 );
 
-for (const testCase of credentialCases(loadSpec(), 'createToken')) {
-  const { check } = testCase;
+headerCaseTests({
+  cases: credentialCases(loadSpec(), 'createToken'),
+  tags: ['@negative', '@auth'],
+  topic: 'refusal.status',
+  note: REFUSAL_NOTE,
+  send: (pix, testCase, invent) =>
+    pix.requestToken(applyCredentialCase(pix.tokenHeaders(), testCase, undefined, invent)),
+});
 
-  test(
-    titleOf(check.title, check.clause),
-    judging({ checks: [check], tags: ['@negative', '@auth'] }),
-    async ({ pix, verify, invent }) => {
-      verify.requires([check]);
-      const headers = applyCredentialCase(pix.tokenHeaders(), testCase, undefined, invent);
-      const exchange = await pix.requestToken(headers);
-      verify.check(check, exchange, exchange);
-      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status, REFUSAL_NOTE);
-    },
-  );
-}
-
-for (const testCase of plainHeaderCases(loadSpec(), 'createToken')) {
-  const { check } = testCase;
-
-  test(
-    titleOf(check.title, check.clause),
-    judging({ checks: [check], tags: ['@negative', '@auth'] }),
-    async ({ pix, verify }) => {
-      const exchange = await pix.requestToken(applyPlainHeaderCase(pix.tokenHeaders(), testCase), [
-        NOT_ACCEPTABLE,
-      ]);
-      verify.check(check, exchange, exchange);
-      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status, ACCEPT_NOTE);
-    },
-  );
-}
+headerCaseTests({
+  cases: plainHeaderCases(loadSpec(), 'createToken'),
+  tags: ['@negative', '@auth'],
+  topic: 'accept',
+  note: ACCEPT_NOTE,
+  send: (pix, testCase) =>
+    pix.requestToken(applyPlainHeaderCase(pix.tokenHeaders(), testCase), [NOT_ACCEPTABLE]),
+});

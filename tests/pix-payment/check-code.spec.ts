@@ -13,7 +13,7 @@ import {
 import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import type { PixClient } from '../../src/run/client.ts';
-import type { Verifier } from '../../src/run/recorder.ts';
+import type { Recorder } from '../../src/run/recorder.ts';
 
 /** The checks whose needs gate a case: its own, or for the default the one that needs the same. */
 const gateOf = (testCase: DuplicateCase) => testCase.check ?? duplicateRefusedWhenChecked;
@@ -21,7 +21,7 @@ const gateOf = (testCase: DuplicateCase) => testCase.check ?? duplicateRefusedWh
 /** Sends a withdrawal and then a second one with the same code; check_code undefined leaves the field out. */
 async function sendDuplicate(
   pix: PixClient,
-  verify: Verifier,
+  verify: Recorder,
   testCase: DuplicateCase,
 ): Promise<DuplicatePair> {
   const gate = gateOf(testCase);
@@ -48,7 +48,7 @@ async function sendDuplicate(
 }
 
 /** Judges the pair with the case's check, or records the default the document does not show. */
-function verifyPair(verify: Verifier, testCase: DuplicateCase, pair: DuplicatePair): void {
+function verifyPair(verify: Recorder, testCase: DuplicateCase, pair: DuplicatePair): void {
   if (testCase.check === undefined) {
     verify.observe(
       'check_code.default',

@@ -9,39 +9,28 @@ import {
   plainHeaderCases,
 } from '../../src/checks/accept.ts';
 import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
-import { judging, titleOf } from '../../src/checks/declare.ts';
-import { test } from '../_support/fixtures.ts';
+import { headerCaseTests } from '../_support/header-cases.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 
-for (const testCase of credentialCases(loadSpec(), 'createWithdraw')) {
-  const { check } = testCase;
+headerCaseTests({
+  cases: credentialCases(loadSpec(), 'createWithdraw'),
+  tags: ['@negative', '@auth', '@payout', '@mutating'],
+  topic: 'refusal.status',
+  note: REFUSAL_NOTE,
+  send: async (pix, testCase, invent) => {
+    const token = await pix.token([testCase.check]);
+    const headers = applyCredentialCase(await pix.paymentHeaders([testCase.check]), testCase, token, invent);
+    return (await pix.withdrawNew(testCase.check.id, headers)).exchange;
+  },
+});
 
-  test(
-    titleOf(check.title, check.clause),
-    judging({ checks: [check], tags: ['@negative', '@auth', '@payout', '@mutating'] }),
-    async ({ pix, verify, invent }) => {
-      verify.requires([check]);
-      const token = await pix.token([check]);
-      const headers = applyCredentialCase(await pix.paymentHeaders([check]), testCase, token, invent);
-      const { exchange } = await pix.withdrawNew(check.id, headers);
-      verify.check(check, exchange, exchange);
-      verify.observe(`refusal.status.${check.id}`, check.clause, exchange.response.status, REFUSAL_NOTE);
-    },
-  );
-}
-
-for (const testCase of plainHeaderCases(loadSpec(), 'createWithdraw')) {
-  const { check } = testCase;
-
-  test(
-    titleOf(check.title, check.clause),
-    judging({ checks: [check], tags: ['@negative', '@payout', '@mutating'] }),
-    async ({ pix, verify }) => {
-      verify.requires([check]);
-      const headers = applyPlainHeaderCase(await pix.paymentHeaders([check]), testCase);
-      const { exchange } = await pix.withdrawNew(check.id, headers, [NOT_ACCEPTABLE]);
-      verify.check(check, exchange, exchange);
-      verify.observe(`accept.${check.id}`, check.clause, exchange.response.status, ACCEPT_NOTE);
-    },
-  );
-}
+headerCaseTests({
+  cases: plainHeaderCases(loadSpec(), 'createWithdraw'),
+  tags: ['@negative', '@payout', '@mutating'],
+  topic: 'accept',
+  note: ACCEPT_NOTE,
+  send: async (pix, testCase) => {
+    const headers = applyPlainHeaderCase(await pix.paymentHeaders([testCase.check]), testCase);
+    return (await pix.withdrawNew(testCase.check.id, headers, [NOT_ACCEPTABLE])).exchange;
+  },
+});

@@ -21,7 +21,7 @@ import type { NewWithdrawal } from '../../src/run/payouts.ts';
 import type { PixClient } from '../../src/run/client.ts';
 import { type Headers, withoutHeader } from '../../src/spec/requests.ts';
 import { isClientError } from '../../src/base/status.ts';
-import type { Verifier } from '../../src/run/recorder.ts';
+import type { Recorder } from '../../src/run/recorder.ts';
 import type { WebhookClient } from '../../src/webhook/client.ts';
 import { webhookObservations } from '../../src/webhook/observations.ts';
 
@@ -40,7 +40,7 @@ interface Sent {
 }
 
 /** Judges what arrived for the accepted withdrawal; content checks need a delivery to look at. */
-function verifyDeliveries(verify: Verifier, input: WebhookInput): void {
+function verifyDeliveries(verify: Recorder, input: WebhookInput): void {
   verify.check(webhookDelivered, input, input.withdrawal);
   if (input.deliveries.length === 0) {
     verify.skipSome(
@@ -54,7 +54,7 @@ function verifyDeliveries(verify: Verifier, input: WebhookInput): void {
 
 /** A withdrawal without client_secret must be refused first; only then is a webhook for it wrong. */
 async function verifyNoWebhookForRefused(
-  verify: Verifier,
+  verify: Recorder,
   webhooks: WebhookClient,
   refused: NewWithdrawal,
   exchange: Exchange,
@@ -73,7 +73,7 @@ async function verifyNoWebhookForRefused(
 }
 
 /** A withdrawal whose address is under postbackurl, not PostBackUrl; sent only when the check can run. */
-async function sendWrongCase(pix: PixClient, verify: Verifier, headers: Headers): Promise<Sent | undefined> {
+async function sendWrongCase(pix: PixClient, verify: Recorder, headers: Headers): Promise<Sent | undefined> {
   const [check] = verify.runnable([callbackFieldCaseSensitive]);
   if (check === undefined) return undefined;
   const withdrawal = await pix.newWithdrawal();
@@ -84,7 +84,7 @@ async function sendWrongCase(pix: PixClient, verify: Verifier, headers: Headers)
 /** Whatever the provider answered, a webhook to the wrongly cased address reads a field §2.1 does not name. */
 async function verifyCallbackFieldCase(
   webhooks: WebhookClient,
-  verify: Verifier,
+  verify: Recorder,
   sent: Sent | undefined,
 ): Promise<void> {
   if (sent === undefined) return;
@@ -92,7 +92,7 @@ async function verifyCallbackFieldCase(
   verify.check(callbackFieldCaseSensitive, { deliveries }, sent.exchange);
 }
 
-async function sendAccepted(pix: PixClient, verify: Verifier, headers: Headers): Promise<Sent> {
+async function sendAccepted(pix: PixClient, verify: Recorder, headers: Headers): Promise<Sent> {
   const { withdrawal, exchange } = await pix.withdrawNew(webhookDelivered.id, headers);
   if (exchange.response.status !== 200) {
     verify.skip(

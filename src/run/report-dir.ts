@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { LEDGER_FILE } from '../run/ledger.ts';
+import { LEDGER_FILE } from './ledger.ts';
 
 /** The reports every run writes, by kind. */
 export const REPORT_FILES = {

@@ -1,0 +1,26 @@
+/**
+ * What --help says of each command of pix-certify. Kept apart from the loaders (commands.ts) so that
+ * the help text never imports the commands it describes.
+ */
+export const COMMAND_HELP = {
+  certify: { usage: 'certify', purpose: 'the certification (the default)' },
+  compare: { usage: 'compare <old.json> <new.json>', purpose: 'what changed between two certifications' },
+  sandbox: {
+    usage: 'sandbox',
+    purpose: 'the reference provider with its readings and faults, on this machine',
+  },
+  mock: { usage: 'mock', purpose: 'the embedded mock on its own (PIX_MOCK_PORT)' },
+  receiver: {
+    usage: 'receiver',
+    purpose: 'the webhook receiver as a long-lived service (PIX_RECEIVER_* variables)',
+  },
+  verify: {
+    usage: 'verify <report dir>',
+    purpose: "checks a report's hashes and signature: 0 valid, 1 changed or badly signed, 2 unreadable",
+  },
+} as const satisfies Record<string, { usage: string; purpose: string }>;
+
+export type Command = keyof typeof COMMAND_HELP;
+
+/** Commands that are another command with an option. */
+export const ALIASES: Readonly<Record<string, readonly [Command, string]>> = { list: ['certify', '--list'] };
