@@ -171,11 +171,11 @@ describe("the suite's receiver variables", () => {
       PIX_WEBHOOK_CONTROL_URL: 'http://127.0.0.1:1',
       PIX_WEBHOOK_CONTROL_TOKEN: TOKEN,
     };
-    // loadTarget reads this process's environment, as a worker does.
+    // loadTarget reads the run state from this process's environment, as a worker does.
     const missing = (env: Record<string, string>): string | undefined => {
       Object.assign(process.env, env);
       try {
-        return loadTarget().missing('webhook');
+        return loadTarget(loadConfig()).missing('webhook');
       } finally {
         for (const name of Object.keys(env)) Reflect.deleteProperty(process.env, name);
       }

@@ -39,8 +39,7 @@ function capabilities(config: Config): ReadonlySet<Capability> {
   ]);
 }
 
-export function loadTarget(): Target {
-  const config = configOfThisProcess();
+export function loadTarget(config: Config = configOfThisProcess()): Target {
   const has = capabilities(config);
   return {
     config,
