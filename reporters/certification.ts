@@ -51,6 +51,8 @@ import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
 import { tellRunOutcome } from '../src/base/run-state.ts';
+import { readWithdrawalSummary } from '../src/report/withdrawals.ts';
+import { LEDGER_FILE } from '../src/run/ledger.ts';
 
 export { buildCertification, type CertificationInput } from '../src/report/build.ts';
 export type { Certification, TestOutcome } from '../src/report/model.ts';
@@ -239,6 +241,7 @@ export default class CertificationReporter implements Reporter {
     const baseline = baselineFromEnvironment(this.suiteErrors);
     if (this.signingProblem !== undefined)
       this.suiteErrors.push({ test: null, message: this.signingProblem });
+    const withdrawals = readWithdrawalSummary(dir, this.metadata.runId, shown(join(dir, LEDGER_FILE)));
     const report = buildCertification({
       checks: this.override?.checks ?? catalogue(),
       clauses: this.override?.clauses ?? documentClauses(),
@@ -248,6 +251,7 @@ export default class CertificationReporter implements Reporter {
       startTime: result.startTime,
       durationMs: result.duration,
       ...(baseline === undefined ? {} : { baseline }),
+      ...(withdrawals === undefined ? {} : { withdrawals }),
     });
     const files = {
       html: join(dir, REPORT_FILES.html),

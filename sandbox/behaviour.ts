@@ -69,4 +69,14 @@ export interface Behaviour {
   readonly webhookTarget: 'exact' | 'origin-webhook';
   readonly webhookCopies: 0 | 1 | 2;
   readonly webhookOnRefused: boolean;
+  /** How an issued token looks: 64 hex characters, one with a line break inside, or one of 30 KB. */
+  readonly tokenForm: 'hex' | 'line-break' | 'huge';
+  /** 'gateway-timeout' takes an accepted withdrawal (and pays it: its webhook goes out) but answers 504. */
+  readonly acceptedAnswer: 'as-decided' | 'gateway-timeout';
+  /** The id a withdrawal is given: a fresh one, or the word "status" (which any status field contains). */
+  readonly withdrawalId: 'fresh' | 'status';
+  /** Bytes of padding in the webhook payload, a valid JSON array of entries; 0 sends none. */
+  readonly webhookPaddingBytes: number;
+  /** Requests beyond `perSecond` in one second are answered 429 with Retry-After; undefined limits nothing. */
+  readonly rateLimit: { readonly perSecond: number; readonly retryAfterSeconds: number } | undefined;
 }

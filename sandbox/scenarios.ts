@@ -78,6 +78,11 @@ const REFERENCE: Behaviour = {
   webhookTarget: 'exact',
   webhookCopies: 1,
   webhookOnRefused: false,
+  tokenForm: 'hex',
+  acceptedAnswer: 'as-decided',
+  withdrawalId: 'fresh',
+  webhookPaddingBytes: 0,
+  rateLimit: undefined,
 };
 
 /** Also conforming: the silent parts read the other way a real provider might. */
@@ -149,6 +154,22 @@ const FAULTS: readonly FaultScenario[] = [
     description: 'issues tokens that expire after 3600 s (expires_in: 3600), before the 7200 s renewal',
     trips: ['TOKEN-LIFETIME-COVERS-RENEWAL'],
     breaks: { tokenLifetimeSeconds: 3600 },
+  }),
+  fault({
+    name: 'token-line-break',
+    clause: '§5.2',
+    level: 'FAILED',
+    description: 'issues tokens with a line break inside, which no HTTP header can carry',
+    trips: ['TOKEN-USABLE'],
+    breaks: { tokenForm: 'line-break' },
+  }),
+  fault({
+    name: 'token-huge',
+    clause: '§5.2 (not shown)',
+    level: 'WARNING',
+    description: 'issues tokens of 30 KB, more than many servers take in a header',
+    trips: ['TOKEN-SIZE'],
+    breaks: { tokenForm: 'huge' },
   }),
   fault({
     name: 'token-ignores-client-id',
@@ -453,8 +474,35 @@ export const SCENARIOS: readonly Scenario[] = [
   ...FAULTS,
 ];
 
+/**
+ * What real environments do to a whole run, not to one rule: each conforms to the document, so none
+ * is a fault of the matrix; selftest/run-truth.test.ts holds the suite to the story it must tell
+ * (complete and no FAILED, a ledger that says what was paid, a finding where the document is broken).
+ */
+export interface RunScenario extends ScenarioBase {
+  readonly kind: 'run';
+}
+
+function run(name: string, description: string, changes: Partial<Behaviour>): RunScenario {
+  return { kind: 'run', name, description, suiteEnv: {}, behaviour: { ...REFERENCE, ...changes } };
+}
+
+export const RUN_SCENARIOS: readonly RunScenario[] = [
+  run('rate-limited', 'answers 429 with Retry-After: 1 past 4 requests a second', {
+    rateLimit: { perSecond: 4, retryAfterSeconds: 1 },
+  }),
+  run('paid-behind-504', 'pays accepted withdrawals (PAID webhook) but answers them 504', {
+    acceptedAnswer: 'gateway-timeout',
+  }),
+  run('webhook-large', 'pays with a valid JSON webhook of about 728 KB', { webhookPaddingBytes: 728 * 1024 }),
+  run('id-status', 'gives withdrawals the id "status" and names none in the webhook {"status":"PAID"}', {
+    withdrawalId: 'status',
+    webhookPayload: 'anonymous',
+  }),
+];
+
 export const DEFAULT_SCENARIO = 'reference';
 
-export function findScenario(name: string): Scenario | undefined {
-  return SCENARIOS.find((scenario) => scenario.name === name);
+export function findScenario(name: string): Scenario | RunScenario | undefined {
+  return [...SCENARIOS, ...RUN_SCENARIOS].find((scenario) => scenario.name === name);
 }

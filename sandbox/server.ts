@@ -135,10 +135,11 @@ function urlOf(scheme: 'http' | 'https', { address, family, port }: AddressInfo)
 }
 
 function serverFor(tls: SandboxTls | undefined, listener: RequestListener) {
-  if (tls === undefined) return createServer(listener);
+  // Headers up to 64 KB: a provider that issues 30 KB tokens takes them back (token-huge).
+  if (tls === undefined) return createServer({ maxHeaderSize: 64 * 1024 }, listener);
   const { cert, key, clientCa } = tls;
   const mutual = clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: true };
-  return createHttpsServer({ cert, key, ...mutual }, listener);
+  return createHttpsServer({ cert, key, ...mutual, maxHeaderSize: 64 * 1024 }, listener);
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -180,6 +181,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
     if (request.method !== 'POST') {
       return reply(refuse(405, 'method_not_allowed', `${route.path} only answers POST.`, { allow: 'POST' }));
+    }
+    const limit = behaviour.rateLimit;
+    if (limit !== undefined && stateOf(scenario.name).rate.exceeds(limit.perSecond)) {
+      return reply(
+        refuse(429, 'too_many_requests', `At most ${limit.perSecond} requests a second.`, {
+          'retry-after': String(limit.retryAfterSeconds),
+        }),
+      );
     }
     if (operation === createWithdraw) stateOf(scenario.name).withdrawalsReceived++;
     const body = await readBody(request);

@@ -15,8 +15,8 @@ interface IssuedToken {
 export class TokenStore {
   private readonly tokens = new Map<string, IssuedToken>();
 
-  issue(lifetimeSeconds: number, now = Date.now()): string {
-    const token = randomBytes(32).toString('hex');
+  issue(lifetimeSeconds: number, form: TokenForm = 'hex', now = Date.now()): string {
+    const token = tokenOf(form);
     this.tokens.set(token, { expiresAt: now + lifetimeSeconds * 1000, spent: false });
     return token;
   }
@@ -34,14 +34,40 @@ export class TokenStore {
   }
 }
 
+export type TokenForm = 'hex' | 'line-break' | 'huge';
+
+function tokenOf(form: TokenForm): string {
+  const hex = randomBytes(32).toString('hex');
+  if (form === 'line-break') return `${hex.slice(0, 32)}\r\n${hex.slice(32)}`;
+  return form === 'huge' ? randomBytes(22_500).toString('base64url') : hex;
+}
+
+/** Requests answered in the current second, for a scenario that rate-limits. */
+export class RateWindow {
+  private second = 0;
+  private count = 0;
+
+  /** Counts one request; true when it is past `perSecond` in its second. */
+  exceeds(perSecond: number, now = Date.now()): boolean {
+    const second = Math.floor(now / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.count = 0;
+    }
+    this.count += 1;
+    return this.count > perSecond;
+  }
+}
+
 export interface ScenarioState {
   readonly tokens: TokenStore;
   /** Codes of accepted withdrawals. The sandbox has one client, so per scenario is per client. */
   readonly usedCodes: Set<string>;
   /** Every POST /pix/payment that arrived, answered or not: what a run really sent. */
   withdrawalsReceived: number;
+  readonly rate: RateWindow;
 }
 
 export function newScenarioState(): ScenarioState {
-  return { tokens: new TokenStore(), usedCodes: new Set(), withdrawalsReceived: 0 };
+  return { tokens: new TokenStore(), usedCodes: new Set(), withdrawalsReceived: 0, rate: new RateWindow() };
 }

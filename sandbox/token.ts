@@ -28,7 +28,7 @@ export function createToken(request: SandboxRequest, behaviour: Behaviour, state
     return refuse(401, 'unauthorized', 'The token request was not accepted.');
   }
   const lifetime = behaviour.tokenLifetimeSeconds;
-  return tokenReply(behaviour.tokenReply, state.tokens.issue(lifetime), lifetime);
+  return tokenReply(behaviour.tokenReply, state.tokens.issue(lifetime, behaviour.tokenForm), lifetime);
 }
 
 function tokenReply(

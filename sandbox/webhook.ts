@@ -47,12 +47,19 @@ function endToEndId(invented: Invented, now = new Date()): string {
   return `E${SANDBOX_ISPB}${minute}${invented.endToEndTail()}`;
 }
 
+/** A valid JSON array of about `bytes` bytes: the history a verbose provider attaches to a webhook. */
+function padding(bytes: number): { history?: { seq: number; note: string }[] } {
+  if (bytes <= 0) return {};
+  const note = 'x'.repeat(100);
+  return { history: Array.from({ length: Math.ceil(bytes / 125) }, (_, seq) => ({ seq, note })) };
+}
+
 function payloadOf(
   notice: WebhookNotice,
-  shape: Behaviour['webhookPayload'],
+  behaviour: Behaviour,
   invented: Invented,
 ): { contentType: string; body: string } {
-  switch (shape) {
+  switch (behaviour.webhookPayload) {
     case 'reference':
       return {
         contentType: 'application/json',
@@ -63,6 +70,7 @@ function payloadOf(
           status: 'PAID',
           amount: notice.amount,
           end_to_end_id: endToEndId(invented),
+          ...padding(behaviour.webhookPaddingBytes),
         }),
       };
     case 'lenient':
@@ -97,7 +105,7 @@ interface Delivery {
 }
 
 function deliveryOf(notice: WebhookNotice, url: URL, behaviour: Behaviour, invented: Invented): Delivery {
-  const payload = payloadOf(notice, behaviour.webhookPayload, invented);
+  const payload = payloadOf(notice, behaviour, invented);
   const body = behaviour.webhookMethod === 'GET' ? null : payload.body;
   return {
     target: behaviour.webhookTarget === 'exact' ? url.href : `${url.origin}/webhook`,

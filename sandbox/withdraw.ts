@@ -29,7 +29,8 @@ export function createWithdraw(
   if (refusal !== undefined) return refused(refusal, request, behaviour, invented);
   const checked = checkBody(request.body, behaviour, state);
   if ('refusal' in checked) return refused(checked.refusal, request, behaviour, invented);
-  return accept(checked.body, behaviour, state, invented.withdrawalId());
+  const id = behaviour.withdrawalId === 'status' ? 'status' : invented.withdrawalId();
+  return accept(checked.body, behaviour, state, id);
 }
 
 function authenticate(request: SandboxRequest, behaviour: Behaviour, tokens: TokenStore): Reply | undefined {
@@ -165,7 +166,10 @@ function isDuplicate(body: WithdrawBody, behaviour: Behaviour, usedCodes: Readon
 function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, id: string): Outcome {
   const code = typeof body.code === 'string' ? body.code : null;
   if (code !== null) state.usedCodes.add(code);
-  const reply = acceptedReply(behaviour, id, code);
+  const reply =
+    behaviour.acceptedAnswer === 'gateway-timeout'
+      ? refuse(504, 'gateway_timeout', 'The upstream did not answer in time.')
+      : acceptedReply(behaviour, id, code);
   return typeof body.PostBackUrl === 'string'
     ? { reply, notice: { url: body.PostBackUrl, id, code, amount: body.amount } }
     : { reply };

@@ -9,6 +9,8 @@ import { loadConfig } from '../src/config/config.ts';
 import { isValidCnpj, isValidCpf, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
 import { certificateAuthority, encryptedKey, pkcs12 } from './support/certificates.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
+
+const ROOT = join(import.meta.dirname, '..');
 import { ConfigError } from '../src/config/errors.ts';
 import { environmentWithDotEnv } from '../src/config/dotenv.ts';
 import { VARIABLES } from '../src/config/variables.ts';
@@ -101,6 +103,21 @@ describe('configuration', () => {
       loadConfig({ ...LIVE, PIX_BASE_URL: 'http://127.0.0.1:4020' }).baseUrl,
       'http://127.0.0.1:4020',
     );
+  });
+});
+
+describe('a live gate fails closed', () => {
+  it('makes an INCOMPLETE live run fail unless PIX_REQUIRE_COMPLETE=0, and leaves the mock at 0', () => {
+    assert.equal(loadConfig(LIVE).requireComplete, true);
+    assert.equal(loadConfig({ ...LIVE, PIX_REQUIRE_COMPLETE: '0' }).requireComplete, false);
+    assert.equal(loadConfig({ ...LIVE, PIX_REQUIRE_COMPLETE: '1' }).requireComplete, true);
+    assert.equal(loadConfig({}).requireComplete, false);
+    assert.equal(loadConfig({ PIX_REQUIRE_COMPLETE: '1' }).requireComplete, true);
+  });
+
+  it('is not switched off by an unedited copy of .env.example', () => {
+    const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
+    assert.doesNotMatch(example, /^PIX_REQUIRE_COMPLETE=0/m);
   });
 });
 

@@ -423,11 +423,15 @@ describe('buildCertification', () => {
           {
             checkId: 'C',
             verdict: 'SKIPPED',
-            reason: 'no access token: set PIX_TOKEN_FIELD (see TOKEN-FIELD)',
+            reason: 'the mock cannot tell: set PIX_BASE_URL (a provider is needed)',
           },
         ]),
       ]);
-      assert.deepEqual([worded.complete, worded.verdict], [true, 'PASSED']);
+      // No lack: the wording names one, but the skip is the environment's doing.
+      assert.deepEqual(
+        worded.incomplete.map((i) => i.cause),
+        ['environment'],
+      );
       assert.deepEqual(checkNamed(worded, 'C').notJudged, { cause: 'outcome' });
       const unworded = certify([
         outcome([
@@ -437,6 +441,61 @@ describe('buildCertification', () => {
         ]),
       ]);
       assert.deepEqual([unworded.complete, unworded.verdict], [false, 'INCOMPLETE']);
+    });
+
+    it("is never PASSED when the environment's answers left a check unjudged, and names the first answer", () => {
+      const blocked = (at: string, answer: string) => ({ answer, at, check: 'A' });
+      const report = certify([
+        outcome([
+          { checkId: 'A', verdict: 'PASSED' },
+          {
+            checkId: 'B',
+            verdict: 'SKIPPED',
+            reason: 'no access token: the token request answered 429',
+            blockedBy: blocked('2026-01-01T00:00:02.000Z', 'POST /auth/token answered 503'),
+          },
+          {
+            checkId: 'C',
+            verdict: 'SKIPPED',
+            reason: 'no access token: the token request answered 429',
+            blockedBy: blocked('2026-01-01T00:00:01.000Z', 'POST /auth/token answered 429'),
+          },
+        ]),
+      ]);
+      assert.equal(report.verdict, 'INCOMPLETE');
+      assert.equal(report.complete, false);
+      assert.deepEqual(
+        report.incomplete.map((i) => [i.cause, i.checks]),
+        [['environment', ['B', 'C']]],
+      );
+      assert.match(
+        report.incomplete[0]?.reason ?? '',
+        /first POST \/auth\/token answered 429 at 2026-01-01T00:00:01\.000Z, judged by A/,
+      );
+      assert.deepEqual(checkNamed(report, 'C').notJudged, {
+        cause: 'outcome',
+        blockedBy: blocked('2026-01-01T00:00:01.000Z', 'POST /auth/token answered 429'),
+      });
+    });
+
+    it('stays FAILED when the answer that left checks unjudged itself breaks the document', () => {
+      const report = certify([
+        outcome([
+          { checkId: 'A', verdict: 'FAILED', expected: '200', actual: '500' },
+          { checkId: 'B', verdict: 'PASSED' },
+          {
+            checkId: 'C',
+            verdict: 'SKIPPED',
+            reason: 'no token',
+            blockedBy: {
+              answer: 'POST /auth/token answered 500',
+              at: '2026-01-01T00:00:00.000Z',
+              check: 'A',
+            },
+          },
+        ]),
+      ]);
+      assert.equal(report.verdict, 'FAILED');
     });
 
     it('lists a --grep or --shard selection as a reason, with the selection', () => {

@@ -45,9 +45,9 @@ describe('safety against a live environment', () => {
       assert.ok(double.issuedTokens.length > 0, 'the token checks did run');
       assert.equal(run.verdictOf('PAYMENT-ACCEPTED'), 'SKIPPED');
       assert.equal(run.report?.complete, false);
-      // Never PASSED: INCOMPLETE, exit 0 unless PIX_REQUIRE_COMPLETE=1 or PIX_STRICT=1 (selftest/reporters.test.ts).
+      // Never PASSED: INCOMPLETE, and a live gate fails closed: exit 1 unless PIX_REQUIRE_COMPLETE=0.
       assert.equal(run.report.verdict, 'INCOMPLETE');
-      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.code, 1, run.stderr);
       assert.match(run.stdout, /^Verdict: INCOMPLETE$/m);
       const incomplete = run.report.incomplete as readonly { cause: string; checks: string[] }[];
       assert.deepEqual(

@@ -26,6 +26,7 @@ import {
   verdictMeaning,
   type ReportPaths,
 } from './text.ts';
+import { withdrawalLine } from '../../src/report/withdrawals.ts';
 
 /** Findings and notes hang under the verdict column. */
 const HANG = ' '.repeat(9);
@@ -138,6 +139,7 @@ export function renderConsole(report: Certification, paths: ReportPaths, layout:
     [
       ...wrap(environmentName(report), width, HANG, 'Environment: '),
       ...wrap(countsLine(report), width),
+      ...(report.withdrawals === undefined ? [] : wrap(withdrawalLine(report.withdrawals), width, HANG)),
       ...incomplete(report, width),
       `Verdict: ${paint(layout, report.verdict)}`,
       ...wrap(verdictMeaning(report), width, HANG),

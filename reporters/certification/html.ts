@@ -30,6 +30,7 @@ import {
   whyLine,
   type ChangeTag,
 } from './text.ts';
+import { withdrawalLine } from '../../src/report/withdrawals.ts';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -146,11 +147,15 @@ function errorList(report: Certification): string {
 
 function banner(report: Certification): string {
   const since = report.changes === undefined ? '' : `\n<p>${escapeHtml(changesHeadline(report.changes))}</p>`;
+  const money =
+    report.withdrawals === undefined
+      ? ''
+      : `\n<p class="money">${escapeHtml(withdrawalLine(report.withdrawals))}</p>`;
   return `<header class="banner v-${report.verdict}">
 ${environmentLine(report)}
 <p class="word">${SIGN[report.verdict]} ${report.verdict}</p>
 <p>${escapeHtml(verdictMeaning(report))}</p>
-<p>${escapeHtml(countsLine(report))}</p>${since}${failedList(report)}${errorList(report)}${incompleteList(report)}
+<p>${escapeHtml(countsLine(report))}</p>${money}${since}${failedList(report)}${errorList(report)}${incompleteList(report)}
 </header>`;
 }
 
@@ -270,6 +275,9 @@ function signOff(report: Certification): string {
     ['Run id', run.runId ?? 'not recorded'],
     ['Date of the run', run.startTime],
     ['Verdict', `${report.verdict} (${countsLine(report)})`],
+    ...(report.withdrawals === undefined
+      ? []
+      : [['Withdrawals', withdrawalLine(report.withdrawals)] as [string, string]]),
   ];
   const blanks = ['Name', 'Role', 'Signature', 'Date'];
   return `<section id="sign-off" class="sign-off"><h2>Sign-off</h2>

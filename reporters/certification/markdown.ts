@@ -26,6 +26,7 @@ import {
   verdictMeaning,
   type ReportPaths,
 } from './text.ts';
+import { withdrawalLine } from '../../src/report/withdrawals.ts';
 
 const escapeMarkdown = (text: string): string =>
   flat(text).replace(/[\\`*_[\]<>|#!&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c] ?? `\\${c}`);
@@ -80,11 +81,12 @@ export function renderMarkdown(report: Certification, paths: ReportPaths): strin
     '|---|---:|',
     ...(['FAILED', 'WARNING', 'PASSED', 'SKIPPED'] as const).map((v) => `| ${v} | ${report.counts[v]} |`),
     ...(report.suiteErrors.length === 0 ? [] : [`| suite errors | ${report.suiteErrors.length} |`]),
+    ...(report.withdrawals === undefined ? [] : ['', escapeMarkdown(withdrawalLine(report.withdrawals))]),
     ...(report.complete
       ? []
       : [
           '',
-          `> **Incomplete certification**, for ${count(report.incomplete.length, 'reason')} you can remove`,
+          `> **Incomplete certification**, for ${count(report.incomplete.length, 'reason')}`,
           ...report.incomplete.map(
             (i) => `> - ${count(i.checks.length, 'check')}. ${escapeMarkdown(i.reason)}`,
           ),

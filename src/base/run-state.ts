@@ -21,6 +21,9 @@ const CARRIERS = {
   outputDir: 'PIX_OUTPUT_DIR',
   /** The directory of the run's secrets registry, shared by every process that prints. */
   secretsDir: 'PIX_SECRETS_DIR',
+  /** The run's request gate (transport/shared-gate.ts), and its token. */
+  gateUrl: 'PIX_GATE_URL',
+  gateToken: 'PIX_GATE_TOKEN',
   /** Set once the report directory and the budget were checked (run/admission.ts). */
   admitted: 'PIX_RUN_ADMITTED',
   /** Where the reporter leaves the run's outcome for the CLI that started it. */

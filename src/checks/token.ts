@@ -51,6 +51,63 @@ export const tokenInField = defineCheck<TokenFieldInput>(
   },
 );
 
+/** Characters no HTTP header value can carry (RFC 9110 §5.5): controls other than horizontal tab. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const NOT_IN_A_HEADER = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/** Whether a token can be sent as `Authorization: Bearer <token>` at all. */
+export const sendableInHeader = (token: string): boolean => !NOT_IN_A_HEADER.test(token);
+
+const tokenAt = ({ exchange, field }: TokenFieldInput): string | undefined => {
+  const token = readPath(exchange.response.json, field);
+  return typeof token === 'string' ? token : undefined;
+};
+
+export const tokenUsable = defineCheck<TokenFieldInput>(
+  {
+    id: 'TOKEN-USABLE',
+    title: 'The token can be sent in the Authorization header',
+    clause: '§5.2',
+    level: 'must',
+    reason:
+      'Every withdrawal sends "Authorization: Bearer <token>" (§5.2); a token with a line break or another control character cannot travel in an HTTP header.',
+    remedy:
+      'Issue tokens of visible ASCII characters, as OAuth 2.0 bearer tokens are (RFC 6750 b64token), with no line break inside or around them.',
+  },
+  (input) => {
+    const token = tokenAt(input);
+    return token === undefined || sendableInHeader(token)
+      ? []
+      : [
+          violation(
+            'must',
+            'a token with no control character',
+            `a token of ${token.length} characters with a control character (${JSON.stringify(token.match(NOT_IN_A_HEADER)?.[0] ?? '')})`,
+          ),
+        ];
+  },
+);
+
+/** Servers and proxies commonly refuse request headers over 8 KB (nginx's and Node's defaults are 8 and 16 KB). */
+export const MAX_TOKEN_BYTES = 8 * 1024;
+
+export const tokenSize = defineCheck<TokenFieldInput>(
+  {
+    id: 'TOKEN-SIZE',
+    title: `The token fits in ${MAX_TOKEN_BYTES / 1024} KB`,
+    clause: '§5.2 (not shown)',
+    level: 'should',
+    reason: `The token travels in a header on every withdrawal (§5.2) and its size is not shown; many servers and proxies refuse request headers over ${MAX_TOKEN_BYTES / 1024} KB, so a larger token breaks clients behind them.`,
+    remedy: `Keep tokens under ${MAX_TOKEN_BYTES / 1024} KB: an opaque reference, or a JWT with fewer claims.`,
+  },
+  (input) => {
+    const bytes = Buffer.byteLength(tokenAt(input) ?? '');
+    return bytes <= MAX_TOKEN_BYTES
+      ? []
+      : [violation('should', `a token of at most ${MAX_TOKEN_BYTES} bytes`, `a token of ${bytes} bytes`)];
+  },
+);
+
 /** §5.3 and §8: the client renews its token every 7200 seconds. */
 const RENEWAL_INTERVAL_SECONDS = 7200;
 
@@ -119,6 +176,6 @@ export const tokenReusable = defineCheck<readonly Exchange[]>(
 export const tokenFamily: Family = {
   name: 'token',
   file: familyFile(import.meta.url),
-  checks: () => [tokenIssued, tokenInField, tokenLifetime, tokenReusable],
+  checks: () => [tokenIssued, tokenInField, tokenUsable, tokenSize, tokenLifetime, tokenReusable],
   withdrawals: () => TOKEN_REUSE_WITHDRAWALS,
 };

@@ -47,10 +47,26 @@ export interface Evaluation {
    * SKIPPED for a lack or left out of the run's selection, whatever the reason's wording.
    */
   readonly lacks?: readonly Capability[];
+  /**
+   * For SKIPPED without a lack: the environment's answer that left the check unjudged (no token, a
+   * refused withdrawal, no webhook), and the check that judged that answer. Such a skip makes the run
+   * INCOMPLETE (cause `environment`) unless the run FAILED.
+   */
+  readonly blockedBy?: Blocker;
   readonly expected?: string;
   readonly actual?: string;
   /** A `curl` line that reproduces the request, secrets masked. */
   readonly reproduction?: string;
+}
+
+/** An answer of the environment that stopped checks from being judged. */
+export interface Blocker {
+  /** What came back, e.g. `POST /auth/token answered 429`. */
+  readonly answer: string;
+  /** When, as an ISO 8601 time. */
+  readonly at: string;
+  /** The check that judged that answer, which a person reads first. */
+  readonly check?: string;
 }
 
 /** What the environment does where the document is silent; never a verdict. */

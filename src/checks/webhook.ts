@@ -2,8 +2,14 @@
  * Webhook family (§4.2, §6): the webhook posted to PostBackUrl after an accepted withdrawal, and none
  * after a refused one. The payload, retries and signing are not shown, so they are only observed.
  */
-import { describeNonDelivery, isDelivered, type Delivery, type StrayReport } from '../evidence/delivery.ts';
-import { parseJson, type Exchange } from '../evidence/exchange.ts';
+import {
+  describeNonDelivery,
+  isDelivered,
+  summaryOf,
+  type Delivery,
+  type StrayReport,
+} from '../evidence/delivery.ts';
+import type { Exchange } from '../evidence/exchange.ts';
 import { isJsonContentType, type JsonValue } from '../base/json.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
 import { defineCheck, violation } from './check.ts';
@@ -81,7 +87,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
   ({ deliveries }) =>
     deliveries
       .filter((d) => d.outcome === 'matched')
-      .filter((d) => !isJsonContentType(d.headers['content-type'] ?? '') || parseJson(d.body) === undefined)
+      .filter((d) => !isJsonContentType(d.headers['content-type'] ?? '') || !summaryOf(d).json)
       .map((d) =>
         violation(
           'must',
@@ -121,8 +127,9 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
   },
   ({ deliveries, code, withdrawal }) => {
     const ids = [code, ...returnedIds(withdrawal.response.json)];
+    // A whole JSON value, never a part of one: an id "status" is not named by {"status":"PAID"}.
     return deliveries
-      .filter((d) => d.outcome === 'matched' && !ids.some((id) => d.body.includes(id)))
+      .filter((d) => d.outcome === 'matched' && !ids.some((id) => summaryOf(d).values.includes(id)))
       .map((d) =>
         violation(
           'should',

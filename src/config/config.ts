@@ -66,6 +66,12 @@ export interface Config {
   readonly maxTotal: number;
   readonly codePrefix: string;
   readonly requestTimeoutMs: number;
+  /** PIX_CONCURRENCY: requests in flight at once, for the whole run. */
+  readonly concurrency: number;
+  /** PIX_RATE_LIMIT: requests per second, for the whole run; undefined limits nothing. */
+  readonly rateLimit: number | undefined;
+  /** PIX_MAX_RETRY_AFTER_S, in ms: the longest one wait after a 429 may be. */
+  readonly maxRetryAfterMs: number;
   /** Bytes of a response body, counted after decompression, past which the exchange is a transport error. */
   readonly maxResponseBytes: number;
   readonly dryRun: boolean;
@@ -377,11 +383,17 @@ function readConfig(read: Reader, env: Env): Config {
     reportDir: resolve(read.text('PIX_REPORT_DIR') ?? 'reports'),
     signingKey: readSigningKeyFile(read),
     strict: read.flag('PIX_STRICT'),
-    requireComplete: read.flag('PIX_REQUIRE_COMPLETE'),
+    // A live gate fails closed: unset, an INCOMPLETE live run exits 1; the mock quick start stays 0.
+    requireComplete:
+      read.text('PIX_REQUIRE_COMPLETE') === undefined ? live : read.flag('PIX_REQUIRE_COMPLETE'),
     maxPayouts,
     maxTotal: read.check(() => readMaxTotal(read, Math.round(maxPayouts * amount * 100) / 100), 0),
     codePrefix: readCodePrefix(read),
     requestTimeoutMs: read.integer('PIX_REQUEST_TIMEOUT_MS', 10_000, 100, 300_000),
+    concurrency: read.integer('PIX_CONCURRENCY', 4, 1, 64),
+    rateLimit:
+      read.text('PIX_RATE_LIMIT') === undefined ? undefined : read.integer('PIX_RATE_LIMIT', 1, 1, 1_000),
+    maxRetryAfterMs: read.integer('PIX_MAX_RETRY_AFTER_S', 30, 0, 3_600) * 1_000,
     maxResponseBytes: read.integer(
       'PIX_MAX_RESPONSE_BYTES',
       DEFAULT_MAX_RESPONSE_BYTES,

@@ -49,6 +49,25 @@ export interface DeliveryMeta {
   readonly clientCertificate: ClientCertificate | null;
 }
 
+/**
+ * What the whole body held, read at intake (up to the receiver's size limit) so that a large webhook
+ * is judged from all of it while the store keeps only this and the first 64 KiB.
+ */
+export interface BodySummary {
+  /** The whole body parsed as JSON. */
+  readonly json: boolean;
+  /**
+   * The distinct string and number values anywhere in it, as text, at most MAX_SUMMARY_VALUES of at
+   * most MAX_SUMMARY_VALUE_CHARS each: a webhook names a withdrawal when one of them is its code or id.
+   */
+  readonly values: readonly string[];
+  /** The values of members named like a status (`status`, `situacao`, `state`), in document order. */
+  readonly statuses: readonly string[];
+}
+
+export const MAX_SUMMARY_VALUES = 5_000;
+export const MAX_SUMMARY_VALUE_CHARS = 256;
+
 /** A request to one of the run's addresses, with what it carried. */
 export interface Delivery extends DeliveryMeta {
   /** Lower-case names, secret values masked. */
@@ -56,6 +75,36 @@ export interface Delivery extends DeliveryMeta {
   /** UTF-8 text of at most the first 64 KiB (`truncated` says when more came), secrets masked. */
   readonly body: string;
   readonly truncated: boolean;
+  /** The whole body's summary; absent from receivers older than it, whose checks read `body`. */
+  readonly summary?: BodySummary;
+}
+
+const STATUS_NAME = /^(status|situacao|situação|state)$/i;
+
+/** The summary of a body's text (see BodySummary); values are collected breadth-first and bounded. */
+export function summariseBody(text: string): BodySummary {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { json: false, values: [], statuses: [] };
+  }
+  const values = new Set<string>();
+  const statuses: string[] = [];
+  const queue: unknown[] = [parsed];
+  for (let at = 0; at < queue.length && values.size < MAX_SUMMARY_VALUES; at++) {
+    const value = queue[at];
+    if (typeof value === 'string' || typeof value === 'number') {
+      const textual = String(value);
+      if (textual.length <= MAX_SUMMARY_VALUE_CHARS) values.add(textual);
+    } else if (Array.isArray(value)) queue.push(...(value as unknown[]));
+    else if (value !== null && typeof value === 'object')
+      for (const [name, member] of Object.entries(value)) {
+        if (STATUS_NAME.test(name) && typeof member === 'string') statuses.push(member);
+        queue.push(member);
+      }
+  }
+  return { json: true, values: [...values], statuses };
 }
 
 /** Requests to other paths since an address was registered: where a provider may have posted instead. */
@@ -121,4 +170,9 @@ export function describeNonDelivery(incomplete: readonly DeliveryMeta[], strays:
       `${strays.unlisted} request${strays.unlisted === 1 ? '' : 's'} to paths of no run reached the shared receiver meanwhile (not listed: they may be another run's)`,
     );
   return parts.join('; ');
+}
+
+/** The whole body's summary, from the receiver, or made from the kept text (a receiver older than summaries). */
+export function summaryOf(delivery: Delivery): BodySummary {
+  return delivery.summary ?? summariseBody(delivery.body);
 }

@@ -34,7 +34,15 @@ export interface Exchange {
   readonly request: SentRequest;
   readonly response: ReceivedResponse;
   readonly durationMs: number;
+  /**
+   * The earlier attempts of this same request the environment answered 429 (not processed), each
+   * waited out as Retry-After asked before the request was sent again; absent when there were none.
+   */
+  readonly rateLimited?: readonly { readonly status: number; readonly waitedMs: number }[];
 }
+
+/** The environment said it did not process the request (429): it is no answer to judge. */
+export const isRateLimited = (exchange: Exchange): boolean => exchange.response.status === 429;
 
 /** The parsed JSON value, or undefined when the text is empty or not JSON. */
 export function parseJson(text: string): JsonValue | undefined {

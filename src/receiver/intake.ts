@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { TLSSocket } from 'node:tls';
-import { redact, redactHeaders } from '../secrets/redact.ts';
-import type { ClientCertificate, Delivery, Outcome } from '../evidence/delivery.ts';
+import { redact, redactHeaders, redactJson } from '../secrets/redact.ts';
+import { summariseBody, type ClientCertificate, type Delivery, type Outcome } from '../evidence/delivery.ts';
 import type { Location, ReceiverStore } from './store.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -97,6 +97,8 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
     const certificate = clientCertificateOf(req.socket);
     const state: UnderWay = { malformed: false, answeredStatus: null };
     const kept: Buffer[] = [];
+    // Every chunk of an address's body, up to the size limit, for the summary; dropped once it is made.
+    const whole: Buffer[] = [];
     let keptBytes = 0;
     let bodyBytes = 0;
     let finished = false;
@@ -120,6 +122,9 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
         headers: withBody ? redactHeaders(flatHeaders(req)) : {},
         body: withBody ? redact(Buffer.concat(kept).toString('utf8')) : '',
         truncated: withBody && bodyBytes > keptBytes,
+        ...(withBody && outcome === 'matched'
+          ? { summary: redactJson(summariseBody(Buffer.concat(whole).toString('utf8'))) }
+          : {}),
       });
     };
 
@@ -139,6 +144,7 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
     req.on('data', (chunk: Buffer) => {
       if (finished) return;
       bodyBytes += chunk.length;
+      if (location.kind === 'address' && bodyBytes <= options.maxBodyBytes) whole.push(chunk);
       if (keptBytes < KEPT_BODY_BYTES) {
         const part = chunk.subarray(0, KEPT_BODY_BYTES - keptBytes);
         kept.push(part);

@@ -33,6 +33,7 @@ import {
   type TestOutcome,
 } from './model.ts';
 import { redact, redactJson } from '../secrets/redact.ts';
+import type { WithdrawalSummary } from './withdrawals.ts';
 
 export interface CertificationInput {
   readonly checks: readonly CheckDefinition[];
@@ -46,6 +47,8 @@ export interface CertificationInput {
   readonly durationMs: number;
   /** An earlier certification to report the changes since (PIX_BASELINE). */
   readonly baseline?: Baseline;
+  /** What the run's withdrawals did, from its ledger. */
+  readonly withdrawals?: WithdrawalSummary;
 }
 
 export interface Baseline {
@@ -305,5 +308,6 @@ export function buildCertification(input: CertificationInput): Certification {
     observations,
     suiteErrors,
     ...(changes === undefined ? {} : { changes }),
+    ...(input.withdrawals === undefined ? {} : { withdrawals: input.withdrawals }),
   });
 }

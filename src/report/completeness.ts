@@ -1,16 +1,30 @@
 /**
  * Why a check was not judged, and whether the certification is complete. Decided from data only:
- * the capabilities each SKIPPED evaluation says the target lacked, the run's selection, and whether
- * the suite went wrong; never from the wording of a reason. A run that could not judge a check for
- * a reason the person running it can remove (the mock, no payout opt-in, an unreachable webhook
- * receiver, a --grep or --shard) is INCOMPLETE, never PASSED.
+ * the capabilities each SKIPPED evaluation says the target lacked, the answer that blocked it, the
+ * run's selection, and whether the suite went wrong; never from the wording of a reason. A run that
+ * did not judge a selected check, for whatever reason, is INCOMPLETE, never PASSED: a reason the
+ * person running it can remove (the mock, no payout opt-in, an unreachable webhook receiver, a --grep
+ * or --shard), or an answer of the environment (no token, a 429, a 5xx, a refused prerequisite).
  */
-import type { Capability, CheckDefinition, Evaluation } from '../checks/vocabulary.ts';
+import type { Blocker, Capability, CheckDefinition, Evaluation } from '../checks/vocabulary.ts';
 import type { IncompleteCause, IncompleteReason, NotJudged, SuiteError } from './model.ts';
 
+/** The environment's answer that stopped checks, in a sentence. */
+function blockerText(blocker: Blocker | undefined): string {
+  if (blocker === undefined) return 'an answer of the environment';
+  const judged = blocker.check === undefined ? '' : `, judged by ${blocker.check}`;
+  return `${blocker.answer} at ${blocker.at}${judged}`;
+}
+
 /** What each cause leaves out and how to remove it, as every report says it. */
-export function incompleteReason(cause: IncompleteCause, selection: readonly string[]): string {
+export function incompleteReason(
+  cause: IncompleteCause,
+  selection: readonly string[],
+  blocker?: Blocker,
+): string {
   switch (cause) {
+    case 'environment':
+      return `The environment's answers left these checks unjudged, first ${blockerText(blocker)}. A run that did not judge every check certifies nothing: fix what that answer shows (or wait out a rate limit) and run again.`;
     case 'provider':
       return 'A run against the embedded mock certifies nothing about a provider: the mock checks no credential value, keeps no state and accepts whatever its schema allows. Set PIX_BASE_URL to the environment to certify (npm run sandbox serves one on this machine).';
     case 'payout':
@@ -23,7 +37,7 @@ export function incompleteReason(cause: IncompleteCause, selection: readonly str
 }
 
 /** Fixed, so that every report lists the causes in the same order. */
-const CAUSES: readonly IncompleteCause[] = ['provider', 'payout', 'webhook', 'selection'];
+const CAUSES: readonly IncompleteCause[] = ['provider', 'payout', 'webhook', 'selection', 'environment'];
 
 export interface RunFacts {
   /** The capabilities any SKIPPED evaluation of the run said the target lacked: they hold for the whole run. */
@@ -52,9 +66,16 @@ export function notJudgedOf(
       ? [...lackedBy(evaluations)]
       : check.needs.filter((need) => facts.lacked.has(need));
   if (lacks.length > 0) return { cause: 'lacks', lacks };
-  if (evaluations.length > 0) return { cause: 'outcome' };
+  if (evaluations.length > 0) return { cause: 'outcome', ...firstBlocker(evaluations) };
   if (facts.selection.length > 0) return { cause: 'selection' };
   return { cause: 'error' };
+}
+
+/** The earliest answer that blocked any of these evaluations, as `{ blockedBy }`, or nothing. */
+function firstBlocker(evaluations: readonly Evaluation[]): { blockedBy?: Blocker } {
+  const blockers = evaluations.flatMap((e) => (e.blockedBy === undefined ? [] : [e.blockedBy]));
+  const first = blockers.sort((a, b) => a.at.localeCompare(b.at))[0];
+  return first === undefined ? {} : { blockedBy: first };
 }
 
 /** The reason recorded for a check that no test evaluated. */
@@ -93,14 +114,22 @@ export function incompleteness(
   selection: readonly string[],
 ): IncompleteReason[] {
   const byCause = new Map<IncompleteCause, string[]>();
-  for (const [id, { cause, lacks }] of notJudged) {
+  let blocker: Blocker | undefined;
+  for (const [id, { cause, lacks, blockedBy }] of notJudged) {
     const causes: IncompleteCause[] =
-      cause === 'lacks' ? [...(lacks ?? [])] : cause === 'selection' ? ['selection'] : [];
+      cause === 'lacks'
+        ? [...(lacks ?? [])]
+        : cause === 'selection'
+          ? ['selection']
+          : cause === 'outcome'
+            ? ['environment']
+            : [];
     for (const c of causes) byCause.set(c, [...(byCause.get(c) ?? []), id]);
+    if (blockedBy !== undefined && (blocker === undefined || blockedBy.at < blocker.at)) blocker = blockedBy;
   }
   return CAUSES.filter((cause) => byCause.has(cause)).map((cause) => ({
     cause,
-    reason: incompleteReason(cause, selection),
+    reason: incompleteReason(cause, selection, blocker),
     checks: byCause.get(cause) ?? [],
   }));
 }

@@ -3,8 +3,9 @@
  * JSON artifact is this `Certification`, and reporters/certification.schema.json describes it for
  * anyone who reads the file without this code (baselines, dashboards).
  */
-import type { Capability, Level, Observation, Evaluation, Verdict } from '../checks/vocabulary.ts';
+import type { Blocker, Capability, Level, Observation, Evaluation, Verdict } from '../checks/vocabulary.ts';
 import type { JsonValue } from '../base/json.ts';
+import type { WithdrawalSummary } from './withdrawals.ts';
 
 /**
  * The run's verdict, decided in this order: FAILED when a check failed; ERROR when the suite itself
@@ -14,10 +15,13 @@ import type { JsonValue } from '../base/json.ts';
 export type OverallVerdict = 'PASSED' | 'WARNING' | 'INCOMPLETE' | 'FAILED' | 'ERROR';
 
 /** The report schema this code writes (reporters/certification.schema.json). */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
-/** The report schemas this code reads: version 3 only added `integrity`, so a version 2 baseline still compares. */
-export const READABLE_SCHEMA_VERSIONS = [2, SCHEMA_VERSION] as const;
+/**
+ * The report schemas this code reads: version 3 only added `integrity`, and version 4 the `environment`
+ * cause of INCOMPLETE and `notJudged.blockedBy`, so version 2 and 3 baselines still compare.
+ */
+export const READABLE_SCHEMA_VERSIONS = [2, 3, SCHEMA_VERSION] as const;
 
 /** What Playwright tells about one test, reduced to what the certification needs. */
 export interface TestOutcome {
@@ -57,6 +61,8 @@ export interface NotJudged {
   readonly cause: SkipCause;
   /** For `lacks`: what the target lacked. */
   readonly lacks?: readonly Capability[];
+  /** For `outcome`: the first answer of the environment that stopped it, when the test said which. */
+  readonly blockedBy?: Blocker;
 }
 
 export interface CheckResult {
@@ -96,7 +102,7 @@ export interface Coverage {
  * What the person running the suite can change to judge more: give a provider instead of the
  * mock, allow payouts, make the webhook receiver reachable, or run the whole suite.
  */
-export type IncompleteCause = Capability | 'selection';
+export type IncompleteCause = Capability | 'selection' | 'environment';
 
 /** Checks not judged for one cause the person running the suite can remove. */
 export interface IncompleteReason {
@@ -262,6 +268,8 @@ export interface Certification {
   readonly suiteErrors: readonly SuiteError[];
   /** Present when the run was compared with a baseline (PIX_BASELINE or certify --baseline). */
   readonly changes?: Changes;
+  /** What the run's withdrawals did, from its ledger; absent when it sent none (schema version 4). */
+  readonly withdrawals?: WithdrawalSummary;
   /**
    * Added when certification.json is written, after every other artifact: they are rendered from
    * the certification, and cannot hold their own hashes. Absent in reports of schema version 2.

@@ -72,7 +72,7 @@ export function checkedCertification(report: unknown, path: string): Certificati
         : '';
     throw new UnreadableCertification(
       path,
-      `has report schema version ${JSON.stringify(version)}${older}, and this suite reads versions ${READABLE_SCHEMA_VERSIONS.join(' and ')} only`,
+      `has report schema version ${JSON.stringify(version)}${older}, and this suite reads versions ${READABLE_SCHEMA_VERSIONS.slice(0, -1).join(', ')} and ${READABLE_SCHEMA_VERSIONS.at(-1) ?? ''} only`,
       'run npm run certify with this version of the suite against the same environment, and compare with that certification.json',
     );
   }

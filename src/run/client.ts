@@ -7,7 +7,14 @@ import type { Exchange } from '../evidence/exchange.ts';
 import type { Inventor } from '../spec/invent.ts';
 import type { Operations } from '../transport/operations.ts';
 import type { NewWithdrawal, Payouts } from './payouts.ts';
-import { type Headers, paymentHeaders, tokenHeaders, validBody } from '../spec/requests.ts';
+import {
+  headerValue,
+  type Headers,
+  paymentHeaders,
+  tokenHeaders,
+  validBody,
+  withHeader,
+} from '../spec/requests.ts';
 import type { ResponseJudge } from './response-judge.ts';
 import type { WorkerSession } from './session.ts';
 import type { Recorder } from './recorder.ts';
@@ -25,6 +32,9 @@ export interface PixClientParts {
   /** Playwright's retry number of the test. */
   readonly retry: number;
 }
+
+/** How many times one withdrawal may be sent again after its token was refused. */
+const MAX_RENEWALS = 2;
 
 export class PixClient {
   constructor(private readonly parts: PixClientParts) {}
@@ -47,12 +57,24 @@ export class PixClient {
   async token(checks: Parameters<Recorder['skip']>[0]): Promise<string> {
     const result = await this.parts.session.token();
     if ('failure' in result)
-      this.parts.verify.skip(checks, `no access token: ${result.failure} (see TOKEN-ISSUED and TOKEN-FIELD)`);
+      this.parts.verify.skip(
+        checks,
+        `no access token: ${result.failure} (see TOKEN-ISSUED and TOKEN-FIELD)`,
+        result.blocker,
+      );
     return result.token;
   }
 
   async paymentHeaders(checks: Parameters<Recorder['skip']>[0]): Promise<Headers> {
     return paymentHeaders(this.config, await this.token(checks));
+  }
+
+  /** Valid withdrawal headers with a token of this test's own, never used before. */
+  async freshPaymentHeaders(checks: Parameters<Recorder['skip']>[0]): Promise<Headers> {
+    const result = await this.parts.session.fresh();
+    if ('failure' in result)
+      this.parts.verify.skip(checks, `no access token: ${result.failure} (see TOKEN-ISSUED)`, result.blocker);
+    return paymentHeaders(this.config, result.token);
   }
 
   /** A fresh code and webhook address, and the complete valid body that uses them. */
@@ -80,7 +102,13 @@ export class PixClient {
     return { withdrawal, exchange };
   }
 
-  /** Sends one withdrawal request, exactly once, gated and written to the ledger first. */
+  /**
+   * Sends one withdrawal request, gated and written to the ledger first. A request sent with every
+   * valid credential and refused for them (401, 403) found the worker's token dead: the refusal is
+   * explicit, so it is sent once more with a renewed token, as a client renewing on §5.3's interval
+   * would, and the token's death is recorded once (with how long it worked) instead of blaming every
+   * later test on it. Nothing else is ever sent twice.
+   */
   async withdraw(
     checkId: string,
     withdrawal: NewWithdrawal,
@@ -88,12 +116,55 @@ export class PixClient {
     body: string | undefined,
     alsoAllowed: readonly number[] = [],
   ): Promise<Exchange> {
-    const { operations, payouts, judge, retry } = this.parts;
-    const url = operations.urlOf('createWithdraw');
-    const exchange = await payouts.send({ checkId, withdrawal, url, body, retry }, () =>
-      operations.createWithdraw(headers, body),
-    );
-    judge.judge(exchange, alsoAllowed);
+    let sent = headers;
+    let exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
+    // Twice at most: a token another test renewed may have died too (single-use tokens).
+    for (let renewals = 0; renewals < MAX_RENEWALS; renewals++) {
+      const stale = this.staleToken(sent, exchange);
+      const token = stale === undefined ? undefined : await this.renewed(stale, exchange);
+      if (token === undefined) break;
+      sent = withHeader(sent, 'Authorization', `Bearer ${token}`);
+      exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
+    }
+    this.parts.judge.judge(exchange, alsoAllowed);
     return exchange;
+  }
+
+  private sendWithdrawal(
+    checkId: string,
+    withdrawal: NewWithdrawal,
+    headers: Headers,
+    body: string | undefined,
+  ): Promise<Exchange> {
+    const { operations, payouts, retry } = this.parts;
+    return payouts.send(
+      { checkId, withdrawal, url: operations.urlOf('createWithdraw'), body, retry },
+      () => operations.createWithdraw(headers, body),
+      (answered) => operations.waitAsAsked(answered),
+    );
+  }
+
+  /** The token of a request refused for its credentials although it carried every valid one. */
+  private staleToken(headers: Headers, exchange: Exchange): string | undefined {
+    if (exchange.response.status !== 401 && exchange.response.status !== 403) return undefined;
+    const token = /^Bearer (.+)$/.exec(headerValue(headers, 'authorization') ?? '')?.[1];
+    if (token === undefined) return undefined;
+    const valid = paymentHeaders(this.config, token);
+    const carriesAll = Object.entries(valid).every(([name, value]) => headerValue(headers, name) === value);
+    return carriesAll ? token : undefined;
+  }
+
+  /** A token in place of `stale`, with its death recorded; undefined when it was not the worker's. */
+  private async renewed(stale: string, refused: Exchange): Promise<string | undefined> {
+    const renewal = await this.parts.session.renew(stale);
+    if (renewal === undefined) return undefined;
+    const { token, workedSeconds } = renewal;
+    this.parts.verify.observe(
+      'token.stopped-working',
+      '§5.3 (not shown)',
+      { status: refused.response.status, workedSeconds },
+      `a token issued to this client was refused ${workedSeconds} s after it was issued, before the 7200 s renewal; the request was sent again with a new token`,
+    );
+    return token;
   }
 }

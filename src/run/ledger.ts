@@ -19,10 +19,29 @@ export interface LedgerIntent {
   readonly url: string;
 }
 
+/**
+ * What happened to one withdrawal request, as far as the suite can know:
+ * - accepted: a 2xx; the provider took it and may pay;
+ * - refused: a 4xx other than 429; the provider said no;
+ * - rate-limited: a 429; explicitly not processed, so the suite may send it again after the wait;
+ * - unknown: a 5xx, a time-out, a reset or an answer that is not HTTP; it may have been paid: the
+ *   webhooks and the provider tell, and the suite never sends it again;
+ * - not-sent: the request never left (the HTTP client refused it, e.g. a header with a line break).
+ */
+export type WithdrawalOutcome = 'accepted' | 'refused' | 'rate-limited' | 'unknown' | 'not-sent';
+
+export const WITHDRAWAL_OUTCOMES: readonly WithdrawalOutcome[] = [
+  'accepted',
+  'refused',
+  'rate-limited',
+  'unknown',
+  'not-sent',
+];
+
 export interface LedgerOutcome {
   readonly code: string;
   readonly status: number | null;
-  readonly outcome: 'accepted' | 'refused' | 'unknown';
+  readonly outcome: WithdrawalOutcome;
   readonly providerId?: string;
   readonly note?: string;
 }
@@ -31,6 +50,8 @@ export interface LedgerWebhook {
   readonly code: string;
   readonly webhookReceived: boolean;
   readonly deliveries: number;
+  /** What the deliveries' status field said, in order (`PAID`, `FAILED`), when they carried one. */
+  readonly statuses?: readonly string[];
 }
 
 /** Keeps the first two and last two characters, enough for the integrator to recognise their key. */

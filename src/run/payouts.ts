@@ -4,11 +4,14 @@
  * and its outcome written after. The worker remembers the accepted ones to record their webhooks.
  */
 import type { Exchange } from '../evidence/exchange.ts';
-import { parseJson } from '../evidence/exchange.ts';
+import { isRateLimited, parseJson } from '../evidence/exchange.ts';
+import { MAX_ATTEMPTS } from '../transport/operations.ts';
 import { readPath } from '../base/json.ts';
-import type { Ledger } from './ledger.ts';
+import type { Ledger, WithdrawalOutcome } from './ledger.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
-import { isSuccess } from '../base/status.ts';
+import { isClientError, isSuccess } from '../base/status.ts';
+import { summaryOf } from '../evidence/delivery.ts';
+import { NotSentError } from '../transport/http.ts';
 import type { Target } from './target.ts';
 import type { WebhookClient } from '../webhook/client.ts';
 
@@ -31,8 +34,22 @@ export interface PayoutRequest {
   readonly retry: number;
 }
 
+/** The ledger's outcome of an answered withdrawal request (see WithdrawalOutcome). */
+export function outcomeOfStatus(status: number): WithdrawalOutcome {
+  if (isSuccess(status)) return 'accepted';
+  if (status === 429) return 'rate-limited';
+  return isClientError(status) ? 'refused' : 'unknown';
+}
+
+const OUTCOME_NOTES: Partial<Record<WithdrawalOutcome, string>> = {
+  'rate-limited': 'answered 429: not processed by the provider',
+  unknown:
+    'answered with no clear refusal (5xx or unexpected status): it may have been paid; not resent; check with the provider and the webhooks',
+};
+
 export class Payouts {
-  private readonly accepted: { code: string; path: string }[] = [];
+  /** The withdrawals that were not clearly refused, whose webhooks the ledger records. */
+  private readonly watched: { code: string; path: string }[] = [];
 
   constructor(
     private readonly target: Target,
@@ -43,7 +60,23 @@ export class Payouts {
    * Sends one withdrawal request through `dispatch`, exactly once. The ledger line is on disk before
    * the request leaves; a request with no response is recorded as "outcome unknown" and never resent.
    */
-  async send(request: PayoutRequest, dispatch: () => Promise<Exchange>): Promise<Exchange> {
+  async send(
+    request: PayoutRequest,
+    dispatch: () => Promise<Exchange>,
+    waitAsAsked: (exchange: Exchange) => Promise<number | undefined>,
+  ): Promise<Exchange> {
+    const waits: { status: number; waitedMs: number }[] = [];
+    for (;;) {
+      const exchange = await this.sendOnce(request, dispatch);
+      // A 429 was not processed: after the wait it asked for, the same request goes again, in the ledger again.
+      const waited = await waitAsAsked(exchange);
+      if (!isRateLimited(exchange) || waited === undefined || waits.length + 1 >= MAX_ATTEMPTS)
+        return waits.length === 0 ? exchange : { ...exchange, rateLimited: waits };
+      waits.push({ status: exchange.response.status, waitedMs: waited });
+    }
+  }
+
+  private async sendOnce(request: PayoutRequest, dispatch: () => Promise<Exchange>): Promise<Exchange> {
     const { checkId, withdrawal, url, body, retry } = request;
     const missing = this.target.missing('payout');
     if (missing !== undefined) throw new Error(`Refusing to send POST /pix/payment: ${missing}.`);
@@ -63,35 +96,52 @@ export class Payouts {
     try {
       exchange = await dispatch();
     } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof NotSentError) {
+        this.ledger.outcome({ code: withdrawal.code, status: null, outcome: 'not-sent', note: reason });
+        throw new Error(`${reason}\nWithdrawal ${withdrawal.code} was not sent; see ${this.ledger.path}.`);
+      }
       this.ledger.outcome({
         code: withdrawal.code,
         status: null,
         outcome: 'unknown',
-        note: 'no response: outcome unknown, not retried; check with the provider',
+        note: 'no complete response: outcome unknown, not resent; check with the provider and the webhooks',
       });
-      const reason = error instanceof Error ? error.message : String(error);
+      this.watched.push({ code: withdrawal.code, path: withdrawal.path });
       throw new Error(
         `${reason}\nOutcome unknown for withdrawal ${withdrawal.code}: it was not resent; see ${this.ledger.path}.`,
       );
     }
     const { status, json } = exchange.response;
-    const accepted = isSuccess(status);
+    const outcome = outcomeOfStatus(status);
     const providerId = readPath(json, 'id') ?? readPath(json, 'transaction_id');
+    const note = OUTCOME_NOTES[outcome];
     this.ledger.outcome({
       code: withdrawal.code,
       status,
-      outcome: accepted ? 'accepted' : 'refused',
+      outcome,
       ...(typeof providerId === 'string' ? { providerId } : {}),
+      ...(note === undefined ? {} : { note }),
     });
-    if (accepted) this.accepted.push({ code: withdrawal.code, path: withdrawal.path });
+    if (outcome === 'accepted' || outcome === 'unknown')
+      this.watched.push({ code: withdrawal.code, path: withdrawal.path });
     return exchange;
   }
 
-  /** Records, for the ledger, whether each accepted withdrawal's webhook arrived by the end of the run. */
+  /**
+   * Records, for the ledger, whether the webhook of each withdrawal that was not clearly refused
+   * arrived by the end of the run, and the statuses it reported: what reconciles an unknown outcome.
+   */
   async recordWebhooks(webhooks: WebhookClient): Promise<void> {
-    for (const { code, path } of this.accepted) {
+    for (const { code, path } of this.watched) {
       const { deliveries } = await webhooks.snapshot(path);
-      this.ledger.webhook({ code, webhookReceived: deliveries.length > 0, deliveries: deliveries.length });
+      const statuses = deliveries.flatMap((d) => summaryOf(d).statuses);
+      this.ledger.webhook({
+        code,
+        webhookReceived: deliveries.length > 0,
+        deliveries: deliveries.length,
+        ...(statuses.length === 0 ? {} : { statuses }),
+      });
     }
   }
 }

@@ -12,6 +12,7 @@ import type { Check } from '../checks/check.ts';
 import { verdictOf, verdictWithin } from '../checks/check.ts';
 import {
   EVALUATIONS_ATTACHMENT,
+  type Blocker,
   type Capability,
   OBSERVATIONS_ATTACHMENT,
   type CheckDefinition,
@@ -20,7 +21,7 @@ import {
   type Verdict,
 } from '../checks/vocabulary.ts';
 import { declaredChecks } from '../checks/declare.ts';
-import { curlLine, type Exchange } from '../evidence/exchange.ts';
+import { curlLine, isRateLimited, type Exchange } from '../evidence/exchange.ts';
 import { excerpt } from '../secrets/redact.ts';
 import { boundedJson } from '../evidence/shape.ts';
 import type { Target } from './target.ts';
@@ -41,6 +42,15 @@ export class Recorder {
   /** Judges one input with one check and records the verdict; the exchange gives the reproduction. */
   check<Input>(check: Check<Input>, input: Input, exchange?: Exchange): Verdict {
     this.assertDeclared(check);
+    if (exchange !== undefined && isRateLimited(exchange)) {
+      // Not processed, and the suite stopped waiting: there is no answer to judge.
+      this.recordSkips(
+        [check],
+        'the environment answered 429 (rate-limited, not processed) and the suite stopped waiting (PIX_MAX_RETRY_AFTER_S)',
+        { blockedBy: blockerOf(exchange) },
+      );
+      return 'SKIPPED';
+    }
     const violations = check.judge(input);
     const verdict = verdictWithin(check.level, verdictOf(violations));
     this.evaluations.push({
@@ -90,15 +100,18 @@ export class Recorder {
   private recordSkips(
     checks: readonly CheckDefinition[],
     reason: string,
-    lacks: readonly Capability[] = [],
+    cause: { lacks: readonly Capability[] } | { blockedBy: Blocker | undefined },
   ): void {
+    const why =
+      'lacks' in cause
+        ? cause.lacks.length === 0
+          ? {}
+          : { lacks: cause.lacks }
+        : cause.blockedBy === undefined
+          ? {}
+          : { blockedBy: cause.blockedBy };
     for (const check of checks)
-      this.evaluations.push({
-        checkId: check.id,
-        verdict: 'SKIPPED',
-        reason,
-        ...(lacks.length === 0 ? {} : { lacks }),
-      });
+      this.evaluations.push({ checkId: check.id, verdict: 'SKIPPED', reason, ...why });
   }
 
   /**
@@ -109,26 +122,31 @@ export class Recorder {
     const lacks = this.lacking(checks);
     if (lacks.size === 0) return;
     const reason = [...lacks.values()].join('; ');
-    this.recordSkips(checks, reason, [...lacks.keys()]);
+    this.recordSkips(checks, reason, { lacks: [...lacks.keys()] });
     this.stop(reason);
   }
 
-  /** Records SKIPPED for only these checks and lets the test go on with the others. */
-  skipSome(checks: readonly CheckDefinition[], reason: string): void {
-    this.recordSkips(checks, reason);
+  /**
+   * Records SKIPPED for only these checks, because of the environment's answer `blockedBy`, and lets
+   * the test go on with the others. Such a skip leaves the run INCOMPLETE unless it FAILED.
+   */
+  skipSome(checks: readonly CheckDefinition[], reason: string, blockedBy?: Blocker): void {
+    this.recordSkips(checks, reason, { blockedBy });
   }
 
   /** Records the checks the target cannot judge as SKIPPED and returns those it can. */
   runnable<C extends CheckDefinition>(checks: readonly C[]): C[] {
     return checks.filter((check) => {
       const lacks = this.lacking([check]);
-      if (lacks.size > 0) this.recordSkips([check], [...lacks.values()].join('; '), [...lacks.keys()]);
+      if (lacks.size > 0)
+        this.recordSkips([check], [...lacks.values()].join('; '), { lacks: [...lacks.keys()] });
       return lacks.size === 0;
     });
   }
 
-  skip(checks: readonly CheckDefinition[], reason: string): never {
-    this.skipSome(checks, reason);
+  /** Stops the test as SKIPPED because of the environment's answer `blockedBy` (see skipSome). */
+  skip(checks: readonly CheckDefinition[], reason: string, blockedBy?: Blocker): never {
+    this.skipSome(checks, reason, blockedBy);
     return this.stop(reason);
   }
 
@@ -156,4 +174,14 @@ export class Recorder {
       });
     }
   }
+}
+
+/** The answer in an exchange as a blocker: what came back, now, and the check that judged it. */
+export function blockerOf(exchange: Exchange, judgedBy?: CheckDefinition): Blocker {
+  const path = new URL(exchange.request.url).pathname;
+  return {
+    answer: `${exchange.request.method} ${path} answered ${exchange.response.status}`,
+    at: new Date().toISOString(),
+    ...(judgedBy === undefined ? {} : { check: judgedBy.id }),
+  };
 }

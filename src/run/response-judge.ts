@@ -27,6 +27,13 @@ export class ResponseJudge {
       validate: this.spec.responseValidator(operation, response.status),
     };
     for (const check of RESPONSE_CHECKS) this.verify.check(check, input, exchange);
+    if (exchange.rateLimited !== undefined)
+      this.verify.observe(
+        `rate-limit.${operation}`,
+        '§8 (not shown)',
+        exchange.rateLimited.map(({ status, waitedMs }) => ({ status, waitedMs })),
+        'answers that asked the suite to slow down before this request was served, and how long it waited for each (rate limits are not shown)',
+      );
     const ok = isSuccess(response.status);
     this.verify.observe(
       ok ? `${SHAPE_TOPIC[operation]}.response.shape` : `error.response.shape.${response.status}`,

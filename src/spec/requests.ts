@@ -14,6 +14,11 @@ export function withoutHeader(headers: Headers, name: string): Headers {
   );
 }
 
+/** The value of a header, its name compared case-insensitively. */
+export function headerValue(headers: Headers, name: string): string | undefined {
+  return Object.entries(headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
+}
+
 export function withHeader(headers: Headers, name: string, value: string): Headers {
   return { ...withoutHeader(headers, name), [name]: value };
 }

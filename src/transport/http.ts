@@ -63,6 +63,17 @@ export class TransportError extends Error {
   }
 }
 
+/**
+ * The HTTP client refused the request before anything left (a header with a line break, a name that
+ * is no token): the environment never saw it, so a withdrawal was certainly not made.
+ */
+export class NotSentError extends TransportError {
+  override readonly name = 'NotSentError';
+}
+
+/** The client's refusal of a request it was given, before sending: thrown by node synchronously. */
+class RefusedLocally extends Error {}
+
 /** The body left unread past the limit: the rest of a huge, endless or decompression-bomb body. */
 class BodyTooLarge extends Error {}
 
@@ -163,15 +174,25 @@ function exchangeOnce(client: HttpClient, request: SentRequest, timeoutMs: numbe
   const url = new URL(request.url);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const outgoing = send({
-      method: request.method,
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port,
-      path: `${url.pathname}${url.search}`,
-      // As an array, node sends the headers exactly as given and adds none of its own.
-      headers: Object.entries(request.headers).flat(),
-      agent: client.agentFor(url),
-    });
+    let outgoing: ReturnType<typeof send>;
+    try {
+      outgoing = send({
+        method: request.method,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        // As an array, node sends the headers exactly as given and adds none of its own.
+        headers: Object.entries(request.headers).flat(),
+        agent: client.agentFor(url),
+      });
+    } catch (error) {
+      reject(
+        new RefusedLocally(
+          `the HTTP client refused to send it: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+      return;
+    }
     let settled = false;
     const settle = (outcome: () => void): void => {
       if (settled) return;
@@ -224,6 +245,7 @@ export async function send(
   try {
     read = await exchangeOnce(client, sent, timeoutMs);
   } catch (error) {
+    if (error instanceof RefusedLocally) throw new NotSentError(sent, error.message);
     throw new TransportError(sent, error instanceof Error ? error.message : String(error));
   }
   const headers = flatHeaders(read.response);

@@ -3,7 +3,8 @@
  * builds a request's URL. Every token a response carries is registered as a secret by the HTTP layer
  * (http.ts), whatever the operation, status or content type.
  */
-import type { Exchange } from '../evidence/exchange.ts';
+import { isRateLimited, type Exchange } from '../evidence/exchange.ts';
+import { retryAfterMs, type Gate } from './gate.ts';
 import { send, type HttpClient } from './http.ts';
 import { readPath } from '../base/json.ts';
 import type { Headers } from '../spec/requests.ts';
@@ -14,8 +15,13 @@ const PATHS: Readonly<Record<OperationId, string>> = {
   createWithdraw: '/pix/payment',
 };
 
+/** Every request of a run is sent at most this many times, the first included: only a 429 is sent again. */
+export const MAX_ATTEMPTS = 3;
+
 export interface OperationsOptions {
   readonly baseUrl: string;
+  /** The run's limits; every request waits for a slot. */
+  readonly gate: Gate;
   readonly timeoutMs: number;
   /** Where the token is in a token response (PIX_TOKEN_FIELD). */
   readonly tokenField: string;
@@ -31,14 +37,40 @@ export class Operations {
     return `${this.options.baseUrl}${PATHS[operation]}`;
   }
 
-  /** POST /auth/token (§4.1): no body. */
-  createToken(headers: Headers): Promise<Exchange> {
-    return this.post('createToken', headers, undefined);
+  /**
+   * POST /auth/token (§4.1): no body. A 429 was not processed, so the same request goes again after
+   * the wait, up to MAX_ATTEMPTS in all; the exchange returned is the last, with the earlier ones.
+   */
+  async createToken(headers: Headers): Promise<Exchange> {
+    const waits: { status: number; waitedMs: number }[] = [];
+    for (;;) {
+      const exchange = await this.post('createToken', headers, undefined);
+      const waited = waits.length + 1 < MAX_ATTEMPTS ? await this.waitAsAsked(exchange) : undefined;
+      if (!isRateLimited(exchange) || waited === undefined)
+        return waits.length === 0 ? exchange : { ...exchange, rateLimited: waits };
+      waits.push({ status: exchange.response.status, waitedMs: waited });
+    }
   }
 
-  /** POST /pix/payment (§4.2), exactly once: callers gate it and write the ledger first. */
+  /**
+   * POST /pix/payment (§4.2), exactly once: callers write the ledger first, wait as the answer asks
+   * (waitAsAsked) and decide whether a 429 is sent again (payouts.ts, each attempt its own entry).
+   */
   createWithdraw(headers: Headers, body: string | undefined): Promise<Exchange> {
     return this.post('createWithdraw', headers, body);
+  }
+
+  /**
+   * A 429, or a 503 with Retry-After, pauses the whole run for the time asked. The wait in ms, or
+   * undefined when the answer asked for none or for more than the suite waits.
+   */
+  async waitAsAsked(exchange: Exchange): Promise<number | undefined> {
+    const { status, headers } = exchange.response;
+    const ms = retryAfterMs(status, headers);
+    if (ms === undefined) return undefined;
+    const path = new URL(exchange.request.url).pathname;
+    const waited = await this.options.gate.pause({ ms, why: `${status} on POST ${path}` });
+    return waited ? ms : undefined;
   }
 
   /** The token a token response carries at PIX_TOKEN_FIELD, if it is a string. */
@@ -48,11 +80,13 @@ export class Operations {
   }
 
   private post(operation: OperationId, headers: Headers, body: string | undefined): Promise<Exchange> {
-    return send(
-      this.client,
-      operation,
-      { method: 'POST', url: this.urlOf(operation), headers, body },
-      this.options.timeoutMs,
+    return this.options.gate.run(() =>
+      send(
+        this.client,
+        operation,
+        { method: 'POST', url: this.urlOf(operation), headers, body },
+        this.options.timeoutMs,
+      ),
     );
   }
 }

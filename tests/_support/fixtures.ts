@@ -26,6 +26,10 @@ import { apiTls, receiverTls } from '../../src/transport/tls.ts';
 import { Recorder } from '../../src/run/recorder.ts';
 import { WebhookClient } from '../../src/webhook/client.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
+import { runState } from '../../src/base/run-state.ts';
+import type { Gate } from '../../src/transport/gate.ts';
+import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
+import { redact } from '../../src/secrets/redact.ts';
 
 interface WorkerFixtures {
   target: Target;
@@ -36,6 +40,7 @@ interface WorkerFixtures {
   payouts: Payouts;
   session: WorkerSession;
   http: HttpClient;
+  gate: Gate;
 }
 
 interface TestFixtures {
@@ -87,10 +92,20 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  gate: [
+    async ({ target }, use) => {
+      const url = runState('gateUrl');
+      const token = runState('gateToken');
+      const shared = url === undefined || token === undefined ? undefined : { url, token };
+      await use(gateOfThisRun(target.config, shared, (line) => process.stdout.write(`${redact(line)}\n`)));
+    },
+    { scope: 'worker' },
+  ],
   operations: [
-    async ({ target, http }, use) =>
+    async ({ target, http, gate }, use) =>
       use(
         new Operations(http, {
+          gate,
           baseUrl: target.baseUrl,
           timeoutMs: target.config.requestTimeoutMs,
           tokenField: target.config.tokenField,

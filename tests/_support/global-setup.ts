@@ -14,6 +14,9 @@ import { runIdOfThisRun, runState, shareRunState } from '../../src/base/run-stat
 import { openReceiverRun } from '../../src/webhook/setup.ts';
 import { openSecretsRegistry } from '../../src/secrets/registry.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
+import { redact } from '../../src/secrets/redact.ts';
+import { gateSettingsOf, localGate } from '../../src/transport/gate.ts';
+import { serveGate } from '../../src/transport/shared-gate.ts';
 
 type Stop = () => Promise<void>;
 
@@ -40,6 +43,13 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
       stops.push(() => mock.stop());
       shareRunState({ mockUrl: mock.url });
     }
+    // One gate for every worker's requests: the run's limits hold across processes.
+    const gate = await serveGate(
+      localGate(gateSettingsOf(config), (line) => process.stderr.write(`pix-certify: ${redact(line)}\n`)),
+      config.requestTimeoutMs + 5_000,
+    );
+    stops.push(() => gate.close());
+    shareRunState({ gateUrl: gate.url, gateToken: gate.token });
     const receiver = await openReceiverRun(config);
     stops.push(() => receiver.close());
     shareRunState({ webhookControlUrl: receiver.runUrl, webhookControlToken: receiver.token });

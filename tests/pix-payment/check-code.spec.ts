@@ -13,7 +13,7 @@ import {
 import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import type { PixClient } from '../../src/run/client.ts';
-import type { Recorder } from '../../src/run/recorder.ts';
+import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
 
 /** The checks whose needs gate a case: its own, or for the default the one that needs the same. */
 const gateOf = (testCase: DuplicateCase) => testCase.check ?? duplicateRefusedWhenChecked;
@@ -35,6 +35,7 @@ async function sendDuplicate(
     verify.skip(
       [gate],
       `the first withdrawal was not accepted (${firstExchange.response.status}), so a duplicate proves nothing; see ${paymentAccepted.id}`,
+      blockerOf(firstExchange, paymentAccepted),
     );
   }
   // The duplicate reuses the first code on purpose: the ledger records it under that code too.

@@ -21,7 +21,7 @@ import type { NewWithdrawal } from '../../src/run/payouts.ts';
 import type { PixClient } from '../../src/run/client.ts';
 import { type Headers, withoutHeader } from '../../src/spec/requests.ts';
 import { isClientError } from '../../src/base/status.ts';
-import type { Recorder } from '../../src/run/recorder.ts';
+import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
 import type { WebhookClient } from '../../src/webhook/client.ts';
 import { webhookObservations } from '../../src/webhook/observations.ts';
 
@@ -46,6 +46,7 @@ function verifyDeliveries(verify: Recorder, input: WebhookInput): void {
     verify.skipSome(
       CONTENT_CHECKS,
       `no webhook arrived, so there is nothing to judge (see ${webhookDelivered.id})`,
+      { answer: 'no webhook arrived', at: new Date().toISOString(), check: webhookDelivered.id },
     );
     return;
   }
@@ -65,6 +66,7 @@ async function verifyNoWebhookForRefused(
     verify.skipSome(
       [check],
       `the withdrawal without client_secret was answered ${exchange.response.status}, not refused`,
+      blockerOf(exchange),
     );
     return;
   }
@@ -98,6 +100,7 @@ async function sendAccepted(pix: PixClient, verify: Recorder, headers: Headers):
     verify.skip(
       CHECKS,
       `the withdrawal was not accepted (${exchange.response.status}), and the webhook follows acceptance; see ${paymentAccepted.id}`,
+      blockerOf(exchange, paymentAccepted),
     );
   }
   return { withdrawal, exchange };

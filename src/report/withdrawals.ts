@@ -1,0 +1,101 @@
+/**
+ * What the run's withdrawals did, from its ledger: how many were sent, each outcome, and for every
+ * outcome that is unknown (a 5xx, a time-out, a reset) what its webhooks said. A person signing off
+ * reads the money line first: an unknown outcome is a withdrawal that may have been paid.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LEDGER_FILE, WITHDRAWAL_OUTCOMES, type WithdrawalOutcome } from '../run/ledger.ts';
+
+/** What the webhooks of a withdrawal with an unknown outcome reported. */
+export type Reconciliation = 'paid' | 'failed' | 'other' | 'none';
+
+export interface WithdrawalSummary {
+  /** The ledger's path, as the run was told it. */
+  readonly ledger: string;
+  /** Withdrawal requests written to the ledger before they were sent. */
+  readonly sent: number;
+  readonly outcomes: Readonly<Record<WithdrawalOutcome, number>>;
+  /** Each withdrawal whose outcome is unknown, and what its webhooks said. */
+  readonly unknown: readonly { readonly code: string; readonly webhook: Reconciliation }[];
+}
+
+const PAID =
+  /^(paid|pago|success|successful|succeeded|completed?|conclu[ií]d[ao]|approved|aprovad[ao]|efetivad[ao]|liquidad[ao]|settled|done)$/i;
+const FAILED = /fail|refus|reject|cancel|error|devolv|estorn|denied|recusad|negad/i;
+
+function reconciliation(statuses: readonly string[] | undefined, received: boolean): Reconciliation {
+  if (!received) return 'none';
+  if ((statuses ?? []).some((s) => PAID.test(s.trim()))) return 'paid';
+  if ((statuses ?? []).some((s) => FAILED.test(s))) return 'failed';
+  return 'other';
+}
+
+interface Line {
+  readonly type?: string;
+  readonly runId?: string;
+  readonly code?: string;
+  readonly outcome?: WithdrawalOutcome;
+  readonly webhookReceived?: boolean;
+  readonly statuses?: string[];
+}
+
+/** The summary of this run's lines of a ledger (others' runs may share the file); undefined when it sent none. */
+export function summariseLedger(text: string, runId: string, ledger: string): WithdrawalSummary | undefined {
+  const lines = text
+    .split('\n')
+    .flatMap((raw): Line[] => {
+      try {
+        return raw.trim() === '' ? [] : [JSON.parse(raw) as Line];
+      } catch {
+        return [];
+      }
+    })
+    .filter((line) => line.runId === runId);
+  const intents = lines.filter((l) => l.type === 'intent');
+  if (intents.length === 0) return undefined;
+  const outcomes = Object.fromEntries(WITHDRAWAL_OUTCOMES.map((o) => [o, 0])) as Record<
+    WithdrawalOutcome,
+    number
+  >;
+  const unknownCodes: string[] = [];
+  for (const line of lines.filter((l) => l.type === 'outcome' && l.outcome !== undefined)) {
+    const outcome = line.outcome as WithdrawalOutcome;
+    outcomes[outcome] += 1;
+    if (outcome === 'unknown') unknownCodes.push(line.code ?? '?');
+  }
+  // An intent with no outcome line: the run stopped while the request was in flight.
+  const answered = WITHDRAWAL_OUTCOMES.reduce((sum, o) => sum + outcomes[o], 0);
+  outcomes.unknown += Math.max(0, intents.length - answered);
+  const webhooks = new Map(lines.filter((l) => l.type === 'webhook').map((l) => [l.code, l]));
+  return {
+    ledger,
+    sent: intents.length,
+    outcomes,
+    unknown: unknownCodes.map((code) => {
+      const webhook = webhooks.get(code);
+      return { code, webhook: reconciliation(webhook?.statuses, webhook?.webhookReceived === true) };
+    }),
+  };
+}
+
+/** The summary of the ledger in the report directory, or undefined when the run sent no withdrawal. */
+export function readWithdrawalSummary(
+  reportDir: string,
+  runId: string,
+  shown: string,
+): WithdrawalSummary | undefined {
+  const path = join(reportDir, LEDGER_FILE);
+  return existsSync(path) ? summariseLedger(readFileSync(path, 'utf8'), runId, shown) : undefined;
+}
+
+/** The money line every summary ends with. */
+export function withdrawalLine(summary: WithdrawalSummary): string {
+  const { outcomes } = summary;
+  const paid = summary.unknown.filter((u) => u.webhook === 'paid').length;
+  const unknown =
+    outcomes.unknown === 0
+      ? 'none with an unknown outcome'
+      : `${outcomes.unknown} with an UNKNOWN outcome (${paid} of them reported paid by their webhook: ${summary.unknown.map((u) => `${u.code} ${u.webhook === 'none' ? 'no webhook' : u.webhook}`).join(', ')}); check them with the provider`;
+  return `Withdrawals: ${summary.sent} sent: ${outcomes.accepted} accepted, ${outcomes.refused} refused, ${outcomes['rate-limited']} rate-limited (not processed), ${outcomes['not-sent']} never left the suite; ${unknown}. Ledger: ${summary.ledger}`;
+}

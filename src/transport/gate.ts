@@ -1,0 +1,102 @@
+/**
+ * The gate every request to the environment goes through: a cap on requests in flight and on the
+ * rate, for the whole run, and the run-wide pause a 429 (or a 503 with Retry-After) asks for. The
+ * queueing is p-queue's: `strict` spaces requests so that no second at the provider sees more than
+ * the rate, never a burst at an interval's edge. Workers are separate processes, so a run shares one
+ * gate, served by global setup (shared-gate.ts); a process without one (a unit test) keeps its own.
+ */
+import PQueue from 'p-queue';
+import type { Config } from '../config/config.ts';
+
+export interface GateSettings {
+  /** PIX_CONCURRENCY: requests in flight at once, for the whole run. */
+  readonly concurrency: number;
+  /** PIX_RATE_LIMIT: requests per second, for the whole run; undefined limits nothing. */
+  readonly ratePerSecond: number | undefined;
+  /** PIX_MAX_RETRY_AFTER_S, in ms: the longest single wait the suite accepts. */
+  readonly maxWaitMs: number;
+  /** The longest the whole run may wait in all; past it the suite stops waiting. */
+  readonly totalWaitMs: number;
+}
+
+/** What a pause asked for and whether the suite waits: false once a cap is passed. */
+export interface PauseRequest {
+  readonly ms: number;
+  /** What asked, for the console: `429 on POST /auth/token`. */
+  readonly why: string;
+}
+
+export interface Gate {
+  /** Runs one request once the run's limits allow it. */
+  run<T>(send: () => Promise<T>): Promise<T>;
+  /** Holds every request of the run for the time asked; resolves false, at once, past a cap. */
+  pause(request: PauseRequest): Promise<boolean>;
+}
+
+/** How the gate tells the person running the suite that it waits. */
+export type Tell = (line: string) => void;
+
+export function localGate(settings: GateSettings, tell: Tell): Gate {
+  const queue = new PQueue({
+    concurrency: settings.concurrency,
+    ...(settings.ratePerSecond === undefined
+      ? {}
+      : { interval: 1_000, intervalCap: settings.ratePerSecond, strict: true }),
+  });
+  let waited = 0;
+  let pausedUntil = 0;
+  let resume: ReturnType<typeof setTimeout> | undefined;
+  return {
+    run: <T>(send: () => Promise<T>): Promise<T> => queue.add(send),
+    pause: async ({ ms, why }) => {
+      if (ms > settings.maxWaitMs || waited + ms > settings.totalWaitMs) {
+        tell(
+          `${why}, asking to wait ${Math.ceil(ms / 1000)} s: past PIX_MAX_RETRY_AFTER_S or the run's wait budget, so the suite stops waiting and leaves what it could not judge unjudged`,
+        );
+        return false;
+      }
+      const until = Date.now() + ms;
+      if (until > pausedUntil) {
+        waited += until - Math.max(pausedUntil, Date.now());
+        pausedUntil = until;
+        tell(`${why}: the whole run waits ${Math.ceil(ms / 1000)} s, as Retry-After asks`);
+        queue.pause();
+        clearTimeout(resume);
+        resume = setTimeout(() => queue.start(), until - Date.now());
+      }
+      await new Promise((done) => setTimeout(done, Math.max(0, pausedUntil - Date.now())));
+      return true;
+    },
+  };
+}
+
+const DEFAULT_WAIT_MS = 1_000;
+
+/**
+ * How long an answer asks the client to wait: Retry-After in seconds or as an HTTP date; a 429
+ * without one waits a second. Undefined when the answer asks for no wait (any other status, a 503
+ * without Retry-After).
+ */
+export function retryAfterMs(
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  now = Date.now(),
+): number | undefined {
+  if (status !== 429 && status !== 503) return undefined;
+  const value = headers['retry-after']?.trim();
+  if (value === undefined || value === '') return status === 429 ? DEFAULT_WAIT_MS : undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1_000;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return status === 429 ? DEFAULT_WAIT_MS : undefined;
+  return Math.max(0, date - now);
+}
+
+/** The run's limits, as the configuration sets them; the run waits at most ten of the longest waits in all. */
+export function gateSettingsOf(config: Config): GateSettings {
+  return {
+    concurrency: config.concurrency,
+    ratePerSecond: config.rateLimit,
+    maxWaitMs: config.maxRetryAfterMs,
+    totalWaitMs: 10 * config.maxRetryAfterMs,
+  };
+}
