@@ -1,0 +1,115 @@
+/**
+ * The story a whole run tells, against sandbox readings that conform to the document but behave as
+ * real environments do (sandbox/scenarios.ts RUN_SCENARIOS) and two token faults: a rate limit is
+ * waited out and every check is judged; PIX_RATE_LIMIT holds at the provider; a withdrawal answered
+ * 504 that was paid is "unknown" in the ledger and reconciled with its PAID webhook; a large webhook
+ * is judged whole; an id is found only as a whole value; a token no header can carry is one finding.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
+import { sandboxEnv } from './support/live-env.ts';
+import { runSuite, type SuiteRun } from './support/run-suite.ts';
+
+interface Logged {
+  readonly at: number;
+  readonly line: string;
+}
+
+const flagged = (run: SuiteRun): string[] => [
+  ...run.idsWith('FAILED').map((id) => `FAILED ${id}`),
+  ...run.idsWith('WARNING').map((id) => `WARNING ${id}`),
+];
+
+/** The most requests to one scenario that any second of the sandbox's log holds. */
+function busiestSecond(log: readonly Logged[], scenario: string): number {
+  const times = log.filter((l) => l.line.includes(`/s/${scenario}/`)).map((l) => l.at);
+  return Math.max(0, ...times.map((start) => times.filter((t) => t >= start && t < start + 1_000).length));
+}
+
+describe('the run tells one true story', () => {
+  let sandbox: RunningSandbox;
+  const log: Logged[] = [];
+  before(async () => {
+    sandbox = await startSandbox({ log: (line) => log.push({ at: Date.now(), line }) });
+  });
+  after(() => sandbox.close());
+
+  it('waits out a rate limit and judges every check, with no FAILED', async () => {
+    const run = await runSuite(sandboxEnv(sandbox, 'rate-limited'));
+    assert.ok(
+      log.some((l) => l.line.includes('/s/rate-limited/') && l.line.endsWith('-> 429')),
+      'the sandbox did rate-limit this run',
+    );
+    assert.deepEqual(flagged(run), [], run.stdout);
+    assert.equal(run.report?.verdict, 'PASSED', run.stdout);
+    assert.equal(run.report.complete, true);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /429 on POST .*: the whole run waits 1 s, as Retry-After asks/);
+  });
+
+  it('keeps every second at the provider within PIX_RATE_LIMIT, and still judges every check', async () => {
+    const run = await runSuite(sandboxEnv(sandbox, 'reference', { PIX_RATE_LIMIT: '5' }));
+    assert.equal(run.report?.verdict, 'PASSED', run.stdout);
+    const busiest = busiestSecond(log, 'reference');
+    assert.ok(busiest <= 5 && busiest > 0, `the busiest second held ${busiest} requests`);
+  });
+
+  it('records a withdrawal answered 504 but paid as unknown, reconciled with its PAID webhook', async () => {
+    const run = await runSuite(sandboxEnv(sandbox, 'paid-behind-504'));
+    assert.deepEqual(flagged(run), ['FAILED PAYMENT-ACCEPTED', 'FAILED RESPONSE-STATUS-DOCUMENTED']);
+    const answered504 = log.filter((l) => l.line.includes('/s/paid-behind-504/pix/payment -> 504')).length;
+    const ledger = readFileSync(join(run.reportDir, 'ledger.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; outcome?: string; statuses?: string[] });
+    const unknown = ledger.filter((l) => l.type === 'outcome' && l.outcome === 'unknown');
+    assert.ok(answered504 > 0);
+    assert.equal(unknown.length, answered504, 'every 504 is an unknown outcome, none "refused"');
+    assert.equal(
+      ledger.filter((l) => l.type === 'webhook' && l.statuses?.includes('PAID')).length,
+      answered504,
+    );
+    const withdrawals = run.report?.withdrawals as { unknown: { webhook: string }[] } | undefined;
+    assert.ok(withdrawals?.unknown.every((u) => u.webhook === 'paid'));
+    const line = new RegExp(
+      `${answered504} with an UNKNOWN outcome \\(${answered504} of them reported paid by their webhook`,
+    );
+    assert.match(run.stdout.replace(/\s+/g, ' '), line);
+    assert.match(readFileSync(join(run.reportDir, 'summary.md'), 'utf8').replace(/\s+/g, ' '), line);
+  });
+
+  it('judges a large webhook from its whole body, and finds an id only as a whole value', async () => {
+    const [large, idStatus] = await Promise.all([
+      runSuite(sandboxEnv(sandbox, 'webhook-large')),
+      runSuite(sandboxEnv(sandbox, 'id-status')),
+    ]);
+    assert.deepEqual(flagged(large), [], large.stdout);
+    assert.equal(large.verdictOf('WEBHOOK-JSON'), 'PASSED');
+    assert.deepEqual(flagged(idStatus), ['WARNING WEBHOOK-REFERS-TO-WITHDRAWAL']);
+  });
+
+  it('makes a token no header can carry one finding, and sends no withdrawal with it', async () => {
+    const run = await runSuite(sandboxEnv(sandbox, 'token-line-break'));
+    assert.deepEqual(flagged(run), ['FAILED TOKEN-USABLE']);
+    assert.equal(run.report?.withdrawals, undefined, 'no withdrawal was written to the ledger');
+    const incomplete = run.report?.incomplete as { cause: string; reason: string }[];
+    assert.deepEqual(
+      incomplete.map((i) => i.cause),
+      ['environment'],
+    );
+    assert.match(incomplete[0]?.reason ?? '', /issued a token no header can carry .*judged by TOKEN-USABLE/);
+  });
+
+  it('warns once about a 30 KB token, masks it, and judges everything else', async () => {
+    const run = await runSuite(sandboxEnv(sandbox, 'token-huge'));
+    assert.deepEqual(flagged(run), ['WARNING TOKEN-SIZE']);
+    assert.equal(run.report?.complete, true);
+    assert.doesNotMatch(
+      readFileSync(join(run.reportDir, 'certification.json'), 'utf8'),
+      /[A-Za-z0-9_-]{2000}/,
+    );
+  });
+});
