@@ -51,6 +51,7 @@ import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
 import { tellRunOutcome } from '../src/base/run-state.ts';
+import { suiteCommand } from '../src/base/invocation.ts';
 
 export { buildCertification, type CertificationInput } from '../src/report/build.ts';
 export type { Certification, TestOutcome } from '../src/report/model.ts';
@@ -275,7 +276,7 @@ export default class CertificationReporter implements Reporter {
     process.stdout.write(artifacts.console);
     if (signed !== undefined)
       process.stdout.write(
-        `${safe(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); npm run verify -- ${shown(dir)} checks the report.`)}\n`,
+        `${safe(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); ${suiteCommand('verify', shown(dir))} checks the report.`)}\n`,
       );
     return undefined;
   }

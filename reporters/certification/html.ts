@@ -39,10 +39,10 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": '&#39;',
 };
 
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 /** Verdicts carry a sign as well as a colour, so they survive a black-and-white print. */
-const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
+export const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
   PASSED: '✓',
   WARNING: '!',
   FAILED: '✗',
@@ -51,7 +51,8 @@ const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
   ERROR: '⚠',
 };
 
-const STYLE = `
+/** The reports' look, shared with history.html. */
+export const STYLE = `
 :root { --passed: #1a7f37; --warning: #9a6700; --failed: #cf222e; --skipped: #6e7781; --incomplete: #0550ae; --error: #8250df; --line: #d0d7de; }
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; max-width: 75rem; margin: 0 auto; padding: 1.5rem; }
@@ -100,7 +101,10 @@ footer { margin-top: 2rem; color: #59636e; font-size: .85rem; }
 @media print { details::details-content { content-visibility: visible; display: block; } }
 `;
 
-const chip = (verdict: OverallVerdict | Verdict, text: string = verdict): string =>
+/** Nothing loads: no script, no external style, font or image; only the page's own style. */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
+
+export const chip = (verdict: OverallVerdict | Verdict, text: string = verdict): string =>
   `<span class="chip v-${verdict}" title="${verdict}">${SIGN[verdict]} ${escapeHtml(text)}</span>`;
 
 const anchor = (id: string): string => `check-${id.replace(/[^A-Za-z0-9-]/g, '-')}`;
@@ -433,7 +437,7 @@ export function renderHtml(report: Certification): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(environmentLabel(report))}: Pix withdrawal certification ${report.verdict}</title>
 <style>${STYLE}</style>
