@@ -27,8 +27,16 @@ export interface WebhookInput {
  */
 function describeDelivery(d: Delivery): string {
   const headers = Object.entries(d.headers).map(([name, value]) => `${name}: ${value}`);
-  return `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes, ${d.outcome})${headers.length === 0 ? '' : `; headers ${headers.join('; ')}`}`;
+  const unread =
+    d.declaredBytes !== null && d.declaredBytes > d.bodyBytes
+      ? ` of ${d.declaredBytes} declared, not awaited for a ${d.method}`
+      : '';
+  return `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes${unread}, ${d.outcome})${headers.length === 0 ? '' : `; headers ${headers.join('; ')}`}`;
 }
+
+/** The body checks judge webhooks sent as §6 says; one sent with another method is WEBHOOK-POST's finding. */
+const posted = (deliveries: readonly Delivery[]): readonly Delivery[] =>
+  deliveries.filter((d) => d.method === 'POST');
 
 export const webhookDelivered = defineCheck<WebhookInput>(
   {
@@ -79,7 +87,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
     needs: ['payout', 'webhook'],
   },
   ({ deliveries }) =>
-    deliveries
+    posted(deliveries)
       .filter((d) => d.outcome === 'matched')
       .filter((d) => !isJsonContentType(d.headers['content-type'] ?? '') || parseJson(d.body) === undefined)
       .map((d) =>
@@ -121,7 +129,7 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
   },
   ({ deliveries, code, withdrawal }) => {
     const ids = [code, ...returnedIds(withdrawal.response.json)];
-    return deliveries
+    return posted(deliveries)
       .filter((d) => d.outcome === 'matched' && !ids.some((id) => d.body.includes(id)))
       .map((d) =>
         violation(
