@@ -36,7 +36,7 @@ describe('a GET webhook with a declared body (sandbox fault webhook-get-declared
     const [evidence] = check.evidence ?? [];
     assert.equal(evidence?.expected, 'POST');
     assert.match(
-      evidence?.actual ?? '',
+      evidence.actual ?? '',
       /^GET \/\S+ \(no content-type, 0 bytes of \d+ declared, not awaited/,
     );
   });
