@@ -35,10 +35,7 @@ describe('a GET webhook with a declared body (sandbox fault webhook-get-declared
     assert.equal(check.evidenceCount, 1);
     const [evidence] = check.evidence ?? [];
     assert.equal(evidence?.expected, 'POST');
-    assert.match(
-      evidence.actual ?? '',
-      /^GET \/\S+ \(no content-type, 0 bytes of \d+ declared, not awaited/,
-    );
+    assert.match(evidence.actual ?? '', /^GET \/\S+ \(no content-type, 0 bytes of \d+ declared, not awaited/);
   });
 
   it('is no other finding: the webhook reached its address, its body is not judged', () => {
