@@ -119,15 +119,21 @@ function environmentLine(report: Certification): string {
   return `<p class="environment">${escapeHtml(label)}${url}</p>`;
 }
 
-/** The FAILED checks, each with a one-line why, linked to its card. */
-function failedList(report: Certification): string {
-  const failed = report.checks.filter((c) => c.verdict === 'FAILED');
-  if (failed.length === 0) return '';
-  const items = failed.map(
+/** The checks of one finding verdict, each with a one-line why, linked to its card. */
+function findingList(report: Certification, verdict: 'FAILED' | 'WARNING'): string {
+  const found = report.checks.filter((c) => c.verdict === verdict);
+  if (found.length === 0) return '';
+  const items = found.map(
     (c) =>
       `<li><a href="#${anchor(c.id)}"><code>${escapeHtml(c.id)}</code></a> ${escapeHtml(c.title)}: ${escapeHtml(whyLine(c))}</li>`,
   );
-  return `\n<h2>Failed</h2>\n<ul class="failed-list">\n${items.join('\n')}\n</ul>`;
+  const [title, listClass] = verdict === 'FAILED' ? ['Failed', 'failed-list'] : ['Warnings', 'warning-list'];
+  return `\n<h2>${title}</h2>\n<ul class="${listClass}">\n${items.join('\n')}\n</ul>`;
+}
+
+/** The FAILED checks, each with a one-line why, linked to its card; when none failed, the warnings so. */
+function failedList(report: Certification): string {
+  return findingList(report, 'FAILED') || findingList(report, 'WARNING');
 }
 
 /** Why the run is INCOMPLETE: one line per reason the person running the suite can remove. */
@@ -204,6 +210,8 @@ const OPTION_LABELS: Readonly<Record<string, string>> = {
   tokenField: 'Field of the token in the token response (PIX_TOKEN_FIELD)',
   payeeKeyType: "Payee's Pix key type (PIX_PAYEE_KEY_TYPE)",
   webhookTimeoutMs: 'Wait for a webhook (PIX_WEBHOOK_TIMEOUT_MS)',
+  webhookCollection: 'How webhooks were collected',
+  // Reports written before webhookCollection: the address alone.
   webhookPublicUrl: 'Address the provider posts webhooks to (PIX_WEBHOOK_PUBLIC_URL)',
   requestTimeoutMs: 'Bound on every request (PIX_REQUEST_TIMEOUT_MS)',
   maxPayouts: 'Most withdrawals the run may send (PIX_MAX_PAYOUTS)',
