@@ -138,7 +138,10 @@ describe('preflight: transport and TLS, one line each with the fix', () => {
     t.after(() => double.close());
     const message = await verdict(`${double.url.replace('http:', 'https:')}/api/v2`);
     assert.match(message ?? '', /^PIX_BASE_URL: 127\.0\.0\.1:\d+ answers in plain HTTP, not TLS/);
-    assert.match(message ?? '', /or http:\/\/127\.0\.0\.1:\d+\/api\/v2 if the environment really serves plain http/);
+    assert.match(
+      message ?? '',
+      /or http:\/\/127\.0\.0\.1:\d+\/api\/v2 if the environment really serves plain http/,
+    );
     assert.deepEqual(double.received, [], 'nothing was sent in clear');
   });
 
