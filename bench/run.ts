@@ -5,6 +5,9 @@
  * under each Node version found (see runtimes.ts). The rows' runs are interleaved, so that a machine
  * that gets busier or quieter during the bench weighs on every row alike. Asserts nothing.
  *
+ * One more row times `pix-certify history` over 200 runs (history-runs.ts makes them), from the
+ * sources.
+ *
  * BENCH_RUNS sets the runs per row (default 7); --tarball <path> or BENCH_TARBALL installs that
  * tarball instead of packing this repository.
  */
@@ -16,9 +19,13 @@ import { type Command, measure, type Sample, summarise } from './measure.ts';
 import { runtimes } from './runtimes.ts';
 import { BIN } from '../selftest/support/installed-package.ts';
 import { installedPackage } from './tarball.ts';
+import { historyRuns } from './history-runs.ts';
+import { rmSync } from 'node:fs';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? '7');
+/** The runs a QA history covers: about a month of nightly runs, several times over. */
+const HISTORY_RUNS = 200;
 
 interface Row {
   readonly label: string;
@@ -51,14 +58,35 @@ function rowsFor(path: string, label: string, installDir: string | undefined): R
 }
 
 const notes: string[] = [];
+let historyDir: string | undefined;
 try {
   const installed = await installedPackage(process.argv.slice(2));
   if ('skipped' in installed) notes.push(`tarball rows skipped: ${installed.skipped}`);
   const { found, missing } = runtimes();
   notes.push(...missing);
-  const rows = found.flatMap((runtime) =>
-    rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined),
-  );
+  const history = await historyRuns(liveEnv, HISTORY_RUNS);
+  historyDir = history.workDir;
+  const rows = [
+    ...found.flatMap((runtime) =>
+      rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined),
+    ),
+    {
+      label: `history of ${HISTORY_RUNS} runs (sources)`,
+      command: {
+        file: process.execPath,
+        args: [
+          '--import',
+          'tsx',
+          join(ROOT, 'bin', 'history.ts'),
+          ...history.dirs,
+          '--out',
+          join(history.workDir, 'history.html'),
+        ],
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '' },
+      },
+    },
+  ];
   const samples = new Map<Row, Sample[]>(rows.map((row) => [row, []]));
   const loadBefore = loadavg()[0] ?? 0;
   for (let round = 0; round < RUNS; round++) {
@@ -88,4 +116,5 @@ try {
   process.stdout.write(`${[...lines, ...notes.map((n) => `note: ${n}`)].join('\n')}\n`);
 } finally {
   await sandbox.close();
+  if (historyDir !== undefined) rmSync(historyDir, { recursive: true, force: true });
 }

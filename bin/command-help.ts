@@ -5,6 +5,10 @@
 export const COMMAND_HELP = {
   certify: { usage: 'certify', purpose: 'the certification (the default)' },
   compare: { usage: 'compare <old.json> <new.json>', purpose: 'what changed between two certifications' },
+  history: {
+    usage: 'history <report dirs or .json…>',
+    purpose: 'history.html (--out FILE) and a table: each check across runs, flipped checks first',
+  },
   sandbox: {
     usage: 'sandbox',
     purpose: 'the reference provider with its readings and faults, on this machine',

@@ -11,8 +11,11 @@ export const COMMANDS = {
   compare: {
     load: () => import('./compare.ts'),
   },
+  history: {
+    load: () => import('./history.ts'),
+  },
   sandbox: {
-    load: () => import('../sandbox/main.ts'),
+    load: () => import('./sandbox.ts'),
   },
   mock: {
     load: () => import('./mock.ts'),

@@ -1,5 +1,5 @@
 /**
- * pix-certify compare <baseline.json> <new.json> (npm run compare -- … from the sources): what
+ * pix-certify compare <baseline.json> <new.json> (npm run compare -- … in a clone): what
  * changed between two certifications, without running anything; the same comparison certify
  * --baseline adds to its reports. It also compares two environments (a sandbox and a
  * production-like one). Exits 0 when nothing regressed, 1 on a regression (like diff, whatever
@@ -11,9 +11,9 @@ import { layoutFor } from '../reporters/certification/layout.ts';
 import type { Certification } from '../src/report/model.ts';
 import { readCertification, UnreadableCertification } from '../src/report/read.ts';
 import { visible, visibleJson } from '../src/base/visible.ts';
+import { suiteCommand } from '../src/base/invocation.ts';
 
-const USAGE =
-  'usage: pix-certify compare <baseline certification.json> <new certification.json> (npm run compare -- … in the repository)';
+const USAGE = `usage: ${suiteCommand('compare', '<baseline certification.json> <new certification.json>')}`;
 
 function stop(message: string): never {
   process.stderr.write(`pix-compare: ${visible(message)}\n`);

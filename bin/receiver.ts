@@ -32,8 +32,16 @@ function describe(settings: ServiceSettings, receiver: RunningReceiver): string 
       : tls.requireClientCert
         ? ', client certificates required'
         : ', client certificates requested';
+  const { port } = new URL(receiver.url);
+  const everywhere = settings.host === '0.0.0.0' || settings.host === '::';
+  const where = everywhere
+    ? `every address of this machine (${receiver.url} from here)`
+    : isLoopbackHost(settings.host)
+      ? `this machine only (${receiver.url})`
+      : receiver.url;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   return [
-    `pix-receiver: listening on ${receiver.url} (bound to ${settings.host}, ${tls === undefined ? 'plain HTTP' : 'TLS'}${certificates})`,
+    `pix-receiver: bound to ${host}:${port}, ${where}, ${tls === undefined ? 'plain HTTP' : 'TLS'}${certificates}`,
     `pix-receiver: deliveries kept in ${settings.dataDir} (${receiver.restoredRuns} runs restored); a run is forgotten when it closes or 24 h after it opened`,
     `pix-receiver: control API under /_receiver/v1/ with the token; Ctrl-C stops it`,
   ].join('\n');

@@ -7,6 +7,7 @@ import { ALIASES, COMMAND_HELP } from './command-help.ts';
 import { suiteVersion } from '../src/run/run-metadata.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { VARIABLE_TABLE } from '../src/config/variables.ts';
+import { INSTALLED } from '../src/base/invocation.ts';
 
 const FLAGS: readonly (readonly [string, string])[] = [
   ['--baseline <file>', 'compare the run with an earlier certification.json (also PIX_BASELINE)'],
@@ -42,8 +43,13 @@ function variableRows(): [string, string][] {
 
 export function helpText(): string {
   return [
-    'Usage: pix-certify [command] [options] [Playwright options]',
-    '       (from the repository: npm run certify -- [options] [Playwright options])',
+    // Installed, only pix-certify exists; a clone has its npm scripts too.
+    ...(INSTALLED
+      ? ['Usage: pix-certify [command] [options] [Playwright options]']
+      : [
+          'Usage: npm run certify -- [options] [Playwright options] (the other commands: npm run <command> -- …)',
+          '       (installed: pix-certify [command] [options] [Playwright options])',
+        ]),
     '',
     'Commands:',
     ...columns([

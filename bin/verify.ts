@@ -15,8 +15,9 @@ import { redact } from '../src/secrets/redact.ts';
 import { normalFingerprint, publicKeyOf, verifyReportDir } from '../src/report/verify.ts';
 import { visible } from '../src/base/visible.ts';
 import { fingerprintOf } from '../src/secrets/signing.ts';
+import { suiteCommand } from '../src/base/invocation.ts';
 
-export const USAGE = `Usage: npm run verify -- <report dir> [--fingerprint <hex> | --public-key <file>]
+export const USAGE = `Usage: ${suiteCommand('verify', '<report dir> [--fingerprint <hex> | --public-key <file>]')}
 
 Checks a report directory (default of a run: reports/): every artifact certification.json lists has
 the recorded size and SHA-256, and certification.sig, when present, is a valid signature over the exact
@@ -85,7 +86,7 @@ function parsed(argv: readonly string[]): { help: boolean; dir?: string; pin?: s
   if (values.help === true) return { help: true };
   const [dir, ...extra] = positionals;
   if (dir === undefined || extra.length > 0)
-    throw new UsageError('give one report directory: npm run verify -- <report dir>');
+    throw new UsageError(`give one report directory: ${suiteCommand('verify', '<report dir>')}`);
   const pin = pinOf(values.fingerprint, values['public-key']);
   return { help: false, dir, ...(pin === undefined ? {} : { pin }) };
 }
@@ -101,7 +102,7 @@ export function main(
     args = parsed(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    err(`pix-verify: ${plain(error.message)}. npm run verify -- --help shows the usage.\n`);
+    err(`pix-verify: ${plain(error.message)}. ${suiteCommand('verify', '--help')} shows the usage.\n`);
     return 2;
   }
   if (args.help || args.dir === undefined) {

@@ -53,6 +53,7 @@ import { SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
 import { tellRunOutcome } from '../src/base/run-state.ts';
 import { readWithdrawalSummary } from '../src/report/withdrawals.ts';
 import { LEDGER_FILE } from '../src/run/ledger.ts';
+import { suiteCommand } from '../src/base/invocation.ts';
 
 export { buildCertification, type CertificationInput } from '../src/report/build.ts';
 export type { Certification, TestOutcome } from '../src/report/model.ts';
@@ -279,7 +280,7 @@ export default class CertificationReporter implements Reporter {
     process.stdout.write(artifacts.console);
     if (signed !== undefined)
       process.stdout.write(
-        `${safe(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); npm run verify -- ${shown(dir)} checks the report.`)}\n`,
+        `${safe(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); ${suiteCommand('verify', shown(dir))} checks the report.`)}\n`,
       );
     return undefined;
   }

@@ -64,7 +64,8 @@ export interface Behaviour {
   readonly webhookPayload: 'reference' | 'lenient' | 'anonymous' | 'text';
   /** Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). */
   readonly webhookSigned: boolean;
-  readonly webhookMethod: 'POST' | 'GET';
+  /** 'GET-declared-body' sends GET with the payload's content-length and never the body. */
+  readonly webhookMethod: 'POST' | 'GET' | 'GET-declared-body';
   /** 'origin-webhook' posts to the PostBackUrl's origin + /webhook instead of the exact address. */
   readonly webhookTarget: 'exact' | 'origin-webhook';
   readonly webhookCopies: 0 | 1 | 2;

@@ -1,6 +1,6 @@
 /**
- * npm run sandbox: the stateful reference provider on its own, to watch a complete live run on this
- * machine. PIX_SANDBOX_HOST and PIX_SANDBOX_PORT choose where it listens (default 127.0.0.1:4020);
+ * The sandbox command (bin/sandbox.ts starts it): the stateful reference provider on its own, to watch
+ * a complete live run on this machine. PIX_SANDBOX_HOST and PIX_SANDBOX_PORT choose where it listens (default 127.0.0.1:4020);
  * PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE make it serve https, and
  * PIX_SANDBOX_CLIENT_CA_FILE demand client certificates that CA signed (mutual TLS).
  */
@@ -18,13 +18,6 @@ function setting(name: string, fallback: string): string {
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(2);
-}
-
-const host = setting('PIX_SANDBOX_HOST', '127.0.0.1');
-const portText = setting('PIX_SANDBOX_PORT', '4020');
-const port = Number(portText);
-if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-  fail(`PIX_SANDBOX_PORT: '${portText}' is not a port. Set a number from 0 to 65535, or unset it for 4020.`);
 }
 
 function pem(name: string): Buffer | undefined {
@@ -52,78 +45,93 @@ function tlsSettings(): SandboxTls | undefined {
   return { cert, key, ...(clientCa === undefined ? {} : { clientCa }) };
 } // prettier-ignore
 
-const tls = tlsSettings();
-let sandbox: RunningSandbox;
-try {
-  sandbox = await startSandbox({
-    host,
-    port,
-    log: (line) => process.stdout.write(`  ${line}\n`),
-    ...(tls === undefined ? {} : { tls }),
+/**
+ * Serves the sandbox until SIGINT or SIGTERM and prints the variables of a live run against it, with
+ * the command that starts one where the user is (`certifyCommand`: the sandbox knows nothing of the suite).
+ */
+export async function serveSandbox(certifyCommand: string): Promise<void> {
+  const host = setting('PIX_SANDBOX_HOST', '127.0.0.1');
+  const portText = setting('PIX_SANDBOX_PORT', '4020');
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    fail(
+      `PIX_SANDBOX_PORT: '${portText}' is not a port. Set a number from 0 to 65535, or unset it for 4020.`,
+    );
+  }
+
+  const tls = tlsSettings();
+  let sandbox: RunningSandbox;
+  try {
+    sandbox = await startSandbox({
+      host,
+      port,
+      log: (line) => process.stdout.write(`  ${line}\n`),
+      ...(tls === undefined ? {} : { tls }),
+    });
+  } catch (error) {
+    fail(
+      `Could not listen on ${host}:${portText} (${error instanceof Error ? error.message : String(error)}). ` +
+        'Set PIX_SANDBOX_PORT to a free port, or PIX_SANDBOX_HOST to an address of this machine.',
+    );
+  }
+
+  const { clientId, clientSecret, certClient } = sandbox.credentials;
+  const variables = [
+    `PIX_BASE_URL=${sandbox.url}`,
+    `PIX_CLIENT_ID=${clientId}`,
+    `PIX_CLIENT_SECRET=${clientSecret}`,
+    `PIX_CERT_CLIENT=${certClient}`,
+    'PIX_ALLOW_PAYOUTS=1',
+    'PIX_PAYEE_KEY_TYPE=EVP',
+    'PIX_PAYEE_KEY=123e4567-e89b-12d3-a456-426614174000',
+    'PIX_PAYEE_DOCUMENT=52998224725',
+    'PIX_PAYEE_NAME="Sandbox Payee"',
+  ].join(' ');
+
+  const nameWidth = Math.max(...SCENARIOS.map((s) => s.name.length));
+  const scenarioLines = SCENARIOS.map((s) => {
+    const kind = s.kind === 'profile' ? 'profile' : s.level;
+    const extra = Object.entries(s.suiteEnv).map(([key, value]) => ` [needs ${key}=${value}]`);
+    return `  ${kind.padEnd(7)}  ${s.name.padEnd(nameWidth)}  ${s.description}${extra.join('')}`;
   });
-} catch (error) {
-  fail(
-    `Could not listen on ${host}:${portText} (${error instanceof Error ? error.message : String(error)}). ` +
-      'Set PIX_SANDBOX_PORT to a free port, or PIX_SANDBOX_HOST to an address of this machine.',
+
+  process.stdout.write(
+    [
+      `Pix sandbox on ${sandbox.url}: the reference profile behind the bare paths, any scenario behind /s/<scenario>.`,
+      '',
+      'Live run against the reference profile (paste in another terminal):',
+      '',
+      `  ${variables} ${certifyCommand}`,
+      '',
+      ...(tls === undefined
+        ? []
+        : [
+            'It serves https: add PIX_CA_FILE=<the CA that signed PIX_SANDBOX_TLS_CERT_FILE, or that file if self-signed>.',
+            ...(tls.clientCa === undefined
+              ? []
+              : [
+                  'It demands a client certificate: add PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (or PIX_TLS_PFX_FILE and',
+                  'PIX_TLS_PASSPHRASE) with one that PIX_SANDBOX_CLIENT_CA_FILE signed.',
+                ]),
+            '',
+          ]),
+      `Another scenario: PIX_BASE_URL=${sandbox.url}/s/<scenario>, plus the variables it needs.`,
+      'A profile must get no FAILED check; a FAILED fault must fail the run, a WARNING fault must warn.',
+      '',
+      ...scenarioLines,
+      '',
+      `Webhooks go only to loopback PostBackUrls; the reference ones are signed (Standard Webhooks) with ${WEBHOOK_SIGNING_SECRET}.`,
+      'Ctrl-C stops the sandbox.',
+      '',
+      '',
+    ].join('\n'),
   );
+
+  const stop = (): void => {
+    void sandbox.close().then(() => {
+      process.stdout.write('Sandbox stopped.\n');
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }
-
-const { clientId, clientSecret, certClient } = sandbox.credentials;
-const variables = [
-  `PIX_BASE_URL=${sandbox.url}`,
-  `PIX_CLIENT_ID=${clientId}`,
-  `PIX_CLIENT_SECRET=${clientSecret}`,
-  `PIX_CERT_CLIENT=${certClient}`,
-  'PIX_ALLOW_PAYOUTS=1',
-  'PIX_PAYEE_KEY_TYPE=EVP',
-  'PIX_PAYEE_KEY=123e4567-e89b-12d3-a456-426614174000',
-  'PIX_PAYEE_DOCUMENT=52998224725',
-  'PIX_PAYEE_NAME="Sandbox Payee"',
-].join(' ');
-
-const nameWidth = Math.max(...SCENARIOS.map((s) => s.name.length));
-const scenarioLines = SCENARIOS.map((s) => {
-  const kind = s.kind === 'profile' ? 'profile' : s.level;
-  const extra = Object.entries(s.suiteEnv).map(([key, value]) => ` [needs ${key}=${value}]`);
-  return `  ${kind.padEnd(7)}  ${s.name.padEnd(nameWidth)}  ${s.description}${extra.join('')}`;
-});
-
-process.stdout.write(
-  [
-    `Pix sandbox on ${sandbox.url}: the reference profile behind the bare paths, any scenario behind /s/<scenario>.`,
-    '',
-    'Live run against the reference profile (paste in another terminal):',
-    '',
-    `  ${variables} npm run certify`,
-    '',
-    ...(tls === undefined
-      ? []
-      : [
-          'It serves https: add PIX_CA_FILE=<the CA that signed PIX_SANDBOX_TLS_CERT_FILE, or that file if self-signed>.',
-          ...(tls.clientCa === undefined
-            ? []
-            : [
-                'It demands a client certificate: add PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (or PIX_TLS_PFX_FILE and',
-                'PIX_TLS_PASSPHRASE) with one that PIX_SANDBOX_CLIENT_CA_FILE signed.',
-              ]),
-          '',
-        ]),
-    `Another scenario: PIX_BASE_URL=${sandbox.url}/s/<scenario>, plus the variables it needs.`,
-    'A profile must get no FAILED check; a FAILED fault must fail the run, a WARNING fault must warn.',
-    '',
-    ...scenarioLines,
-    '',
-    `Webhooks go only to loopback PostBackUrls; the reference ones are signed (Standard Webhooks) with ${WEBHOOK_SIGNING_SECRET}.`,
-    'Ctrl-C stops the sandbox.',
-    '',
-    '',
-  ].join('\n'),
-);
-
-const stop = (): void => {
-  void sandbox.close().then(() => {
-    process.stdout.write('Sandbox stopped.\n');
-  });
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);

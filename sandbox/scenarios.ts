@@ -400,6 +400,14 @@ const FAULTS: readonly FaultScenario[] = [
     breaks: { webhookMethod: 'GET' },
   }),
   fault({
+    name: 'webhook-get-declared-body',
+    clause: '§6',
+    level: 'FAILED',
+    description: 'sends the webhook with GET, declaring a content-length whose body it never sends',
+    trips: ['WEBHOOK-POST'],
+    breaks: { webhookMethod: 'GET-declared-body' },
+  }),
+  fault({
     name: 'webhook-not-json',
     clause: 'payloads, §6',
     level: 'FAILED',

@@ -4,6 +4,8 @@
  * signed the Standard Webhooks way. Deliveries only ever go to this machine.
  */
 import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { isIPv4 } from 'node:net';
 import type { Behaviour } from './behaviour.ts';
 import type { Invented } from './invented.ts';
@@ -106,12 +108,15 @@ interface Delivery {
 
 function deliveryOf(notice: WebhookNotice, url: URL, behaviour: Behaviour, invented: Invented): Delivery {
   const payload = payloadOf(notice, behaviour, invented);
-  const body = behaviour.webhookMethod === 'GET' ? null : payload.body;
+  const body = behaviour.webhookMethod === 'POST' ? payload.body : null;
   return {
     target: behaviour.webhookTarget === 'exact' ? url.href : `${url.origin}/webhook`,
     method: behaviour.webhookMethod,
     headers: {
       ...(body === null ? {} : { 'content-type': payload.contentType }),
+      ...(behaviour.webhookMethod === 'GET-declared-body'
+        ? { 'content-length': String(Buffer.byteLength(payload.body)) }
+        : {}),
       ...(behaviour.webhookSigned ? signatureHeaders(body ?? '', invented.messageId()) : {}),
     },
     body,
@@ -162,6 +167,10 @@ export class WebhookSender {
     for (let copy = 0; copy < copies; copy++) {
       const line = `webhook ${delivery.method} ${delivery.target}`;
       try {
+        if (delivery.method === 'GET-declared-body') {
+          this.log(`${line} -> ${await this.declareWithoutBody(delivery)}`);
+          continue;
+        }
         const response = await fetch(delivery.target, {
           method: delivery.method,
           headers: delivery.headers,
@@ -178,5 +187,27 @@ export class WebhookSender {
         this.log(`${line} failed: ${reasonOf(error)}`);
       }
     }
+  }
+
+  /**
+   * GET with a content-length whose body never comes (fetch cannot send that): the headers only,
+   * then the connection waits for the answer, bounded by TIMEOUT_MS, and is closed.
+   */
+  private declareWithoutBody(delivery: Delivery): Promise<number> {
+    const send = delivery.target.startsWith('https:') ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const request = send(delivery.target, {
+        method: 'GET',
+        headers: delivery.headers,
+        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(TIMEOUT_MS)]),
+      });
+      request.on('response', (response) => {
+        response.resume();
+        request.destroy();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.flushHeaders();
+    });
   }
 }

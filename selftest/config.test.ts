@@ -14,6 +14,7 @@ const ROOT = join(import.meta.dirname, '..');
 import { ConfigError } from '../src/config/errors.ts';
 import { environmentWithDotEnv } from '../src/config/dotenv.ts';
 import { VARIABLES } from '../src/config/variables.ts';
+import { webhookCollection } from '../src/run/run-metadata.ts';
 
 const LIVE_WITHOUT_TARGET = {
   PIX_CLIENT_ID: 'client',
@@ -371,5 +372,28 @@ describe('Pix key formats (configuration only)', () => {
     assert.equal(keyKindOf('email'), 'EMAIL');
     assert.equal(keyProblem('PHONE', '+5511998765432'), undefined);
     assert.match(keyProblem('PHONE', '11998765432') ?? '', /E\.164/);
+  });
+});
+
+describe('how the report says webhooks were collected', () => {
+  it('names the local receiver, PIX_WEBHOOK_PUBLIC_URL, or the remote receiver with its URL and no token', () => {
+    const token = 'remote-receiver-token-0123456789abcdefgh';
+    assert.match(webhookCollection(loadConfig(LIVE)), /^the suite's own receiver at its bound address/);
+    assert.match(
+      webhookCollection(loadConfig({ ...LIVE, PIX_WEBHOOK_PUBLIC_URL: 'https://tunnel.example/hooks' })),
+      /reaches at https:\/\/tunnel\.example\/hooks \(PIX_WEBHOOK_PUBLIC_URL\)$/,
+    );
+    const remote = webhookCollection(
+      loadConfig({
+        ...LIVE,
+        PIX_WEBHOOK_RECEIVER_URL: 'https://receiver.example/base',
+        PIX_WEBHOOK_RECEIVER_TOKEN: token,
+      }),
+    );
+    assert.match(
+      remote,
+      /^the remote receiver at https:\/\/receiver\.example\/base \(PIX_WEBHOOK_RECEIVER_URL\)/,
+    );
+    assert.ok(!remote.includes(token));
   });
 });

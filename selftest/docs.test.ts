@@ -1,11 +1,13 @@
 /**
- * The documents beside the code: docs/checks.md is generated and must be what the code renders today;
- * docs/traceability.md traces every sentence of docs/interface.md to checks or says why none can.
+ * The documents beside the code: docs/checks.md and docs/configuration.md are generated and must be what
+ * the code renders today; docs/traceability.md traces every sentence of docs/interface.md to checks or
+ * says why none can.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CHECKS_DOC_PATH, renderChecksDoc } from '../scripts/checks-doc.ts';
+import { CONFIGURATION_DOC_PATH, renderConfigurationDoc } from '../scripts/configuration-doc.ts';
 import {
   documentSentences,
   INTERFACE_PATH,
@@ -21,6 +23,14 @@ describe('generated documents', () => {
       readFileSync(CHECKS_DOC_PATH, 'utf8'),
       renderChecksDoc(),
       'docs/checks.md is stale: run npm run docs:checks and commit it',
+    );
+  });
+
+  it('docs/configuration.md lists every variable of the table (npm run docs:configuration)', () => {
+    assert.equal(
+      readFileSync(CONFIGURATION_DOC_PATH, 'utf8'),
+      renderConfigurationDoc(),
+      'docs/configuration.md is stale: run npm run docs:configuration and commit it',
     );
   });
 

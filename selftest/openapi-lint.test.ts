@@ -1,6 +1,8 @@
 /**
  * The Spectral ruleset holds the spec to interface.md. The real spec passes it, and each of our rules is
- * shown to fail on a copy of the spec broken in exactly the way the rule exists to catch.
+ * shown to fail on a copy of the spec broken in exactly the way the rule exists to catch. Redocly's
+ * recommended rules pass too, with the exceptions redocly.yaml and .redocly.lint-ignore.yaml give for
+ * the webhook only: a copy without security on an operation of the interface still fails.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -16,6 +18,18 @@ const SPECTRAL = join(ROOT, 'node_modules', '.bin', 'spectral');
 const RULESET = join(ROOT, 'openapi', '.spectral.yaml');
 // A cold Spectral start takes a second or two; a minute means it is stuck, not slow.
 const SPECTRAL_TIMEOUT_MS = 60_000;
+const REDOCLY = join(ROOT, 'node_modules', '.bin', 'redocly');
+// No usage report and no update check: the self-tests reach no network.
+const REDOCLY_ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+
+interface RedoclyRun {
+  readonly totals: { readonly errors: number; readonly warnings: number; readonly ignored: number };
+  readonly problems: readonly {
+    readonly ruleId: string;
+    readonly message: string;
+    readonly location: readonly { readonly pointer: string }[];
+  }[];
+}
 
 interface LintResult {
   readonly code: string;
@@ -63,6 +77,31 @@ function lint(file: string): Promise<LintRun> {
         );
       }
     });
+  });
+}
+
+/** Lints one file with Redocly's recommended rules and the repository's redocly.yaml, JSON output. */
+function redocly(file: string): Promise<RedoclyRun> {
+  const args = ['lint', '--format=json', file];
+  return new Promise((resolve, reject) => {
+    execFile(
+      REDOCLY,
+      args,
+      { cwd: ROOT, timeout: SPECTRAL_TIMEOUT_MS, env: REDOCLY_ENV },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') {
+          reject(
+            new Error(`Could not run Redocly (${REDOCLY}): ${error.message}. Is @redocly/cli installed?`),
+          );
+          return;
+        }
+        try {
+          resolve(JSON.parse(stdout) as RedoclyRun);
+        } catch {
+          reject(new Error(`Redocly wrote no JSON results.\nstdout: ${stdout}\nstderr: ${stderr}`));
+        }
+      },
+    );
   });
 }
 
@@ -144,6 +183,31 @@ describe('the OpenAPI ruleset', { concurrency: 2 }, () => {
     const run = await lint(SPEC_PATH);
     assert.deepEqual(run.results, []);
     assert.equal(run.exitCode, 0);
+  });
+
+  it("passes Redocly's recommended rules, the webhook's unshown security and refusals set aside", async () => {
+    const run = await redocly(SPEC_PATH);
+    assert.deepEqual(run.problems, []);
+    assert.deepEqual(run.totals, { errors: 0, warnings: 0, ignored: 1 });
+  });
+
+  it('still fails, with Redocly, an operation of the interface without security (/pix/payment)', async () => {
+    const spec = parse(source) as unknown;
+    assert.ok(isMap(spec), 'the spec parses to a mapping');
+    remove(at(spec, 'paths', '/pix/payment', 'post'), 'security');
+    // Beside the spec, so that redocly.yaml and the ignore file apply to it as to the real one.
+    const file = join(ROOT, 'openapi', `.redocly-selftest-${process.pid}.yaml`);
+    await writeFile(file, stringify(spec), 'utf8');
+    try {
+      const run = await redocly(file);
+      // The ignore file names the real spec's path, so the copy shows the webhook's other problems too.
+      assert.deepEqual(
+        run.problems.filter((p) => p.ruleId === 'security-defined').map((p) => p.location[0]?.pointer),
+        ['#/paths/~1pix~1payment/post'],
+      );
+    } finally {
+      await rm(file, { force: true });
+    }
   });
 
   for (const { title, rule, path, mutate } of mutations) {

@@ -16,6 +16,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -133,6 +134,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
         pixCertify(node[release], ['list']),
       ]);
       assert.equal(mockRun.code, 0, mockRun.stderr);
+      assert.doesNotMatch(mockRun.stdout + list.stdout, /npm run/, 'the installed tool names pix-certify');
       assert.equal(
         mockRun.report?.verdict,
         'INCOMPLETE',
@@ -186,6 +188,29 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
     assert.equal(lines.length, 1, run.stderr);
     assert.match(lines[0] ?? '', line);
   };
+
+  it('names its own commands, never an npm script: help, usage errors, hints, closing lines', async () => {
+    const cwd = userDir();
+    const key = join(cwd, 'signing.pem');
+    writeFileSync(
+      key,
+      generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    );
+    const runs = await Promise.all([
+      pixCertify(node.node20, ['--help']),
+      pixCertify(node.node20, ['verify', '--help']),
+      pixCertify(node.node20, ['verify']),
+      pixCertify(node.node20, ['verify', '--nonsense']),
+      pixCertify(node.node20, ['compare']),
+      pixCertify(node.node20, ['history']),
+      pixCertify(node.node20, [], { env: { PIX_UNKNOWN_THING: '1' } }),
+      pixCertify(node.node20, [], { cwd, env: { PIX_SIGNING_KEY_FILE: key } }),
+    ]);
+    const [help, , , , , , , signed] = runs;
+    assert.match(signed.stdout, /^Signed: .*; pix-certify verify \S+ checks the report\.$/m);
+    assert.match(help.stdout, /^Usage: pix-certify \[command\]/m);
+    for (const run of runs) assert.doesNotMatch(run.stdout + run.stderr, /npm run/);
+  });
 
   it('under an unsupported Node (a real 18): one line and exit 2', async () => {
     assertOneLine(

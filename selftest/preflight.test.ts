@@ -136,9 +136,12 @@ describe('preflight: transport and TLS, one line each with the fix', () => {
   it('an https:// URL to a plain-http port', async (t) => {
     const double = await serve(routerNotFound);
     t.after(() => double.close());
-    const message = await verdict(double.url.replace('http:', 'https:'));
+    const message = await verdict(`${double.url.replace('http:', 'https:')}/api/v2`);
     assert.match(message ?? '', /^PIX_BASE_URL: 127\.0\.0\.1:\d+ answers in plain HTTP, not TLS/);
-    assert.match(message ?? '', /http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(
+      message ?? '',
+      /or http:\/\/127\.0\.0\.1:\d+\/api\/v2 if the environment really serves plain http/,
+    );
     assert.deepEqual(double.received, [], 'nothing was sent in clear');
   });
 

@@ -30,6 +30,8 @@ const START_TIMEOUT_MS = 20_000;
 interface Service {
   readonly url: string;
   readonly child: ChildProcess;
+  /** What it printed so far, stdout and stderr together. */
+  output(): string;
   /** Ends the process (SIGTERM, or SIGKILL as a crash would) and resolves once it has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -64,10 +66,11 @@ function startService(env: Record<string, string>): Promise<Service> {
     }, START_TIMEOUT_MS);
     const read = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
-      const url = /listening on (\S+)/.exec(output)?.[1];
+      // One line says where it is bound; how this machine reaches it is in parentheses.
+      const url = /^pix-receiver: bound to \S+, [^(]*\((https?:\/\/[^\s)]+)/m.exec(output)?.[1];
       if (url === undefined) return;
       clearTimeout(timer);
-      resolve({ url, child, stop });
+      resolve({ url, child, stop, output: () => output });
     };
     child.stdout?.on('data', read);
     child.stderr?.on('data', read);
@@ -228,6 +231,15 @@ describe('the receiver as a service, used by the suite', () => {
     assert.equal(reference.code, 0, reference.stdout.slice(-3000));
     assert.equal(none.verdictOf('WEBHOOK-DELIVERED'), 'FAILED', none.stdout.slice(-3000));
     assert.equal(none.code, 1);
+    // The report says the webhooks came through this receiver, and never shows its token.
+    const { options } = reference.report?.run as { options: Record<string, unknown> };
+    const collection = String(options.webhookCollection);
+    assert.ok(collection.startsWith(`the remote receiver at ${service.url}`), collection);
+    assert.ok(!readFileSync(join(reference.reportDir, 'certification.html'), 'utf8').includes(TOKEN));
+    // The service told each run it opened and closed, by a digest of its key, never the key.
+    const log = service.output();
+    assert.equal(log.match(/^pix-receiver: run [0-9a-f]{8} opened, webhooks under /gm)?.length, 2, log);
+    assert.equal(log.match(/^pix-receiver: run [0-9a-f]{8} closed by its suite run: /gm)?.length, 2, log);
 
     // The reference run's webhooks went to its own addresses; the other run never saw one of them.
     const delivered = sandboxLog.flatMap((line) => /^webhook POST (\S+) -> 200$/.exec(line)?.[1] ?? []);

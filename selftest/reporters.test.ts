@@ -965,6 +965,25 @@ describe('a certification a person signs', () => {
     );
   });
 
+  it('lists the WARNING checks in the banner as it lists the FAILED ones, when none failed', () => {
+    const warned = certify(
+      [outcome([{ checkId: 'C', verdict: 'WARNING', expected: '403', actual: '401' }])],
+      {
+        checks: [check('C', '§4.2, §5.4', 'must')],
+        metadata: METADATA,
+      },
+    );
+    assert.equal(warned.verdict, 'WARNING');
+    const page = renderHtml(warned);
+    const banner = page.slice(page.indexOf('<header class="banner'), page.indexOf('</header>'));
+    assert.match(
+      banner,
+      /<h2>Warnings<\/h2>\n<ul class="warning-list">\n<li><a href="#check-C"><code>C<\/code><\/a> title of C: expected 403; got 401<\/li>/,
+    );
+    const failedBanner = html.slice(html.indexOf('<header class="banner'), html.indexOf('</header>'));
+    assert.ok(!failedBanner.includes('warning-list'), 'a FAILED banner lists the failures only');
+  });
+
   it('names the environment first in every report and in the console', () => {
     assert.match(html, /<title>Provider X UAT: Pix withdrawal certification FAILED<\/title>/);
     assert.match(renderMarkdown(named, PATHS), /^## Provider X UAT: Pix withdrawal certification FAILED\n/);

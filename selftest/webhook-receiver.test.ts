@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -95,6 +96,30 @@ describe('webhook receiver (§4.2, §6)', () => {
       deliveries.map((d) => [d.method, d.outcome, d.bodyBytes]),
       [['GET', 'matched', 0]],
     );
+  });
+
+  test('answers a GET that declares a body at once, without waiting for the body, as a GET delivery', async () => {
+    const { path } = await run.register();
+    // The headers only, the connection left open: the answer must come before any body does.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(receiver.url).port), HOST, () => {
+        socket.write(`GET ${path} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-length: 167\r\n\r\n`);
+      });
+      let text = '';
+      socket.setTimeout(5_000, () => socket.destroy(new Error('no answer while the body was awaited')));
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('close', () => {
+        resolve(text);
+      });
+      socket.on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    const report = await run.waitFor(path, { timeoutMs: 500, graceMs: 0 });
+    assert.deepEqual(
+      report.deliveries.map((d) => [d.method, d.outcome, d.bodyBytes, d.declaredBytes]),
+      [['GET', 'matched', 0, 167]],
+    );
+    assert.deepEqual(report.incomplete, []);
   });
 
   test('keeps a body that is not JSON as it came', async () => {

@@ -40,10 +40,10 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": '&#39;',
 };
 
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 /** Verdicts carry a sign as well as a colour, so they survive a black-and-white print. */
-const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
+export const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
   PASSED: '✓',
   WARNING: '!',
   FAILED: '✗',
@@ -52,7 +52,8 @@ const SIGN: Readonly<Record<OverallVerdict | Verdict, string>> = {
   ERROR: '⚠',
 };
 
-const STYLE = `
+/** The reports' look, shared with history.html. */
+export const STYLE = `
 :root { --passed: #1a7f37; --warning: #9a6700; --failed: #cf222e; --skipped: #6e7781; --incomplete: #0550ae; --error: #8250df; --line: #d0d7de; }
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; max-width: 75rem; margin: 0 auto; padding: 1.5rem; }
@@ -101,7 +102,10 @@ footer { margin-top: 2rem; color: #59636e; font-size: .85rem; }
 @media print { details::details-content { content-visibility: visible; display: block; } }
 `;
 
-const chip = (verdict: OverallVerdict | Verdict, text: string = verdict): string =>
+/** Nothing loads: no script, no external style, font or image; only the page's own style. */
+export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
+
+export const chip = (verdict: OverallVerdict | Verdict, text: string = verdict): string =>
   `<span class="chip v-${verdict}" title="${verdict}">${SIGN[verdict]} ${escapeHtml(text)}</span>`;
 
 const anchor = (id: string): string => `check-${id.replace(/[^A-Za-z0-9-]/g, '-')}`;
@@ -116,15 +120,21 @@ function environmentLine(report: Certification): string {
   return `<p class="environment">${escapeHtml(label)}${url}</p>`;
 }
 
-/** The FAILED checks, each with a one-line why, linked to its card. */
-function failedList(report: Certification): string {
-  const failed = report.checks.filter((c) => c.verdict === 'FAILED');
-  if (failed.length === 0) return '';
-  const items = failed.map(
+/** The checks of one finding verdict, each with a one-line why, linked to its card. */
+function findingList(report: Certification, verdict: 'FAILED' | 'WARNING'): string {
+  const found = report.checks.filter((c) => c.verdict === verdict);
+  if (found.length === 0) return '';
+  const items = found.map(
     (c) =>
       `<li><a href="#${anchor(c.id)}"><code>${escapeHtml(c.id)}</code></a> ${escapeHtml(c.title)}: ${escapeHtml(whyLine(c))}</li>`,
   );
-  return `\n<h2>Failed</h2>\n<ul class="failed-list">\n${items.join('\n')}\n</ul>`;
+  const [title, listClass] = verdict === 'FAILED' ? ['Failed', 'failed-list'] : ['Warnings', 'warning-list'];
+  return `\n<h2>${title}</h2>\n<ul class="${listClass}">\n${items.join('\n')}\n</ul>`;
+}
+
+/** The FAILED checks, each with a one-line why, linked to its card; when none failed, the warnings so. */
+function failedList(report: Certification): string {
+  return findingList(report, 'FAILED') || findingList(report, 'WARNING');
 }
 
 /** Why the run is INCOMPLETE: one line per reason the person running the suite can remove. */
@@ -205,6 +215,8 @@ const OPTION_LABELS: Readonly<Record<string, string>> = {
   tokenField: 'Field of the token in the token response (PIX_TOKEN_FIELD)',
   payeeKeyType: "Payee's Pix key type (PIX_PAYEE_KEY_TYPE)",
   webhookTimeoutMs: 'Wait for a webhook (PIX_WEBHOOK_TIMEOUT_MS)',
+  webhookCollection: 'How webhooks were collected',
+  // Reports written before webhookCollection: the address alone.
   webhookPublicUrl: 'Address the provider posts webhooks to (PIX_WEBHOOK_PUBLIC_URL)',
   requestTimeoutMs: 'Bound on every request (PIX_REQUEST_TIMEOUT_MS)',
   maxPayouts: 'Most withdrawals the run may send (PIX_MAX_PAYOUTS)',
@@ -441,7 +453,7 @@ export function renderHtml(report: Certification): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(environmentLabel(report))}: Pix withdrawal certification ${report.verdict}</title>
 <style>${STYLE}</style>

@@ -110,3 +110,18 @@ export function paint(layout: Layout, verdict: OverallVerdict | Verdict, pad = 0
   const trailing = word.slice(verdict.length);
   return `\u001b[${SGR[verdict]}m${verdict}\u001b[0m${trailing}`;
 }
+
+/** Background and text colours of a verdict's cell in a table (the history's), readable on either. */
+const CELL_SGR: Readonly<Record<OverallVerdict | Verdict, string>> = {
+  FAILED: '97;41',
+  ERROR: '97;45',
+  WARNING: '30;43',
+  INCOMPLETE: '97;46',
+  PASSED: '30;42',
+  SKIPPED: '97;100',
+};
+
+/** Text on its verdict's colour, as a table cell, when the layout has colour; the text alone otherwise. */
+export function tint(layout: Layout, verdict: OverallVerdict | Verdict, text: string): string {
+  return layout.colour ? `\u001b[${CELL_SGR[verdict]}m${text}\u001b[0m` : text;
+}

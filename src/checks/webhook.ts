@@ -33,8 +33,16 @@ export interface WebhookInput {
  */
 function describeDelivery(d: Delivery): string {
   const headers = Object.entries(d.headers).map(([name, value]) => `${name}: ${value}`);
-  return `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes, ${d.outcome})${headers.length === 0 ? '' : `; headers ${headers.join('; ')}`}`;
+  const unread =
+    d.declaredBytes !== null && d.declaredBytes > d.bodyBytes
+      ? ` of ${d.declaredBytes} declared, not awaited for a ${d.method}`
+      : '';
+  return `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes${unread}, ${d.outcome})${headers.length === 0 ? '' : `; headers ${headers.join('; ')}`}`;
 }
+
+/** The body checks judge webhooks sent as §6 says; one sent with another method is WEBHOOK-POST's finding. */
+const posted = (deliveries: readonly Delivery[]): readonly Delivery[] =>
+  deliveries.filter((d) => d.method === 'POST');
 
 export const webhookDelivered = defineCheck<WebhookInput>(
   {
@@ -85,7 +93,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
     needs: ['payout', 'webhook'],
   },
   ({ deliveries }) =>
-    deliveries
+    posted(deliveries)
       .filter((d) => d.outcome === 'matched')
       .filter((d) => !isJsonContentType(d.headers['content-type'] ?? '') || !summaryOf(d).json)
       .map((d) =>
@@ -128,7 +136,7 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
   ({ deliveries, code, withdrawal }) => {
     const ids = [code, ...returnedIds(withdrawal.response.json)];
     // A whole JSON value, never a part of one: an id "status" is not named by {"status":"PAID"}.
-    return deliveries
+    return posted(deliveries)
       .filter((d) => d.outcome === 'matched' && !ids.some((id) => summaryOf(d).values.includes(id)))
       .map((d) =>
         violation(

@@ -6,6 +6,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { schemeOf, SUPPORTED, type SigningKey } from '../secrets/signing.ts';
 import { ENCRYPTED_KEY, fileProblem, pemBlocks, readNamedFile } from './pem.ts';
 import type { VariableName } from './variables.ts';
+import { suiteCommand } from '../base/invocation.ts';
 
 export const SIGNING_KEY_VARIABLE = 'PIX_SIGNING_KEY_FILE' satisfies VariableName;
 
@@ -21,7 +22,7 @@ export function readSigningKey(path: string): SigningKey {
   const [pem] = pemBlocks(text, /PRIVATE KEY$/);
   if (pem === undefined)
     throw pemBlocks(text, /PUBLIC KEY$|^CERTIFICATE$/).length > 0
-      ? fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds a public key or a certificate, not the private key`, 'Give the private key; the signer keeps the public one to verify with (npm run verify -- <report dir> --public-key <file>).')
+      ? fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds a public key or a certificate, not the private key`, `Give the private key; the signer keeps the public one to verify with (${suiteCommand('verify', '<report dir> --public-key <file>')}).`)
       : fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds no PEM private key`, `Give ${WHAT}: -----BEGIN PRIVATE KEY----- or its EC or RSA form.`);
   if (ENCRYPTED_KEY.test(pem))
     throw fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds an encrypted key`, 'The suite signs with an unencrypted key: have CI write it from the secret store at run time, into a file only the job can read (openssl pkey -in encrypted.pem -out signing.pem decrypts one).');

@@ -3,6 +3,7 @@ import { INTERNAL_VARIABLES } from '../base/run-state.ts';
 import type { ConfigProblem } from './errors.ts';
 import type { Env } from './dotenv.ts';
 import { VARIABLES, type VariableName } from './variables.ts';
+import { suiteCommand } from '../base/invocation.ts';
 
 /** The number of single-character edits that turn one name into the other. */
 function editDistance(a: string, b: string): number {
@@ -40,7 +41,7 @@ export function unknownVariables(env: Env): ConfigProblem[] {
       const guess = closestVariable(name);
       const fix =
         guess === undefined
-          ? 'Check the spelling: npm run certify -- --help and .env.example list every variable.'
+          ? `Check the spelling: ${suiteCommand('certify', '--help')} and .env.example list every variable.`
           : `Did you mean ${guess}?`;
       return { variable: name, line: `${name}: is not a variable of this suite. ${fix}` };
     });

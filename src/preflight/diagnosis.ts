@@ -95,9 +95,11 @@ export function connectionProblem(url: URL, tls: TlsSettings, error: NodeJS.Errn
     );
   }
   if (url.protocol === 'https:' && PLAIN_HTTP_ERRORS.has(code)) {
+    // The same base with http: its path (/api/v2) is part of the address to give.
+    const plain = `http://${url.host}${url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')}${url.search}`;
     return fail(
       `${url.host} answers in plain HTTP, not TLS, so https:// cannot work there`,
-      `Use the port that serves https, or http://${url.host} if the environment really serves plain http (accepted on this machine, elsewhere only with PIX_ALLOW_INSECURE=1).`,
+      `Use the port that serves https, or ${plain} if the environment really serves plain http (accepted on this machine, elsewhere only with PIX_ALLOW_INSECURE=1).`,
     );
   }
   if (url.protocol === 'https:' && code.startsWith('ERR_SSL')) {

@@ -141,6 +141,21 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
       refuse('refused', 403, 'a client certificate signed by our CA is required');
       return;
     }
+    // A webhook with another method than POST is judged by its method (§6), and its content has no
+    // meaning (a GET's): it is kept and answered at once, so that a body declared and never sent
+    // cannot hold the run until the webhook wait runs out.
+    if (location.kind === 'address' && req.method !== 'POST') {
+      req.pause();
+      finish('matched', 200).then(
+        () => {
+          answer(res, 200, { received: true }, true);
+        },
+        () => {
+          answer(res, 503, { received: false, error: 'the receiver could not store this; try again' }, true);
+        },
+      );
+      return;
+    }
     req.on('data', (chunk: Buffer) => {
       if (finished) return;
       bodyBytes += chunk.length;

@@ -91,7 +91,12 @@ function controlInfo(tls: ReceiverTls | undefined): ControlInfo {
 export async function startReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
   const log = options.log ?? ((line: string) => process.stderr.write(`webhook receiver: ${line}\n`));
   const journal = options.dataDir === undefined ? undefined : await DirectoryJournal.open(options.dataDir);
-  const store = new ReceiverStore({ shared: options.shared, ...(journal === undefined ? {} : { journal }) });
+  const store = new ReceiverStore({
+    shared: options.shared,
+    ...(journal === undefined ? {} : { journal }),
+    // The service tells each run it opens and closes; the suite's own receiver serves its run only.
+    ...(options.shared ? { log } : {}),
+  });
   const restoredRuns = await store.restore();
   const intake = createIntake(store, {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

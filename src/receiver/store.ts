@@ -4,7 +4,7 @@
  * deliveries or strays. Everything is bounded (LIMITS), and with a journal every change is on disk
  * before it is visible, so a restart loses nothing that was acknowledged.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { isDelivered, type Delivery, type DeliveryMeta, type StrayReport } from '../evidence/delivery.ts';
 import type { Journal, RunRecord, StoredRun } from './journal.ts';
@@ -90,7 +90,12 @@ export interface StoreOptions {
    * False for the suite's own receiver, whose only run sees them all.
    */
   readonly shared: boolean;
+  /** Told each run that opens and closes (the service logs them); never the run's key itself. */
+  readonly log?: (line: string) => void;
 }
+
+/** A run as a log names it: a digest of its key, which says which run without giving access to it. */
+const runLabel = (key: string): string => `run ${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
 
 export class ReceiverStore {
   #lastSeq = 0;
@@ -104,10 +109,12 @@ export class ReceiverStore {
   readonly #arrivals = new EventEmitter().setMaxListeners(0);
   readonly #journal: Journal | undefined;
   readonly #shared: boolean;
+  readonly #log: (line: string) => void;
 
   constructor(options: StoreOptions) {
     this.#journal = options.journal;
     this.#shared = options.shared;
+    this.#log = options.log ?? (() => undefined);
   }
 
   /** Takes back what the journal holds, forgetting runs past their retention. */
@@ -121,10 +128,12 @@ export class ReceiverStore {
     const record: RunRecord = { key: newKey(), openedAt: Date.now(), publicBase };
     if (this.#runs.size >= LIMITS.maxRuns) {
       const [oldest] = [...this.#runs.values()].sort((a, b) => a.openedAt - b.openedAt);
-      if (oldest !== undefined) await this.closeRun(oldest.key);
+      if (oldest !== undefined)
+        await this.closeRun(oldest.key, `forgotten: ${LIMITS.maxRuns} runs were open`);
     }
     await this.#journal?.openRun(record);
     this.#runs.set(record.key, newRun(record));
+    this.#log(`${runLabel(record.key)} opened, webhooks under ${record.publicBase} (${this.#openRuns()})`);
     return record;
   }
 
@@ -239,13 +248,20 @@ export class ReceiverStore {
   }
 
   /** Forgets a run and all it received, ending its waits; removing it from disk before it is gone. */
-  async closeRun(runKey: string): Promise<void> {
+  async closeRun(runKey: string, why = 'closed by its suite run'): Promise<void> {
     const run = this.#run(runKey);
     this.#runs.delete(run.key);
     for (const path of run.addresses.keys()) this.#owners.delete(path);
     this.#kept -= run.kept;
     this.#arrivals.emit(`closed:${run.key}`);
     await this.#journal?.dropRun(run.key);
+    this.#log(
+      `${runLabel(run.key)} ${why}: ${run.addresses.size} addresses, ${run.kept} requests kept (${this.#openRuns()})`,
+    );
+  }
+
+  #openRuns(): string {
+    return `${this.#runs.size} ${this.#runs.size === 1 ? 'run' : 'runs'} open`;
   }
 
   /** Forgets the runs past their retention. */
@@ -253,7 +269,7 @@ export class ReceiverStore {
     const expired = [...this.#runs.values()].filter(
       (run) => run.openedAt + LIMITS.runRetentionMs <= Date.now(),
     );
-    for (const run of expired) await this.closeRun(run.key);
+    for (const run of expired) await this.closeRun(run.key, 'forgotten: opened 24 h ago and never closed');
   }
 
   /** Ends every pending wait with what arrived so far, so no timer outlives the receiver. */

@@ -8,6 +8,7 @@
  */
 import type { Blocker, Capability, CheckDefinition, Evaluation } from '../checks/vocabulary.ts';
 import type { IncompleteCause, IncompleteReason, NotJudged, SuiteError } from './model.ts';
+import { suiteCommand } from '../base/invocation.ts';
 
 /** The environment's answer that stopped checks, in a sentence. */
 function blockerText(blocker: Blocker | undefined): string {
@@ -26,11 +27,11 @@ export function incompleteReason(
     case 'environment':
       return `The environment's answers left these checks unjudged, first ${blockerText(blocker)}. A run that did not judge every check certifies nothing: fix what that answer shows (or wait out a rate limit) and run again.`;
     case 'provider':
-      return 'A run against the embedded mock certifies nothing about a provider: the mock checks no credential value, keeps no state and accepts whatever its schema allows. Set PIX_BASE_URL to the environment to certify (npm run sandbox serves one on this machine).';
+      return `A run against the embedded mock certifies nothing about a provider: the mock checks no credential value, keeps no state and accepts whatever its schema allows. Set PIX_BASE_URL to the environment to certify (${suiteCommand('sandbox')} serves one on this machine).`;
     case 'payout':
       return 'PIX_ALLOW_PAYOUTS is not 1, so no withdrawal (POST /pix/payment) was sent. Set PIX_ALLOW_PAYOUTS=1 to judge these: tiny amounts, to your own payee, within the budget.';
     case 'webhook':
-      return 'The environment cannot reach the webhook receiver: it is not on this machine and PIX_WEBHOOK_PUBLIC_URL is not set. Set it to an address the environment can reach (a tunnel, a CI host name).';
+      return "The environment cannot reach the webhook receiver: it is not on this machine, and neither PIX_WEBHOOK_PUBLIC_URL nor PIX_WEBHOOK_RECEIVER_URL is set. Either expose the suite's own receiver (a tunnel, a CI host name) and set PIX_WEBHOOK_PUBLIC_URL to that address, or deploy the standalone receiver where the environment reaches it and set PIX_WEBHOOK_RECEIVER_URL and PIX_WEBHOOK_RECEIVER_TOKEN.";
     case 'selection':
       return `This run selected part of the suite (${selection.join(' ')}), and the tests that judge these were left out. Run the whole suite, without --grep, --shard or file filters, to certify.`;
   }

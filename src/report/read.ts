@@ -9,6 +9,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { SCHEMA_PATH } from '../base/paths.ts';
 import { READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, type Certification } from './model.ts';
+import { suiteCommand } from '../base/invocation.ts';
 
 const FIX = 'give the certification.json of an earlier run of this suite';
 
@@ -73,7 +74,7 @@ export function checkedCertification(report: unknown, path: string): Certificati
     throw new UnreadableCertification(
       path,
       `has report schema version ${JSON.stringify(version)}${older}, and this suite reads versions ${READABLE_SCHEMA_VERSIONS.slice(0, -1).join(', ')} and ${READABLE_SCHEMA_VERSIONS.at(-1) ?? ''} only`,
-      'run npm run certify with this version of the suite against the same environment, and compare with that certification.json',
+      `run ${suiteCommand('certify')} with this version of the suite against the same environment, and compare with that certification.json`,
     );
   }
   const valid = certificationValidator();

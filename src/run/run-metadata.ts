@@ -34,6 +34,19 @@ export function suiteVersion(): string {
   return pkg.version;
 }
 
+/**
+ * How the run collected webhooks, as the report tells it: the suite's own receiver at its bound
+ * address, the same behind PIX_WEBHOOK_PUBLIC_URL, or a remote receiver (its token never shown).
+ */
+export function webhookCollection(config: Config): string {
+  const { receiverUrl, publicUrl, host, port } = config.webhook;
+  if (receiverUrl !== undefined)
+    return `the remote receiver at ${receiverUrl} (PIX_WEBHOOK_RECEIVER_URL), with its token (PIX_WEBHOOK_RECEIVER_TOKEN, masked)`;
+  if (publicUrl !== undefined)
+    return `the suite's own receiver, which the provider reaches at ${publicUrl} (PIX_WEBHOOK_PUBLIC_URL)`;
+  return `the suite's own receiver at its bound address on this machine (PIX_WEBHOOK_HOST ${host}, PIX_WEBHOOK_PORT ${port === 0 ? 'any free port' : port})`;
+}
+
 export function runMetadata(config: Config): PixRunMetadata {
   const spec = loadSpec();
   return {
@@ -57,7 +70,7 @@ export function runMetadata(config: Config): PixRunMetadata {
       tokenField: config.tokenField,
       payeeKeyType: config.payee.keyType,
       webhookTimeoutMs: config.webhook.timeoutMs,
-      webhookPublicUrl: config.webhook.publicUrl ?? 'the bound address',
+      webhookCollection: webhookCollection(config),
       requestTimeoutMs: config.requestTimeoutMs,
       maxPayouts: config.maxPayouts,
       maxTotal: config.maxTotal,

@@ -5,6 +5,7 @@
 import { requiredRunState } from '../base/run-state.ts';
 import type { Capability } from '../checks/vocabulary.ts';
 import { isLoopbackHost, configOfThisProcess, type Config } from '../config/config.ts';
+import { suiteCommand } from '../base/invocation.ts';
 
 export interface Target {
   readonly config: Config;
@@ -17,8 +18,7 @@ export interface Target {
 }
 
 export const MISSING_REASONS: Readonly<Record<Capability, string>> = {
-  provider:
-    'the embedded mock (Prism) is stateless: it checks only that credentials are present (not their values), accepts whatever its permissive schema allows and fires the callback for every response; a provider is needed to judge this (try npm run sandbox)',
+  provider: `the embedded mock (Prism) is stateless: it checks only that credentials are present (not their values), accepts whatever its permissive schema allows and fires the callback for every response; a provider is needed to judge this (try ${suiteCommand('sandbox')})`,
   payout:
     'PIX_ALLOW_PAYOUTS is not 1: this check sends POST /pix/payment, which may move money, so the certification is incomplete without it',
   webhook:

@@ -12,6 +12,7 @@ import { CONTROL_MARKER } from '../receiver/control.ts';
 import { isDelivered, type Delivery, type StrayReport } from '../evidence/delivery.ts';
 import type { AddressReport } from '../receiver/store.ts';
 import { registerSecret } from '../secrets/registry.ts';
+import { suiteCommand } from '../base/invocation.ts';
 
 export interface WebhookAddress {
   /** '/' and 32 hex characters: 128 random bits, so no one posts to it by guessing. */
@@ -244,7 +245,7 @@ export class WebhookClient {
   #fail(error: unknown): never {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(
-      `The webhook receiver's control API failed: ${reason}. Global setup opens the run and passes it to workers in PIX_WEBHOOK_CONTROL_URL; run the suite through npm run certify or npx playwright test.`,
+      `The webhook receiver's control API failed: ${reason}. Global setup opens the run and passes it to workers in PIX_WEBHOOK_CONTROL_URL; run the suite through ${suiteCommand('certify')} or npx playwright test.`,
       { cause: error },
     );
   }

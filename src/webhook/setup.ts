@@ -1,6 +1,6 @@
 /**
  * Where a run's webhooks go: the suite's own receiver, started here on PIX_WEBHOOK_HOST and
- * PIX_WEBHOOK_PORT (the default), or a remote one (npm run receiver) at PIX_WEBHOOK_RECEIVER_URL.
+ * PIX_WEBHOOK_PORT (the default), or a remote one (the receiver command) at PIX_WEBHOOK_RECEIVER_URL.
  * Either way the run is opened, used and closed through the same control API.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,6 +10,7 @@ import { ControlAnswer, ReceiverConnection } from './client.ts';
 import { MIN_TOKEN_LENGTH } from '../receiver/control.ts';
 import { ConfigError } from '../config/errors.ts';
 import { registerSecret } from '../secrets/registry.ts';
+import { suiteCommand } from '../base/invocation.ts';
 
 export interface RemoteReceiver {
   readonly url: string;
@@ -94,12 +95,12 @@ function configErrorOf(remote: RemoteReceiver, error: unknown): ConfigError {
     return new ConfigError(
       URL_VARIABLE,
       `${remote.url} is not a pix webhook receiver (${reason})`,
-      'Give the base address npm run receiver serves (its control API is under /_receiver/v1/).',
+      `Give the base address ${suiteCommand('receiver')} serves (its control API is under /_receiver/v1/).`,
     );
   return new ConfigError(
     URL_VARIABLE,
     `the receiver at ${remote.url} did not answer (${reason})`,
-    'Check that npm run receiver runs there and this machine reaches it; trust a private CA of its certificate with PIX_CA_FILE.',
+    `Check that ${suiteCommand('receiver')} runs there and this machine reaches it; trust a private CA of its certificate with PIX_CA_FILE.`,
   );
 }
 

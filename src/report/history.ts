@@ -1,0 +1,158 @@
+/**
+ * The history of many runs (pix-certify history): each check's verdict run after run, in time order,
+ * the checks whose verdict changed first, and each run's counts and duration for the chart. Reads
+ * every report schema the suite has written, through read.ts; a file that is not a certification is
+ * refused with one line and the others still make the history.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Level, Verdict } from '../checks/vocabulary.ts';
+import type { Certification, OverallVerdict } from './model.ts';
+import { readCertification, UnreadableCertification } from './read.ts';
+
+const CERTIFICATION_FILE = 'certification.json';
+const HTML_FILE = 'certification.html';
+
+/** One run of the history, as its column is labelled and linked. */
+export interface HistoryRun {
+  /** The certification.json it was read from. */
+  readonly path: string;
+  /** The report a person opens: certification.html beside it when present, else the JSON. */
+  readonly report: string;
+  /** The environment's name (PIX_ENV_NAME), else its base URL. */
+  readonly label: string;
+  readonly baseUrl: string;
+  readonly startTime: string;
+  readonly durationMs: number;
+  readonly verdict: OverallVerdict;
+  readonly counts: Readonly<Record<Verdict, number>>;
+}
+
+/** One check across the runs. */
+export interface HistoryRow {
+  readonly id: string;
+  readonly title: string;
+  readonly clause: string;
+  readonly level: Level;
+  /** Its verdict in each run, in the runs' order; undefined where the run did not have the check. */
+  readonly verdicts: readonly (Verdict | undefined)[];
+  /** How many times its verdict changed from one run that had it to the next. */
+  readonly changes: number;
+  /** The index of the run since which its latest verdict has held. */
+  readonly since: number;
+}
+
+export interface History {
+  /** Oldest first. */
+  readonly runs: readonly HistoryRun[];
+  /** The checks whose verdict changed first (most changes first), then the others in catalogue order. */
+  readonly rows: readonly HistoryRow[];
+  /** One line per argument that was not a certification, saying why. */
+  readonly refused: readonly string[];
+}
+
+/** A report directory stands for its certification.json; a file is taken as it is. */
+export function certificationPath(argument: string): string {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(argument).isDirectory();
+  } catch {
+    // A path that does not exist is left to readCertification, which says so in one line.
+  }
+  return isDirectory ? join(argument, CERTIFICATION_FILE) : argument;
+}
+
+function reportOf(path: string): string {
+  const html = join(dirname(path), HTML_FILE);
+  return basename(path) === CERTIFICATION_FILE && existsSync(html) ? html : path;
+}
+
+function runOf(path: string, report: Certification): HistoryRun {
+  return {
+    path,
+    report: reportOf(path),
+    label: report.run.environmentName ?? report.run.baseUrl,
+    baseUrl: report.run.baseUrl,
+    startTime: report.run.startTime,
+    durationMs: report.run.durationMs,
+    verdict: report.verdict,
+    counts: report.counts,
+  };
+}
+
+/** Reads each argument (a report directory or a certification.json) and builds the history of those it can. */
+export function readHistory(paths: readonly string[]): History {
+  const read: { path: string; report: Certification }[] = [];
+  const refused: string[] = [];
+  for (const argument of paths) {
+    const path = certificationPath(argument);
+    try {
+      read.push({ path, report: readCertification(path) });
+    } catch (error) {
+      if (!(error instanceof UnreadableCertification)) throw error;
+      refused.push(error.message);
+    }
+  }
+  return { ...buildHistory(read), refused };
+}
+
+/** The history of certifications already read: pure, so that the bench and the tests build it alike. */
+export function buildHistory(
+  certifications: readonly { readonly path: string; readonly report: Certification }[],
+): Omit<History, 'refused'> {
+  const ordered = [...certifications].sort(
+    (a, b) => a.report.run.startTime.localeCompare(b.report.run.startTime) || a.path.localeCompare(b.path),
+  );
+  const byId = new Map<
+    string,
+    { check: Certification['checks'][number]; verdicts: (Verdict | undefined)[] }
+  >();
+  // The newest run's order (the catalogue's) first; checks only older runs had follow.
+  for (let index = ordered.length - 1; index >= 0; index--)
+    for (const check of ordered[index]?.report.checks ?? [])
+      if (!byId.has(check.id)) byId.set(check.id, { check, verdicts: [] });
+  ordered.forEach(({ report }, index) => {
+    for (const check of report.checks) {
+      const row = byId.get(check.id);
+      if (row !== undefined) row.verdicts[index] = check.verdict;
+    }
+  });
+  const rows = [...byId.values()].map(({ check, verdicts }, order) => {
+    const filled = Array.from({ length: ordered.length }, (_, i) => verdicts[i]);
+    return { ...rowOf(check, filled), order };
+  });
+  rows.sort(
+    (a, b) => Math.sign(b.changes) - Math.sign(a.changes) || b.changes - a.changes || a.order - b.order,
+  );
+  return {
+    runs: ordered.map(({ path, report }) => runOf(path, report)),
+    rows: rows.map(({ order: _order, ...row }) => row),
+  };
+}
+
+function rowOf(
+  check: Certification['checks'][number],
+  verdicts: readonly (Verdict | undefined)[],
+): HistoryRow {
+  let changes = 0;
+  let previous: Verdict | undefined;
+  let since = 0;
+  verdicts.forEach((verdict, index) => {
+    if (verdict === undefined) return;
+    if (previous === undefined) since = index;
+    else if (verdict !== previous) {
+      changes++;
+      since = index;
+    }
+    previous = verdict;
+  });
+  return {
+    id: check.id,
+    title: check.title,
+    clause: check.clause,
+    level: check.level,
+    verdicts,
+    changes,
+    since,
+  };
+}
