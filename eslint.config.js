@@ -99,7 +99,7 @@ export default defineConfig(
       'playwright/expect-expect': [
         'error',
         {
-          assertFunctionNames: ['verify', 'check', 'observe'],
+          assertFunctionNames: ['verify', 'check', 'checkBody', 'observe'],
           assertFunctionPatterns: ['^verify'],
         },
       ],

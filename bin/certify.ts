@@ -17,6 +17,7 @@ import { admissionProblem } from '../src/run/admission.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { launchMock } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
+import { checkCredentials } from '../src/preflight/credentials.ts';
 import { preflight } from '../src/preflight/preflight.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { apiTls } from '../src/transport/tls.ts';
@@ -129,10 +130,13 @@ async function main(): Promise<void> {
     const listing = ['--list', `--reporter=${suiteModule('reporters/check-list')}`, ...passThrough];
     process.exit(await runPlaywright(listing, {}));
   }
-  if (config.mode === 'live')
+  if (config.mode === 'live') {
     await stopOnConfigError(() =>
       preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls)),
     );
+    // Our mistake or theirs: credentials the provider refuses stop the run here, naming the variables.
+    await stopOnConfigError(() => checkCredentials(config));
+  }
   // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock
   // run need not wait for them here.
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));

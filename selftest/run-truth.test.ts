@@ -112,4 +112,28 @@ describe('the run tells one true story', () => {
       /[A-Za-z0-9_-]{2000}/,
     );
   });
+
+  it('stops with exit 2 naming PIX_CLIENT_ID when the provider refuses the configured credentials', async () => {
+    const run = await runSuite(
+      sandboxEnv(sandbox, 'reference', { PIX_CLIENT_ID: 'not-the-registered-client' }),
+    );
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.report, undefined, 'no test ran, no certification');
+    assert.match(
+      run.stderr,
+      /PIX_CLIENT_ID: a token request with PIX_CLIENT_ID and PIX_CERT_CLIENT \(or PIX_CERT_FILE\) was refused: 403/,
+    );
+    assert.match(run.stderr, /If they are right, the provider refuses a request §4\.1 allows/);
+  });
+
+  it('tells a wrong PIX_CLIENT_SECRET once, first as the likely cause, and judges no body on its refusals', async () => {
+    const run = await runSuite(
+      sandboxEnv(sandbox, 'reference', { PIX_CLIENT_SECRET: 'a-wrong-secret-of-some-length' }),
+    );
+    assert.deepEqual(flagged(run), ['FAILED PAYMENT-ACCEPTED']);
+    const evidence = JSON.stringify(run.report?.checks.find((c) => c.id === 'PAYMENT-ACCEPTED'));
+    assert.match(evidence, /check PIX_CLIENT_SECRET first/);
+    assert.equal(run.verdictOf('PAYMENT-BODY-WRONG-TYPE-AMOUNT'), 'SKIPPED');
+    assert.equal(run.code, 1);
+  });
 });

@@ -48,8 +48,16 @@ export const paymentAccepted = defineCheck<Exchange>(
       'Answer a complete withdrawal with valid credentials with status 200, the success status of §4.2 (not 201 or 202); if it is refused, the evidence says why.',
     needs: ['payout'],
   },
-  (exchange) =>
-    exchange.response.status === 200 ? [] : [violation('must', '200', describeResponse(exchange.response))],
+  (exchange) => {
+    const { status } = exchange.response;
+    if (status === 200) return [];
+    // client_secret travels only on withdrawals, so the token request could not have caught a wrong one.
+    const secret =
+      status === 401 || status === 403
+        ? ' (refused for its credentials with a token just issued: check PIX_CLIENT_SECRET first; if it is right, the provider refuses a withdrawal §4.2 allows)'
+        : '';
+    return [violation('must', `200${secret}`, describeResponse(exchange.response))];
+  },
 );
 
 /** A value of a JSON type that no decoder coerces to the declared scalar type. */

@@ -39,6 +39,11 @@ export interface Exchange {
    * waited out as Retry-After asked before the request was sent again; absent when there were none.
    */
   readonly rateLimited?: readonly { readonly status: number; readonly waitedMs: number }[];
+  /**
+   * A withdrawal sent with every configured credential and a token just issued, refused with 401 or
+   * 403: refused for authentication, so its body was never judged by the provider.
+   */
+  readonly refusedWithValidCredentials?: true;
 }
 
 /** The environment said it did not process the request (429): it is no answer to judge. */

@@ -19,6 +19,7 @@ import type { ResponseJudge } from './response-judge.ts';
 import type { WorkerSession } from './session.ts';
 import type { Recorder } from './recorder.ts';
 import type { WebhookClient } from '../webhook/client.ts';
+import { isSuccess } from '../base/status.ts';
 
 export interface PixClientParts {
   readonly config: Config;
@@ -127,7 +128,12 @@ export class PixClient {
       exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
     }
     this.parts.judge.judge(exchange, alsoAllowed);
-    return exchange;
+    const { session } = this.parts;
+    if (isSuccess(exchange.response.status) && this.carriesValidCredentials(sent) !== undefined)
+      session.credentialsAccepted = true;
+    return session.credentialsAccepted || this.staleToken(sent, exchange) === undefined
+      ? exchange
+      : { ...exchange, refusedWithValidCredentials: true };
   }
 
   private sendWithdrawal(
@@ -147,6 +153,11 @@ export class PixClient {
   /** The token of a request refused for its credentials although it carried every valid one. */
   private staleToken(headers: Headers, exchange: Exchange): string | undefined {
     if (exchange.response.status !== 401 && exchange.response.status !== 403) return undefined;
+    return this.carriesValidCredentials(headers);
+  }
+
+  /** The bearer token of headers that carry every configured credential, as a valid withdrawal does. */
+  private carriesValidCredentials(headers: Headers): string | undefined {
     const token = /^Bearer (.+)$/.exec(headerValue(headers, 'authorization') ?? '')?.[1];
     if (token === undefined) return undefined;
     const valid = paymentHeaders(this.config, token);

@@ -24,6 +24,11 @@ export interface WorkerSession {
   fresh(): Promise<TokenResult>;
   /** A code no other withdrawal of the run has, ending in the invented tag. */
   nextCode(tag: string): string;
+  /**
+   * Whether a withdrawal with every configured credential was accepted in this worker: then a later
+   * 401 for a body says something of the body, not of the credentials.
+   */
+  credentialsAccepted: boolean;
 }
 
 export function workerSession(
@@ -74,6 +79,7 @@ export function workerSession(
     return pending;
   };
   return {
+    credentialsAccepted: false,
     nextCode: (tag) => withdrawalCode(config.codePrefix, runId, workerIndex, ++counter, tag),
     token: current,
     fresh: obtain,
