@@ -36,8 +36,8 @@ export interface Behaviour {
   readonly acceptHeader: 'enforce' | 'ignore' | 'server-error';
   readonly tokenClientId: CredentialRule;
   readonly certClient: CredentialRule;
-  /** The body of a successful token response; 'refused' answers a valid request with 401 instead. */
-  readonly tokenReply: 'access_token' | 'token' | 'text' | 'empty-object' | 'array' | 'refused';
+  /** The body of a successful token response; 'server-error' answers a valid request with 500 instead. */
+  readonly tokenReply: 'access_token' | 'token' | 'text' | 'empty-object' | 'array' | 'server-error';
   readonly tokenUses: 'unlimited' | 'once';
   /** How long a token is honoured, as the token response states it in expires_in. */
   readonly tokenLifetimeSeconds: number;

@@ -108,12 +108,13 @@ function fault({ breaks, ...spec }: FaultSpec): FaultScenario {
 
 const FAULTS: readonly FaultScenario[] = [
   fault({
-    name: 'token-refuses-valid',
+    name: 'token-fails-valid',
     clause: '§4.1',
     level: 'FAILED',
-    description: 'answers every valid token request with 401',
+    description:
+      'answers every valid token request with 500 (one refused with 401 or 403 stops the run as a configuration mistake, selftest/run-truth.test.ts)',
     trips: ['TOKEN-ISSUED'],
-    breaks: { tokenReply: 'refused' },
+    breaks: { tokenReply: 'server-error' },
   }),
   fault({
     name: 'token-not-json',

@@ -1,7 +1,7 @@
 /** POST /auth/token (§4.1, §5.1): a token for the client that presents its client_id and cert_client. */
 import type { Behaviour } from './behaviour.ts';
 import { judgeCredential, SANDBOX_CREDENTIALS } from './credentials.ts';
-import { type Reply, json, refuse, text } from './reply.ts';
+import { type Reply, json, serverError, text } from './reply.ts';
 import { headerOf, judgeAccept, type SandboxRequest } from './request.ts';
 import type { ScenarioState } from './state.ts';
 
@@ -24,15 +24,13 @@ export function createToken(request: SandboxRequest, behaviour: Behaviour, state
       behaviour,
     );
   if (refusal !== undefined) return refusal;
-  if (behaviour.tokenReply === 'refused') {
-    return refuse(401, 'unauthorized', 'The token request was not accepted.');
-  }
+  if (behaviour.tokenReply === 'server-error') return serverError('The token could not be issued.');
   const lifetime = behaviour.tokenLifetimeSeconds;
   return tokenReply(behaviour.tokenReply, state.tokens.issue(lifetime, behaviour.tokenForm), lifetime);
 }
 
 function tokenReply(
-  shape: Exclude<Behaviour['tokenReply'], 'refused'>,
+  shape: Exclude<Behaviour['tokenReply'], 'server-error'>,
   token: string,
   lifetime: number,
 ): Reply {

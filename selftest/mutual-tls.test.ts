@@ -110,7 +110,13 @@ describe('certify through mutual TLS with a private CA (a CA made here)', { conc
 
   it('passes with a PFX and its passphrase (--grep @smoke)', async () => {
     const run = await runSuite(
-      env({ PIX_CA_FILE: files.ca, PIX_TLS_PFX_FILE: files.pfx, PIX_TLS_PASSPHRASE: PASSPHRASE }),
+      // A selected run is INCOMPLETE, which a live run only lets pass when asked to.
+      env({
+        PIX_CA_FILE: files.ca,
+        PIX_TLS_PFX_FILE: files.pfx,
+        PIX_TLS_PASSPHRASE: PASSPHRASE,
+        PIX_REQUIRE_COMPLETE: '0',
+      }),
       ['--grep', '@smoke'],
     );
     assert.equal(run.code, 0, describeRun(run));
