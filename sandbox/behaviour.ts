@@ -72,6 +72,8 @@ export interface Behaviour {
   readonly webhookOnRefused: boolean;
   /** How an issued token looks: 64 hex characters, one with a line break inside, or one of 30 KB. */
   readonly tokenForm: 'hex' | 'line-break' | 'huge';
+  /** 'cut-short' answers every withdrawal with a body shorter than its Content-Length, then closes. */
+  readonly withdrawalAnswer: 'whole' | 'cut-short';
   /** 'gateway-timeout' takes an accepted withdrawal (and pays it: its webhook goes out) but answers 504. */
   readonly acceptedAnswer: 'as-decided' | 'gateway-timeout';
   /** The id a withdrawal is given: a fresh one, or the word "status" (which any status field contains). */

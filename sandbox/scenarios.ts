@@ -79,6 +79,7 @@ const REFERENCE: Behaviour = {
   webhookCopies: 1,
   webhookOnRefused: false,
   tokenForm: 'hex',
+  withdrawalAnswer: 'whole',
   acceptedAnswer: 'as-decided',
   withdrawalId: 'fresh',
   webhookPaddingBytes: 0,
@@ -155,6 +156,15 @@ const FAULTS: readonly FaultScenario[] = [
     description: 'issues tokens that expire after 3600 s (expires_in: 3600), before the 7200 s renewal',
     trips: ['TOKEN-LIFETIME-COVERS-RENEWAL'],
     breaks: { tokenLifetimeSeconds: 3600 },
+  }),
+  fault({
+    name: 'payment-answer-cut-short',
+    clause: '§7',
+    level: 'FAILED',
+    description:
+      'answers every withdrawal with a body shorter than its Content-Length, then closes the connection',
+    trips: ['RESPONSE-COMPLETE'],
+    breaks: { withdrawalAnswer: 'cut-short' },
   }),
   fault({
     name: 'token-line-break',

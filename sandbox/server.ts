@@ -101,7 +101,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-function send(response: ServerResponse, reply: Reply): void {
+function send(response: ServerResponse, reply: Reply, cutShort = false): void {
   if (response.destroyed || response.headersSent) return;
   const [contentType, body] =
     'json' in reply
@@ -110,9 +110,14 @@ function send(response: ServerResponse, reply: Reply): void {
   response.writeHead(reply.status, {
     ...reply.headers,
     'content-type': contentType,
-    'content-length': Buffer.byteLength(body),
+    // Cut short: the announced length is a lie, and the connection closes after the body.
+    'content-length': Buffer.byteLength(body) + (cutShort ? 64 : 0),
   });
-  response.end(body);
+  if (!cutShort) {
+    response.end(body);
+    return;
+  }
+  response.write(body, () => response.socket?.destroy());
 }
 
 /** node:http answers unparsable HTTP itself in plain text; the sandbox keeps every answer JSON. */
@@ -166,7 +171,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
     const { behaviour } = scenario;
     const reply = (r: Reply): number => {
-      send(response, behaviour.errorsAsText && r.status >= 400 ? errorAsText(r) : r);
+      const cutShort = behaviour.withdrawalAnswer === 'cut-short' && route.path === '/pix/payment';
+      send(response, behaviour.errorsAsText && r.status >= 400 ? errorAsText(r) : r, cutShort);
       return r.status;
     };
     const operation = OPERATIONS.get(route.path);

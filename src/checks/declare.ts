@@ -4,7 +4,7 @@
  * without running anything, and the recorder refuses a verdict on a check the test did not declare.
  */
 import type { TestDetails } from '@playwright/test';
-import { RESPONSE_CHECKS } from './responses.ts';
+import { ANSWER_CHECKS } from './responses.ts';
 import { CHECKS_ANNOTATION, type CheckDefinition } from './vocabulary.ts';
 
 /** The fixed list, so that --grep means the same everywhere. */
@@ -19,7 +19,7 @@ export interface Declaration {
 
 /** The test's details: its tags and a `pix-checks` annotation listing the ids it judges. */
 export function judging({ checks, tags, sendsRequests = true }: Declaration): TestDetails {
-  const judged = sendsRequests ? [...checks, ...RESPONSE_CHECKS] : checks;
+  const judged = sendsRequests ? [...checks, ...ANSWER_CHECKS] : checks;
   return {
     tag: [...tags],
     annotation: { type: CHECKS_ANNOTATION, description: [...new Set(judged.map((c) => c.id))].join(' ') },

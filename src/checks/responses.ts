@@ -107,9 +107,32 @@ export const schemaConforms = defineCheck<JudgedResponse>(
 
 export const RESPONSE_CHECKS = [statusDocumented, jsonPayload, schemaConforms] as const;
 
+/** What became of a request: a complete answer, or the way the environment failed to give one. */
+export interface AnswerOutcome {
+  /** Undefined for a complete HTTP answer; else what went wrong (a lying Content-Length, a reset, a time-out). */
+  readonly failure: string | undefined;
+}
+
+export const responseComplete = defineCheck<AnswerOutcome>(
+  {
+    id: 'RESPONSE-COMPLETE',
+    title: 'Answers every request with a complete HTTP response in time',
+    clause: '§7',
+    level: 'must',
+    reason:
+      'Every request gets one of the statuses of §7; a connection closed mid-answer, a body shorter than its Content-Length, an endless stream of 1xx or no answer within PIX_REQUEST_TIMEOUT_MS gives the client none.',
+    remedy:
+      'Answer every request with a complete HTTP response (status, headers, the whole body its Content-Length announces) within a few seconds; if the environment is only slow, raise PIX_REQUEST_TIMEOUT_MS.',
+  },
+  ({ failure }) => (failure === undefined ? [] : [violation('must', 'a complete HTTP response', failure)]),
+);
+
+/** Every check a request's answer is held to: declared by every test that sends one. */
+export const ANSWER_CHECKS = [...RESPONSE_CHECKS, responseComplete] as const;
+
 export const responsesFamily: Family = {
   name: 'every response',
   file: familyFile(import.meta.url),
-  checks: () => RESPONSE_CHECKS,
+  checks: () => ANSWER_CHECKS,
   withdrawals: () => 0,
 };

@@ -20,6 +20,7 @@ import type { WorkerSession } from './session.ts';
 import type { Recorder } from './recorder.ts';
 import type { WebhookClient } from '../webhook/client.ts';
 import { isSuccess } from '../base/status.ts';
+import { NotSentError, TransportError } from '../transport/http.ts';
 
 export interface PixClientParts {
   readonly config: Config;
@@ -49,7 +50,7 @@ export class PixClient {
   }
 
   async requestToken(headers: Headers, alsoAllowed: readonly number[] = []): Promise<Exchange> {
-    const exchange = await this.parts.operations.createToken(headers);
+    const exchange = await this.answered(() => this.parts.operations.createToken(headers));
     this.parts.judge.judge(exchange, alsoAllowed);
     return exchange;
   }
@@ -143,11 +144,27 @@ export class PixClient {
     body: string | undefined,
   ): Promise<Exchange> {
     const { operations, payouts, retry } = this.parts;
-    return payouts.send(
-      { checkId, withdrawal, url: operations.urlOf('createWithdraw'), body, retry },
-      () => operations.createWithdraw(headers, body),
-      (answered) => operations.waitAsAsked(answered),
+    return this.answered(() =>
+      payouts.send(
+        { checkId, withdrawal, url: operations.urlOf('createWithdraw'), body, retry },
+        () => operations.createWithdraw(headers, body),
+        (answered) => operations.waitAsAsked(answered),
+      ),
     );
+  }
+
+  /**
+   * The answer to a request, or, when the environment gave none that is complete HTTP, its failure
+   * recorded as RESPONSE-COMPLETE and the test stopped: the environment's failure, not the suite's.
+   */
+  private async answered(send: () => Promise<Exchange>): Promise<Exchange> {
+    try {
+      return await send();
+    } catch (error) {
+      if (error instanceof TransportError && !(error instanceof NotSentError))
+        this.parts.verify.environmentFailed(error);
+      throw error;
+    }
   }
 
   /** The token of a request refused for its credentials although it carried every valid one. */

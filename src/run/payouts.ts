@@ -11,7 +11,7 @@ import type { Ledger, WithdrawalOutcome } from './ledger.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
 import { isClientError, isSuccess } from '../base/status.ts';
 import { summaryOf } from '../evidence/delivery.ts';
-import { NotSentError } from '../transport/http.ts';
+import { NotSentError, TransportError } from '../transport/http.ts';
 import type { Target } from './target.ts';
 import type { WebhookClient } from '../webhook/client.ts';
 
@@ -108,9 +108,11 @@ export class Payouts {
         note: 'no complete response: outcome unknown, not resent; check with the provider and the webhooks',
       });
       this.watched.push({ code: withdrawal.code, path: withdrawal.path });
-      throw new Error(
-        `${reason}\nOutcome unknown for withdrawal ${withdrawal.code}: it was not resent; see ${this.ledger.path}.`,
-      );
+      const note = `Outcome unknown for withdrawal ${withdrawal.code}: it was not resent; see ${this.ledger.path}.`;
+      // Still the environment's failure to answer (a TransportError), told with what it means for the money.
+      if (error instanceof TransportError)
+        throw Object.assign(error, { message: `${error.message}\n${note}` });
+      throw new Error(`${reason}\n${note}`);
     }
     const { status, json } = exchange.response;
     const outcome = outcomeOfStatus(status);

@@ -26,6 +26,8 @@ import { excerpt } from '../secrets/redact.ts';
 import { boundedJson } from '../evidence/shape.ts';
 import type { Target } from './target.ts';
 import type { JsonValue } from '../base/json.ts';
+import { responseComplete } from '../checks/responses.ts';
+import type { TransportError } from '../transport/http.ts';
 
 /** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
 const EVIDENCE_CHARS = 2_000;
@@ -83,6 +85,26 @@ export class Recorder {
       { blockedBy: { ...blockerOf(exchange), check: 'PAYMENT-ACCEPTED' } },
     );
     return 'SKIPPED';
+  }
+
+  /**
+   * The environment gave no complete answer to a request (not HTTP, cut short, no answer in time):
+   * RESPONSE-COMPLETE FAILED with what happened, and every other check the test declared SKIPPED
+   * naming it. The environment's failure, never the suite's; the test stops here.
+   */
+  environmentFailed(error: TransportError): never {
+    this.check(responseComplete, { failure: error.message });
+    const judged = new Set(this.evaluations.map((e) => e.checkId));
+    const rest = [...(declaredChecks(this.testInfo.annotations) ?? [])].filter((id) => !judged.has(id));
+    const blocker: Blocker = {
+      answer: `POST ${new URL(error.request.url).pathname} got no complete response`,
+      at: new Date().toISOString(),
+      check: responseComplete.id,
+    };
+    const reason = `not judged: the environment gave no complete answer; see ${responseComplete.id}`;
+    for (const checkId of rest)
+      this.evaluations.push({ checkId, verdict: 'SKIPPED', reason, blockedBy: blocker });
+    return this.stop(reason);
   }
 
   /** A listing of the checks per test is only true if no test judges a check it did not declare. */

@@ -2,7 +2,7 @@
  * Judging responses: every response of the run goes through the checks every response must pass,
  * given what they judge from the spec, and its shape is observed where the document shows none.
  */
-import { RESPONSE_CHECKS } from '../checks/responses.ts';
+import { RESPONSE_CHECKS, responseComplete } from '../checks/responses.ts';
 import type { Exchange } from '../evidence/exchange.ts';
 import { shapeOf } from '../evidence/shape.ts';
 import type { SpecModel } from '../spec/spec.ts';
@@ -26,6 +26,7 @@ export class ResponseJudge {
       alsoAllowed,
       validate: this.spec.responseValidator(operation, response.status),
     };
+    this.verify.check(responseComplete, { failure: undefined }, exchange);
     for (const check of RESPONSE_CHECKS) this.verify.check(check, input, exchange);
     if (exchange.rateLimited !== undefined)
       this.verify.observe(
