@@ -36,6 +36,8 @@ export interface SandboxOptions {
   readonly port?: number;
   /** Receives one line per request answered and per webhook sent, failed or withheld. Default: none. */
   readonly log?: (line: string) => void;
+  /** Told the path of every request as it arrives, before anything is read: what a rate limit counts. */
+  readonly onArrival?: (path: string) => void;
   /** The seed of the ids the sandbox makes up; default: a random one. */
   readonly seed?: number;
   /** Serve https instead of http. */
@@ -162,6 +164,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   };
 
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<number> => {
+    options.onArrival?.(request.url ?? '/');
     const route = routeOf(request.url ?? '/');
     const scenario = findScenario(route.scenario);
     if (scenario === undefined) {

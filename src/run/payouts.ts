@@ -49,7 +49,7 @@ const OUTCOME_NOTES: Partial<Record<WithdrawalOutcome, string>> = {
 
 export class Payouts {
   /** The withdrawals that were not clearly refused, whose webhooks the ledger records. */
-  private readonly watched: { code: string; path: string }[] = [];
+  private readonly watched: { code: string; path: string; unknown: boolean }[] = [];
 
   constructor(
     private readonly target: Target,
@@ -107,7 +107,7 @@ export class Payouts {
         outcome: 'unknown',
         note: 'no complete response: outcome unknown, not resent; check with the provider and the webhooks',
       });
-      this.watched.push({ code: withdrawal.code, path: withdrawal.path });
+      this.watched.push({ code: withdrawal.code, path: withdrawal.path, unknown: true });
       const note = `Outcome unknown for withdrawal ${withdrawal.code}: it was not resent; see ${this.ledger.path}.`;
       // Still the environment's failure to answer (a TransportError), told with what it means for the money.
       if (error instanceof TransportError)
@@ -126,7 +126,7 @@ export class Payouts {
       ...(note === undefined ? {} : { note }),
     });
     if (outcome === 'accepted' || outcome === 'unknown')
-      this.watched.push({ code: withdrawal.code, path: withdrawal.path });
+      this.watched.push({ code: withdrawal.code, path: withdrawal.path, unknown: outcome === 'unknown' });
     return exchange;
   }
 
@@ -135,8 +135,15 @@ export class Payouts {
    * arrived by the end of the run, and the statuses it reported: what reconciles an unknown outcome.
    */
   async recordWebhooks(webhooks: WebhookClient): Promise<void> {
-    for (const { code, path } of this.watched) {
-      const { deliveries } = await webhooks.snapshot(path);
+    // An unknown outcome is worth the webhook wait: its webhook is the only word on whether it paid.
+    const wait = { timeoutMs: this.target.config.webhook.timeoutMs, graceMs: 0 };
+    const reports = await Promise.all(
+      this.watched.map(({ path, unknown }) =>
+        unknown ? webhooks.waitFor(path, wait) : webhooks.snapshot(path),
+      ),
+    );
+    this.watched.forEach(({ code }, i) => {
+      const deliveries = reports[i]?.deliveries ?? [];
       const statuses = deliveries.flatMap((d) => summaryOf(d).statuses);
       this.ledger.webhook({
         code,
@@ -144,6 +151,6 @@ export class Payouts {
         deliveries: deliveries.length,
         ...(statuses.length === 0 ? {} : { statuses }),
       });
-    }
+    });
   }
 }

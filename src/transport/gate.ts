@@ -37,10 +37,10 @@ export interface Gate {
 export type Tell = (line: string) => void;
 
 /**
- * The window PIX_RATE_LIMIT counts requests in: a second, and a tenth more for the network's jitter,
- * so that a provider counting arrivals never sees more than the rate in any second of its own.
+ * The window PIX_RATE_LIMIT counts requests in: a second, and a fifth more for the network's and the
+ * machine's jitter, so that a provider counting arrivals never sees more than the rate in any second.
  */
-const RATE_WINDOW_MS = 1_100;
+const RATE_WINDOW_MS = 1_200;
 
 export function localGate(settings: GateSettings, tell: Tell): Gate {
   const queue = new PQueue({
