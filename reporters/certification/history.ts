@@ -7,7 +7,7 @@ import { relative, sep } from 'node:path';
 import type { Verdict } from '../../src/checks/vocabulary.ts';
 import type { History, HistoryRow, HistoryRun } from '../../src/report/history.ts';
 import { visible } from '../../src/base/visible.ts';
-import { CONTENT_SECURITY_POLICY, chip, escapeHtml, SIGN, STYLE } from './html.ts';
+import { chip, escapeHtml, pageHead, SIGN, STYLE } from './html.ts';
 import { type Layout, paint, tint } from './layout.ts';
 
 /** Bottom to top in the chart's bars, and the order of the legend. */
@@ -204,15 +204,7 @@ export function renderHistoryHtml(history: History, outDir: string): string {
     history.refused.length === 0
       ? ''
       : `<div class="notice"><p>Left out, not certifications:</p><ul>${history.refused.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul></div>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>History of ${plural(history.runs.length, 'run')}: Pix withdrawal certification</title>
-<style>${STYLE}${HISTORY_STYLE}</style>
-</head>
+  return `${pageHead(`History of ${plural(history.runs.length, 'run')}: Pix withdrawal certification`, `${STYLE}${HISTORY_STYLE}`)}
 <body>
 <h1>Pix withdrawal certification: history</h1>
 <p>${plural(history.runs.length, 'run')}${span}, of ${environments.map((e) => `<strong>${escapeHtml(e)}</strong>`).join(', ')}; ${plural(changed, 'check')} changed verdict. Oldest run first; each run links to its report.</p>

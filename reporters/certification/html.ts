@@ -103,7 +103,7 @@ footer { margin-top: 2rem; color: #59636e; font-size: .85rem; }
 `;
 
 /** Nothing loads: no script, no external style, font or image; only the page's own style. */
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 
 export const chip = (verdict: OverallVerdict | Verdict, text: string = verdict): string =>
   `<span class="chip v-${verdict}" title="${verdict}">${SIGN[verdict]} ${escapeHtml(text)}</span>`;
@@ -434,6 +434,19 @@ ${rows.join('\n')}
 </table></details></section>`;
 }
 
+/** The start of every page the suite writes, up to its body: self-contained, under the same CSP. */
+export function pageHead(title: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${style}</style>
+</head>`;
+}
+
 export function renderHtml(report: Certification): string {
   const sections: [id: string, label: string, html: string][] = [
     ['failed', 'Failed', findings(report, 'FAILED', 'failed', 'Failed')],
@@ -449,15 +462,7 @@ export function renderHtml(report: Certification): string {
     ['sign-off', 'Sign-off', signOff(report)],
   ];
   const present = sections.filter(([, , html]) => html !== '');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(environmentLabel(report))}: Pix withdrawal certification ${report.verdict}</title>
-<style>${STYLE}</style>
-</head>
+  return `${pageHead(`${escapeHtml(environmentLabel(report))}: Pix withdrawal certification ${report.verdict}`, STYLE)}
 <body>
 <h1>Pix withdrawal certification</h1>
 ${banner(report)}
