@@ -530,6 +530,37 @@ function npmRunCompare(...files: string[]): Promise<Compare> {
   });
 }
 
+describe('npm run compare on hand-built certifications', () => {
+  let dir: string;
+  const write = async (name: string, sketch: Sketch): Promise<string> => {
+    const path = join(dir, name);
+    await writeFile(path, JSON.stringify(certification(sketch)));
+    return path;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pix-compare-cli-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('exits 1 on a single regression, and 0 when the only change is an improvement', async () => {
+    const baseline = await write('baseline.json', { checks: { A: 'PASSED', B: 'WARNING' } });
+    const [oneRegression, oneImprovement] = await Promise.all([
+      write('regressed.json', { checks: { A: 'WARNING', B: 'WARNING' } }),
+      write('improved.json', { checks: { A: 'PASSED', B: 'PASSED' } }),
+    ]);
+    const [regressed, improved] = await Promise.all([
+      npmRunCompare(baseline, oneRegression),
+      npmRunCompare(baseline, oneImprovement),
+    ]);
+    assert.equal(regressed.code, 1, regressed.stdout + regressed.stderr);
+    assert.match(regressed.stdout, /:\s+1\s+regression,\s+0\s+other\s+changes\.$/m);
+    assert.match(regressed.stdout, /^ {2}REGRESSION {2}A: PASSED → WARNING$/m);
+    assert.equal(improved.code, 0, improved.stdout + improved.stderr);
+    assert.match(improved.stdout, /:\s+0\s+regressions,\s+1\s+other\s+change\.$/m);
+  });
+});
+
 const regressionsFirst = (changes: readonly { readonly regression: boolean }[]): boolean =>
   !changes.some((change, i) => change.regression && changes.slice(0, i).some((c) => !c.regression));
 
