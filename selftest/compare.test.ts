@@ -21,6 +21,7 @@ import { sandboxEnv } from './support/live-env.ts';
 import type { Verdict } from '../src/checks/vocabulary.ts';
 import { certificationValidator } from '../src/report/read.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import type { JsonValue } from '../src/base/json.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -576,7 +577,7 @@ const changesOf = (run: SuiteRun): NonNullable<Certification['changes']> => {
 /** A scenario no run of this file certifies: any request to it comes from a run that should have stopped. */
 const UNSENT = 'webhook-none';
 
-describe('certify --baseline and npm run compare against the sandbox', () => {
+describe('certify --baseline and npm run compare against the sandbox', { skip: IN_PROCESS_ONLY }, () => {
   let sandbox: RunningSandbox;
   let work: string;
   const requests: string[] = [];

@@ -41,6 +41,7 @@ import { Ledger } from '../src/run/ledger.ts';
 import { selectionIn, selectionOfThisRun } from '../src/run/selection.ts';
 import { MISSING_REASONS } from '../src/run/target.ts';
 import { parseXml } from './support/xml.ts';
+import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import {
   CANARY_SECRET,
   CANARY_TOKEN,
@@ -1192,7 +1193,7 @@ const readReport = async (dir: string): Promise<Certification> =>
 const verdicts = (report: Certification): Record<string, Verdict> =>
   Object.fromEntries(report.checks.map((c) => [c.id, c.verdict]));
 
-describe('a Playwright run with the certification reporter', () => {
+describe('a Playwright run with the certification reporter', { skip: IN_PROCESS_ONLY }, () => {
   let work: string;
   let single: Run;
   let merge: Run;
