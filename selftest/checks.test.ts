@@ -76,10 +76,16 @@ describe('refusal table (§5.4, §7)', () => {
     );
   });
 
-  it('never fails where the document is silent', () => {
-    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(200, '{}'))), 'WARNING');
-    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(503, '{}'))), 'WARNING');
-    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(400, '{}'))), 'PASSED');
+  it('never fails where the document is silent: acceptance or a server error warns, any refusal passes', () => {
+    const expected = 'refused (why); the document does not say, so this is only a warning';
+    assert.deepEqual(judgeSilentRefusal('why', exchange(200, '{}')), [
+      { verdict: 'WARNING', expected, actual: 'accepted: 200 application/json {}' },
+    ]);
+    assert.deepEqual(judgeSilentRefusal('why', exchange(503, '{}')), [
+      { verdict: 'WARNING', expected, actual: 'server error: 503 application/json {}' },
+    ]);
+    for (const status of [302, 400, 401, 403, 404, 422])
+      assert.deepEqual(judgeSilentRefusal('why', exchange(status, '{}')), [], String(status));
   });
 });
 
