@@ -4,7 +4,7 @@
  * once, its outcome written after, and the webhooks of the accepted ones recorded at the end.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -223,6 +223,20 @@ describe('a withdrawal request, gated and written to the ledger', () => {
 });
 
 describe('the ledger', () => {
+  it(
+    'closes every file it opens: a long run appends thousands of lines',
+    { skip: existsSync('/proc/self/fd') ? false : 'counting open files needs /proc/self/fd (Linux)' },
+    () => {
+      const { ledger } = freshLedger();
+      const open = (): number => readdirSync('/proc/self/fd').length;
+      ledger.webhook({ code: 'W', webhookReceived: true, deliveries: 1 });
+      const before = open();
+      for (let i = 0; i < 20; i += 1)
+        ledger.webhook({ code: `W-${i}`, webhookReceived: true, deliveries: 1 });
+      assert.equal(open(), before);
+    },
+  );
+
   it('masks the payee key to its first and last two characters, and a short one whole', () => {
     assert.equal(maskPayeeKey('12345678901'), '12***01');
     assert.equal(maskPayeeKey('1234567'), '12***67');
