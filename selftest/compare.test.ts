@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCertification } from '../src/report/build.ts';
-import { compareCertifications, lateDelayMs } from '../src/report/compare.ts';
+import { compareCertifications, lateDelayMs, unchanged } from '../src/report/compare.ts';
 import { renderChanges, renderConsole } from '../reporters/certification/console.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
@@ -459,6 +459,112 @@ describe('a certification built against a baseline', () => {
     const html = renderHtml(report);
     assert.ok(html.indexOf('<section id="changes">') < html.indexOf('<section id="environment">'));
     assert.ok(html.indexOf('REGRESSION') < html.indexOf('new field token'));
+  });
+});
+
+describe('compareCertifications, topic by topic', () => {
+  const change = (topic: string, before: JsonValue[], after: JsonValue[]): readonly ObservationChange[] =>
+    observationChanges(
+      { observations: before.map((value): [string, JsonValue] => [topic, value]) },
+      { observations: after.map((value): [string, JsonValue] => [topic, value]) },
+    );
+
+  it('tells names gone and names new in a list, sorted, and nothing for the same names in another order', () => {
+    assert.deepEqual(change('webhook.headers', [['x', 'b', 'a']], [['d', 'a', 'c']]), [
+      { topic: 'webhook.headers', kind: 'list-changed', before: 'b, x', after: 'c, d', regression: false },
+    ]);
+    assert.deepEqual(change('webhook.headers', [['a', 'b']], [['a']]), [
+      { topic: 'webhook.headers', kind: 'list-changed', before: 'b', regression: false },
+    ]);
+    assert.deepEqual(change('webhook.headers', [['a']], [['b', 'a']]), [
+      { topic: 'webhook.headers', kind: 'list-changed', after: 'b', regression: false },
+    ]);
+    assert.deepEqual(change('webhook.headers', [['a', 'b']], [['b', 'a']]), []);
+  });
+
+  it('compares a list that is not only names, or a list that became a value, as values', () => {
+    assert.deepEqual(change('x.ids', [['a', 1]], [['a', 2]]), [
+      { topic: 'x.ids', kind: 'value-changed', before: '["a",1]', after: '["a",2]', regression: false },
+    ]);
+    assert.deepEqual(change('x.ids', [['a']], ['a']), [
+      { topic: 'x.ids', kind: 'value-changed', before: '["a"]', after: 'a', regression: false },
+    ]);
+    assert.deepEqual(change('x.ids', ['a'], [['a']]), [
+      { topic: 'x.ids', kind: 'value-changed', before: 'a', after: '["a"]', regression: false },
+    ]);
+  });
+
+  it('shows the several values of a topic sorted, joined by "or", first or last observed without a regression', () => {
+    assert.deepEqual(change('x.status', [], ['b', 'a']), [
+      { topic: 'x.status', kind: 'first-observed', after: 'a or b', regression: false },
+    ]);
+    assert.deepEqual(change('x.status', [403, 401], []), [
+      { topic: 'x.status', kind: 'no-longer-observed', before: '401 or 403', regression: false },
+    ]);
+  });
+
+  it('tells a webhook later only past max(1000 ms, 2 × the baseline), ignoring what is not a number', () => {
+    assert.deepEqual(change('webhook.delayMs', [600], [1200]), []);
+    assert.deepEqual(change('webhook.delayMs', [600], [1201, 'late']), [
+      { topic: 'webhook.delayMs', kind: 'later', before: '600 ms', after: '1201 ms', regression: false },
+    ]);
+  });
+
+  it('follows fields into arrays and objects, and shows the types a field had sorted', () => {
+    assert.deepEqual(
+      change('webhook.payload.shape', [{ data: ['string'] }], [{ data: { code: 'string' } }]),
+      [
+        {
+          topic: 'webhook.payload.shape',
+          kind: 'field-removed',
+          field: 'data[]',
+          before: 'string',
+          regression: true,
+        },
+        {
+          topic: 'webhook.payload.shape',
+          kind: 'field-added',
+          field: 'data.code',
+          after: 'string',
+          regression: false,
+        },
+        {
+          topic: 'webhook.payload.shape',
+          kind: 'type-changed',
+          field: 'data',
+          before: 'array',
+          after: 'object',
+          regression: false,
+        },
+      ],
+    );
+    assert.deepEqual(change('token.response.shape', [{ a: 'string' }, { a: 'number' }], [{ a: 'number' }]), [
+      {
+        topic: 'token.response.shape',
+        kind: 'type-changed',
+        field: 'a',
+        before: 'number or string',
+        after: 'number',
+        regression: false,
+      },
+    ]);
+  });
+
+  it('names the selection of each run, the whole suite when there is none', () => {
+    const whole = certification();
+    const grep = certification({ run: { selection: ['--grep', '@smoke'] } });
+    assert.deepEqual(compareCertifications(whole, grep).run, [
+      { field: 'selection', before: '(the whole suite)', after: '--grep @smoke', source: 'configuration' },
+    ]);
+  });
+
+  it('is not unchanged when only an observation moved', () => {
+    const comparison = compareCertifications(
+      certification({ observations: [['x.status', 1]] }),
+      certification({ observations: [['x.status', 2]] }),
+    );
+    assert.equal(unchanged(comparison), false);
+    assert.equal(unchanged(compareCertifications(certification(), certification())), true);
   });
 });
 
