@@ -12,6 +12,7 @@ export default defineConfig(
     'test-results/',
     'blob-report/',
     'playwright-report/',
+    '.stryker-tmp/',
     'selftest/fixtures/**',
     'src/spec/generated/**',
   ]),

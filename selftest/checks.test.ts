@@ -12,6 +12,7 @@ import { tokenInField } from '../src/checks/token.ts';
 import { transportEncrypted } from '../src/checks/connection.ts';
 import { returnedIds, webhookIsPost } from '../src/checks/webhook.ts';
 import type { Exchange } from '../src/evidence/exchange.ts';
+import type { Verdict } from '../src/checks/vocabulary.ts';
 import { curlLine, parseJson } from '../src/evidence/exchange.ts';
 import { Inventor } from '../src/spec/invent.ts';
 import { isJsonContentType, readPath } from '../src/base/json.ts';
@@ -30,33 +31,66 @@ function exchange(status: number, body: string, contentType = 'application/json'
 }
 
 describe('refusal table (§5.4, §7)', () => {
-  const cases: [keyof typeof REFUSAL_RULES, number, string][] = [
-    ['credentialMissing', 403, 'PASSED'],
-    ['credentialMissing', 401, 'WARNING'],
-    ['credentialMissing', 400, 'WARNING'],
-    ['credentialMissing', 200, 'FAILED'],
-    ['credentialMissing', 500, 'FAILED'],
-    ['credentialMissing', 404, 'FAILED'],
-    ['credentialMalformed', 400, 'PASSED'],
-    ['credentialMalformed', 401, 'WARNING'],
-    ['bearer', 401, 'PASSED'],
-    ['bearer', 403, 'PASSED'],
-    ['bearer', 400, 'WARNING'],
-    ['bearer', 201, 'FAILED'],
-    ['invalidBody', 400, 'PASSED'],
-    ['invalidBody', 422, 'FAILED'],
-    ['invalidKey', 403, 'PASSED'],
-  ];
-  for (const [rule, status, verdict] of cases) {
-    it(`${REFUSAL_RULES[rule].name}: ${status} is ${verdict}`, () => {
-      assert.equal(verdictOf(judgeRefusal(REFUSAL_RULES[rule], exchange(status, '{}'))), verdict);
-    });
-  }
+  // Written out by hand, not derived from REFUSAL_RULES: a status moved from one band to another in
+  // the table must break a cell here. A status a row does not name is FAILED.
+  const STATUSES = [200, 201, 204, 302, 400, 401, 403, 404, 409, 422, 429, 500, 502, 503] as const;
+  const BANDS: Record<keyof typeof REFUSAL_RULES, Readonly<Partial<Record<number, Verdict>>>> = {
+    credentialMissing: { 403: 'PASSED', 400: 'WARNING', 401: 'WARNING' },
+    credentialWrong: { 403: 'PASSED', 400: 'WARNING', 401: 'WARNING' },
+    credentialMalformed: { 400: 'PASSED', 403: 'PASSED', 401: 'WARNING' },
+    bearer: { 401: 'PASSED', 403: 'PASSED', 400: 'WARNING' },
+    invalidBody: { 400: 'PASSED', 401: 'WARNING', 403: 'WARNING' },
+    invalidKey: { 400: 'PASSED', 403: 'PASSED', 401: 'WARNING' },
+  };
 
-  it('never fails where the document is silent', () => {
-    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(200, '{}'))), 'WARNING');
-    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(503, '{}'))), 'WARNING');
-    assert.equal(verdictOf(judgeSilentRefusal('why', exchange(400, '{}'))), 'PASSED');
+  it('has a row here for every rule of the table', () => {
+    assert.deepEqual(Object.keys(REFUSAL_RULES).sort(), Object.keys(BANDS).sort());
+  });
+
+  for (const [rule, band] of Object.entries(BANDS) as [
+    keyof typeof REFUSAL_RULES,
+    (typeof BANDS)[keyof typeof BANDS],
+  ][])
+    for (const status of STATUSES) {
+      const verdict = band[status] ?? 'FAILED';
+      it(`${REFUSAL_RULES[rule].name}: ${status} is ${verdict}`, () => {
+        const violations = judgeRefusal(REFUSAL_RULES[rule], exchange(status, '{}'));
+        assert.equal(verdictOf(violations), verdict);
+        if (verdict !== 'PASSED')
+          assert.deepEqual(
+            violations.map((v) => v.verdict),
+            [verdict],
+            'one finding per refusal, carrying its verdict',
+          );
+      });
+    }
+
+  it('says what it expected, and whether a failed refusal was accepted', () => {
+    const [accepted] = judgeRefusal(REFUSAL_RULES.bearer, exchange(201, '{}'));
+    assert.equal(
+      accepted?.expected,
+      'refused with 401 or 403 (bearer token missing, not Bearer, forged or random)',
+    );
+    assert.match(accepted.actual, /^accepted: 201/);
+    const [serverError] = judgeRefusal(REFUSAL_RULES.credentialWrong, exchange(500, '{}'));
+    assert.match(serverError?.actual ?? '', /^500/);
+    const [listed] = judgeRefusal(REFUSAL_RULES.invalidBody, exchange(403, '{}'));
+    assert.match(
+      listed?.actual ?? '',
+      /^403.* — also a refusal the document lists \(§7\), but not the one it names here$/,
+    );
+  });
+
+  it('never fails where the document is silent: acceptance or a server error warns, any refusal passes', () => {
+    const expected = 'refused (why); the document does not say, so this is only a warning';
+    assert.deepEqual(judgeSilentRefusal('why', exchange(200, '{}')), [
+      { verdict: 'WARNING', expected, actual: 'accepted: 200 application/json {}' },
+    ]);
+    assert.deepEqual(judgeSilentRefusal('why', exchange(503, '{}')), [
+      { verdict: 'WARNING', expected, actual: 'server error: 503 application/json {}' },
+    ]);
+    for (const status of [302, 400, 401, 403, 404, 422])
+      assert.deepEqual(judgeSilentRefusal('why', exchange(status, '{}')), [], String(status));
   });
 });
 

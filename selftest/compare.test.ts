@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCertification } from '../src/report/build.ts';
-import { compareCertifications, lateDelayMs } from '../src/report/compare.ts';
+import { compareCertifications, lateDelayMs, unchanged } from '../src/report/compare.ts';
 import { renderChanges, renderConsole } from '../reporters/certification/console.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
@@ -21,6 +21,7 @@ import { sandboxEnv } from './support/live-env.ts';
 import type { Verdict } from '../src/checks/vocabulary.ts';
 import { certificationValidator } from '../src/report/read.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import type { JsonValue } from '../src/base/json.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -461,6 +462,112 @@ describe('a certification built against a baseline', () => {
   });
 });
 
+describe('compareCertifications, topic by topic', () => {
+  const change = (topic: string, before: JsonValue[], after: JsonValue[]): readonly ObservationChange[] =>
+    observationChanges(
+      { observations: before.map((value): [string, JsonValue] => [topic, value]) },
+      { observations: after.map((value): [string, JsonValue] => [topic, value]) },
+    );
+
+  it('tells names gone and names new in a list, sorted, and nothing for the same names in another order', () => {
+    assert.deepEqual(change('webhook.headers', [['x', 'b', 'a']], [['d', 'a', 'c']]), [
+      { topic: 'webhook.headers', kind: 'list-changed', before: 'b, x', after: 'c, d', regression: false },
+    ]);
+    assert.deepEqual(change('webhook.headers', [['a', 'b']], [['a']]), [
+      { topic: 'webhook.headers', kind: 'list-changed', before: 'b', regression: false },
+    ]);
+    assert.deepEqual(change('webhook.headers', [['a']], [['b', 'a']]), [
+      { topic: 'webhook.headers', kind: 'list-changed', after: 'b', regression: false },
+    ]);
+    assert.deepEqual(change('webhook.headers', [['a', 'b']], [['b', 'a']]), []);
+  });
+
+  it('compares a list that is not only names, or a list that became a value, as values', () => {
+    assert.deepEqual(change('x.ids', [['a', 1]], [['a', 2]]), [
+      { topic: 'x.ids', kind: 'value-changed', before: '["a",1]', after: '["a",2]', regression: false },
+    ]);
+    assert.deepEqual(change('x.ids', [['a']], ['a']), [
+      { topic: 'x.ids', kind: 'value-changed', before: '["a"]', after: 'a', regression: false },
+    ]);
+    assert.deepEqual(change('x.ids', ['a'], [['a']]), [
+      { topic: 'x.ids', kind: 'value-changed', before: 'a', after: '["a"]', regression: false },
+    ]);
+  });
+
+  it('shows the several values of a topic sorted, joined by "or", first or last observed without a regression', () => {
+    assert.deepEqual(change('x.status', [], ['b', 'a']), [
+      { topic: 'x.status', kind: 'first-observed', after: 'a or b', regression: false },
+    ]);
+    assert.deepEqual(change('x.status', [403, 401], []), [
+      { topic: 'x.status', kind: 'no-longer-observed', before: '401 or 403', regression: false },
+    ]);
+  });
+
+  it('tells a webhook later only past max(1000 ms, 2 × the baseline), ignoring what is not a number', () => {
+    assert.deepEqual(change('webhook.delayMs', [600], [1200]), []);
+    assert.deepEqual(change('webhook.delayMs', [600], [1201, 'late']), [
+      { topic: 'webhook.delayMs', kind: 'later', before: '600 ms', after: '1201 ms', regression: false },
+    ]);
+  });
+
+  it('follows fields into arrays and objects, and shows the types a field had sorted', () => {
+    assert.deepEqual(
+      change('webhook.payload.shape', [{ data: ['string'] }], [{ data: { code: 'string' } }]),
+      [
+        {
+          topic: 'webhook.payload.shape',
+          kind: 'field-removed',
+          field: 'data[]',
+          before: 'string',
+          regression: true,
+        },
+        {
+          topic: 'webhook.payload.shape',
+          kind: 'field-added',
+          field: 'data.code',
+          after: 'string',
+          regression: false,
+        },
+        {
+          topic: 'webhook.payload.shape',
+          kind: 'type-changed',
+          field: 'data',
+          before: 'array',
+          after: 'object',
+          regression: false,
+        },
+      ],
+    );
+    assert.deepEqual(change('token.response.shape', [{ a: 'string' }, { a: 'number' }], [{ a: 'number' }]), [
+      {
+        topic: 'token.response.shape',
+        kind: 'type-changed',
+        field: 'a',
+        before: 'number or string',
+        after: 'number',
+        regression: false,
+      },
+    ]);
+  });
+
+  it('names the selection of each run, the whole suite when there is none', () => {
+    const whole = certification();
+    const grep = certification({ run: { selection: ['--grep', '@smoke'] } });
+    assert.deepEqual(compareCertifications(whole, grep).run, [
+      { field: 'selection', before: '(the whole suite)', after: '--grep @smoke', source: 'configuration' },
+    ]);
+  });
+
+  it('is not unchanged when only an observation moved', () => {
+    const comparison = compareCertifications(
+      certification({ observations: [['x.status', 1]] }),
+      certification({ observations: [['x.status', 2]] }),
+    );
+    assert.equal(unchanged(comparison), false);
+    assert.equal(unchanged(compareCertifications(certification(), certification())), true);
+  });
+});
+
 describe('readCertification', () => {
   let dir: string;
   const write = async (name: string, content: string): Promise<string> => {
@@ -530,6 +637,37 @@ function npmRunCompare(...files: string[]): Promise<Compare> {
   });
 }
 
+describe('npm run compare on hand-built certifications', () => {
+  let dir: string;
+  const write = async (name: string, sketch: Sketch): Promise<string> => {
+    const path = join(dir, name);
+    await writeFile(path, JSON.stringify(certification(sketch)));
+    return path;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pix-compare-cli-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('exits 1 on a single regression, and 0 when the only change is an improvement', async () => {
+    const baseline = await write('baseline.json', { checks: { A: 'PASSED', B: 'WARNING' } });
+    const [oneRegression, oneImprovement] = await Promise.all([
+      write('regressed.json', { checks: { A: 'WARNING', B: 'WARNING' } }),
+      write('improved.json', { checks: { A: 'PASSED', B: 'PASSED' } }),
+    ]);
+    const [regressed, improved] = await Promise.all([
+      npmRunCompare(baseline, oneRegression),
+      npmRunCompare(baseline, oneImprovement),
+    ]);
+    assert.equal(regressed.code, 1, regressed.stdout + regressed.stderr);
+    assert.match(regressed.stdout, /:\s+1\s+regression,\s+0\s+other\s+changes\.$/m);
+    assert.match(regressed.stdout, /^ {2}REGRESSION {2}A: PASSED → WARNING$/m);
+    assert.equal(improved.code, 0, improved.stdout + improved.stderr);
+    assert.match(improved.stdout, /:\s+0\s+regressions,\s+1\s+other\s+change\.$/m);
+  });
+});
+
 const regressionsFirst = (changes: readonly { readonly regression: boolean }[]): boolean =>
   !changes.some((change, i) => change.regression && changes.slice(0, i).some((c) => !c.regression));
 
@@ -545,7 +683,7 @@ const changesOf = (run: SuiteRun): NonNullable<Certification['changes']> => {
 /** A scenario no run of this file certifies: any request to it comes from a run that should have stopped. */
 const UNSENT = 'webhook-none';
 
-describe('certify --baseline and npm run compare against the sandbox', () => {
+describe('certify --baseline and npm run compare against the sandbox', { skip: IN_PROCESS_ONLY }, () => {
   let sandbox: RunningSandbox;
   let work: string;
   const requests: string[] = [];

@@ -99,6 +99,19 @@ describe('configuration', () => {
     );
   });
 
+  it('bounds every response body by PIX_MAX_RESPONSE_BYTES: 4 MiB unless set, a whole number from 1024 bytes to 1 GiB', () => {
+    assert.equal(loadConfig({}).maxResponseBytes, 4 * 1024 * 1024);
+    assert.equal(loadConfig({ PIX_MAX_RESPONSE_BYTES: '2048' }).maxResponseBytes, 2048);
+    assert.equal(loadConfig({ PIX_MAX_RESPONSE_BYTES: '1024' }).maxResponseBytes, 1024);
+    assert.equal(loadConfig({ PIX_MAX_RESPONSE_BYTES: '1073741824' }).maxResponseBytes, 1_073_741_824);
+    for (const value of ['abc', '1023', '1073741825', '2k', '-2048', '2048.5'])
+      assert.equal(
+        refusal({ PIX_MAX_RESPONSE_BYTES: value }).message,
+        `PIX_MAX_RESPONSE_BYTES: is '${value}'. Use a whole number from 1024 to 1073741824.`,
+        value,
+      );
+  });
+
   it('allows plain http on loopback', () => {
     assert.equal(
       loadConfig({ ...LIVE, PIX_BASE_URL: 'http://127.0.0.1:4020' }).baseUrl,

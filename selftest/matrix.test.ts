@@ -5,6 +5,8 @@
  * matrix holds it to that (exit 1 and those checks FAILED, or WARNING for a silent-area fault, or the
  * observation it causes). Every check that can yield FAILED or WARNING must be tripped by at least one
  * fault, so a new check without a fault, or a check weakened until it cannot fail, makes this test fail.
+ * Beyond what a fault declares, every scenario gets exactly its verdict band (support/verdict-bands.ts):
+ * the FAILED and WARNING checks and the observations, so a verdict lost or gained anywhere shows.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +17,14 @@ import { withdrawalPlan } from '../src/run/plan.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import {
+  ANY_VALUE,
+  BANDS,
+  type ExpectedObservation,
+  NOT_RECORDED,
+  REFERENCE_OBSERVATIONS,
+  Several,
+} from './support/verdict-bands.ts';
 
 /** Checks a fault cannot reach from the loopback sandbox, each with its own proof elsewhere. */
 const PROVEN_ELSEWHERE: Readonly<Record<string, string>> = {
@@ -38,6 +48,37 @@ async function runAll(sandbox: RunningSandbox): Promise<Map<string, SuiteRun>> {
   };
   await Promise.all(Array.from({ length: PARALLEL_RUNS }, worker));
   return results;
+}
+
+const sorted = (ids: readonly string[]): string[] => [...ids].sort();
+
+/** Each observation as JSON, by topic, so that two runs compare whatever order their tests ran in. */
+function observationsOf(run: SuiteRun): Map<string, string[]> {
+  const byTopic = new Map<string, string[]>();
+  for (const { topic, value } of (run.report?.observations ?? []) as { topic: string; value: unknown }[])
+    byTopic.set(topic, [...(byTopic.get(topic) ?? []), JSON.stringify(value)]);
+  return byTopic;
+}
+
+/** Where the observations of a run differ from its band, one line per topic. */
+function observationDifferences(
+  run: SuiteRun,
+  expected: Readonly<Record<string, ExpectedObservation>>,
+): string[] {
+  const actual = observationsOf(run);
+  const topics = [...new Set([...Object.keys(expected), ...actual.keys()])].sort();
+  return topics.flatMap((topic) => {
+    const want = expected[topic] ?? NOT_RECORDED;
+    const got = actual.get(topic);
+    const shown = got === undefined ? 'not recorded' : got.join(' and ');
+    if (want === NOT_RECORDED) return got === undefined ? [] : [`${topic}: ${shown}, expected none`];
+    if (got === undefined) return [`${topic}: not recorded`];
+    if (want === ANY_VALUE) return [];
+    const values = (want instanceof Several ? want.values : [want]).map((v) => JSON.stringify(v));
+    return JSON.stringify(sorted(got)) === JSON.stringify(sorted(values))
+      ? []
+      : [`${topic}: ${shown}, expected ${values.join(' and ')}`];
+  });
 }
 
 function describeRun(run: SuiteRun): string {
@@ -100,6 +141,30 @@ describe('fault matrix', () => {
           `${scenario.name} must be observed as ${topic} = ${JSON.stringify(value)}: ${JSON.stringify(observations)}`,
         );
       }
+    });
+  }
+
+  it('has a verdict band for every scenario, and none for a scenario that is gone', () => {
+    assert.deepEqual(sorted(Object.keys(BANDS)), sorted(SCENARIOS.map((s) => s.name)));
+  });
+
+  for (const scenario of SCENARIOS) {
+    const band = BANDS[scenario.name];
+    it(`gives '${scenario.name}' exactly its band: ${band?.failed.length ?? '?'} FAILED, ${band?.warning.length ?? '?'} WARNING, its observations`, () => {
+      assert.ok(band !== undefined, `no band for ${scenario.name} in selftest/support/verdict-bands.ts`);
+      const run = resultOf(scenario);
+      assert.deepEqual(
+        { failed: sorted(run.idsWith('FAILED')), warning: sorted(run.idsWith('WARNING')) },
+        { failed: sorted(band.failed), warning: sorted(band.warning) },
+        `${scenario.name}: the verdicts differ from its band`,
+      );
+      assert.equal(run.code, band.failed.length > 0 ? 1 : 0, describeRun(run));
+      assert.deepEqual(run.report?.suiteErrors, [], 'no suite error hides behind a FAILED');
+      assert.deepEqual(
+        observationDifferences(run, { ...REFERENCE_OBSERVATIONS, ...band.observes }),
+        [],
+        `${scenario.name}: the observations differ from its band`,
+      );
     });
   }
 

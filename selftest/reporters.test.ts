@@ -41,6 +41,7 @@ import { Ledger } from '../src/run/ledger.ts';
 import { selectionIn, selectionOfThisRun } from '../src/run/selection.ts';
 import { MISSING_REASONS } from '../src/run/target.ts';
 import { parseXml } from './support/xml.ts';
+import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import {
   CANARY_SECRET,
   CANARY_TOKEN,
@@ -1185,12 +1186,23 @@ describe('the report directory', () => {
       /^PIX_REPORT_DIR: .*home holds files this suite did not write \((notes\.txt, projects|projects, notes\.txt)\)\. Set PIX_REPORT_DIR/,
     );
     assert.ok(!problem.includes('\n'));
+    // The link points to a real ledger: a check that followed it would find a plain file and let it through.
     const linked = join(dir, 'linked');
     await mkdir(linked);
-    await symlink(join(dir, 'elsewhere.jsonl'), join(linked, 'ledger.jsonl'));
+    const elsewhere = join(dir, 'elsewhere.jsonl');
+    await writeFile(elsewhere, '{"type":"intent"}\n');
+    await symlink(elsewhere, join(linked, 'ledger.jsonl'));
     assert.match(
       reportDirProblem(linked) ?? '',
       /ledger\.jsonl is a symbolic link, and the ledger is never written through one/,
+    );
+    const dangling = join(dir, 'dangling');
+    await mkdir(dangling);
+    await symlink(join(dir, 'no-such-ledger.jsonl'), join(dangling, 'ledger.jsonl'));
+    assert.match(
+      reportDirProblem(dangling) ?? '',
+      /ledger\.jsonl is a symbolic link, and the ledger is never written through one/,
+      'a link to nothing is refused the same way',
     );
   });
 
@@ -1259,7 +1271,7 @@ const readReport = async (dir: string): Promise<Certification> =>
 const verdicts = (report: Certification): Record<string, Verdict> =>
   Object.fromEntries(report.checks.map((c) => [c.id, c.verdict]));
 
-describe('a Playwright run with the certification reporter', () => {
+describe('a Playwright run with the certification reporter', { skip: IN_PROCESS_ONLY }, () => {
   let work: string;
   let single: Run;
   let merge: Run;
@@ -1315,6 +1327,16 @@ describe('a Playwright run with the certification reporter', () => {
     assert.match(single.stdout, /^ {9}actual {6}200 application\/json/m);
     assert.match(single.stdout, /^Verdict: FAILED$/m);
     assert.equal(single.code, 1, 'Playwright fails the run because a test failed');
+  });
+
+  it("prints a broken test's error line with its terminal escapes shown, never obeyed", () => {
+    for (const run of [single, merge]) {
+      assert.ok(!run.stdout.includes('\u001b') && !run.stdout.includes('\u0007'), run.stdout);
+      assert.match(
+        run.stdout,
+        /^ +Error: FAILED FIX-FAILED: expected status 401 or 403; got 200 \\x1b\[2J\\x1b\]0;owned\\x07$/m,
+      );
+    }
   });
 
   it("writes only the reports in the report directory, Playwright's output elsewhere, and JUnit one case per check", async () => {

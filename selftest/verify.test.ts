@@ -24,6 +24,7 @@ import { redact } from '../src/secrets/redact.ts';
 import { encryptedKey } from './support/certificates.ts';
 import { leaksOf } from './support/leaks.ts';
 import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { readSigningKey } from '../src/config/signing-key.ts';
@@ -87,7 +88,7 @@ function problemLines(result: Verified): string[] {
   return result.out.split('\n').filter((line) => line !== '' && !/^Not valid/.test(line));
 }
 
-describe('a signed report, verified as its signer would (npm run verify)', () => {
+describe('a signed report, verified as its signer would (npm run verify)', { skip: IN_PROCESS_ONLY }, () => {
   const work = mkdtempSync(join(tmpdir(), 'pix-verify-'));
   const file = (name: string, contents: string): string => {
     const path = join(work, name);

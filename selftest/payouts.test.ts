@@ -1,0 +1,263 @@
+/**
+ * Payout gating and the write-ahead ledger, in process (README: "the ledger line is on disk before
+ * the request leaves"): refused without the opt-in and on a retry, written before the send, sent
+ * once, its outcome written after, and the webhooks of the accepted ones recorded at the end.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { loadConfig } from '../src/config/config.ts';
+import { type Exchange, parseJson } from '../src/evidence/exchange.ts';
+import { LEDGER_FILE, Ledger, maskPayeeKey } from '../src/run/ledger.ts';
+import { type PayoutRequest, Payouts } from '../src/run/payouts.ts';
+import type { Target } from '../src/run/target.ts';
+import type { WebhookClient } from '../src/webhook/client.ts';
+import type { WithdrawBody } from '../src/spec/requests.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'pix-payouts-'));
+let dirs = 0;
+
+/** A ledger of its own for each test, and what it holds, line by line. */
+function freshLedger(): { ledger: Ledger; lines: () => Record<string, unknown>[] } {
+  const dir = join(work, String((dirs += 1)));
+  const ledger = new Ledger(dir, 'run-7');
+  const lines = (): Record<string, unknown>[] =>
+    existsSync(ledger.path)
+      ? readFileSync(ledger.path, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+      : [];
+  return { ledger, lines };
+}
+
+const PAYEE_KEY = 'payee-key-0123456789';
+
+function target(missing?: string): Target {
+  const config = loadConfig({});
+  return {
+    config: { ...config, payee: { ...config.payee, key: PAYEE_KEY } },
+    baseUrl: 'http://127.0.0.1:1',
+    runId: 'run-7',
+    webhookControlUrl: 'http://127.0.0.1:1/control',
+    webhookControlToken: 'control-token',
+    missing: (capability) => (capability === 'payout' ? missing : undefined),
+  };
+}
+
+const BODY = '{"amount":0.01,"code":"C-1"}';
+
+function request(overrides: Partial<PayoutRequest> = {}): PayoutRequest {
+  return {
+    checkId: 'PAYMENT-ACCEPTED',
+    withdrawal: {
+      code: 'C-1',
+      path: '/hook/c1',
+      url: 'http://127.0.0.1:1/hook/c1',
+      body: {} as WithdrawBody,
+    },
+    url: 'http://127.0.0.1:1/pix/payment',
+    body: BODY,
+    retry: 0,
+    ...overrides,
+  };
+}
+
+function answer(status: number, body: string): Exchange {
+  return {
+    operation: 'createWithdraw',
+    request: { method: 'POST', url: 'http://127.0.0.1:1/pix/payment', headers: {}, body: BODY },
+    response: {
+      status,
+      headers: { 'content-type': 'application/json' },
+      contentType: 'application/json',
+      bodyText: body,
+      json: parseJson(body),
+    },
+    durationMs: 1,
+  };
+}
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe('a withdrawal request, gated and written to the ledger', () => {
+  it('is refused without the payout opt-in: nothing sent, nothing written', async () => {
+    const { ledger, lines } = freshLedger();
+    let sent = 0;
+    await assert.rejects(
+      new Payouts(target('PIX_ALLOW_PAYOUTS is not 1'), ledger).send(request(), () => {
+        sent += 1;
+        return Promise.resolve(answer(200, '{}'));
+      }),
+      { message: 'Refusing to send POST /pix/payment: PIX_ALLOW_PAYOUTS is not 1.' },
+    );
+    assert.deepEqual([sent, lines()], [0, []]);
+  });
+
+  it('is refused on a retried test: nothing sent, nothing written', async () => {
+    const { ledger, lines } = freshLedger();
+    let sent = 0;
+    await assert.rejects(
+      new Payouts(target(), ledger).send(request({ retry: 1 }), () => {
+        sent += 1;
+        return Promise.resolve(answer(200, '{}'));
+      }),
+      /^Error: Refusing to send POST \/pix\/payment again: a test that sends withdrawals is never retried \(drop --retries\)\.$/,
+    );
+    assert.deepEqual([sent, lines()], [0, []]);
+  });
+
+  it('writes the intent before the request leaves, and the outcome after', async () => {
+    const { ledger, lines } = freshLedger();
+    let atSend: Record<string, unknown>[] = [];
+    const exchange = answer(200, '{"id":"prov-1","status":"PROCESSING"}');
+    const returned = await new Payouts(target(), ledger).send(request(), () => {
+      atSend = lines();
+      return Promise.resolve(exchange);
+    });
+    assert.equal(returned, exchange);
+    const strip = ({ time, ...rest }: Record<string, unknown>): Record<string, unknown> => {
+      assert.equal(typeof time, 'string');
+      return rest;
+    };
+    const intent = {
+      runId: 'run-7',
+      type: 'intent',
+      checkId: 'PAYMENT-ACCEPTED',
+      code: 'C-1',
+      amount: 0.01,
+      payeeKey: 'pa***89',
+      url: 'http://127.0.0.1:1/pix/payment',
+    };
+    assert.deepEqual(atSend.map(strip), [intent], 'the intent is on disk when the request is sent');
+    assert.deepEqual(lines().map(strip), [
+      intent,
+      {
+        runId: 'run-7',
+        type: 'outcome',
+        code: 'C-1',
+        status: 200,
+        outcome: 'accepted',
+        providerId: 'prov-1',
+      },
+    ]);
+  });
+
+  it('records a refusal as refused, and the id a provider returned as transaction_id', async () => {
+    const { ledger, lines } = freshLedger();
+    const payouts = new Payouts(target(), ledger);
+    await payouts.send(request(), () => Promise.resolve(answer(400, '{"error":"bad"}')));
+    await payouts.send(request({ body: '[1]' }), () =>
+      Promise.resolve(answer(201, '{"transaction_id":"tx-9"}')),
+    );
+    await payouts.send(request({ body: undefined }), () => Promise.resolve(answer(200, '{"id":42}')));
+    const outcomes = lines().filter((line) => line.type === 'outcome');
+    assert.deepEqual(
+      outcomes.map(({ status, outcome, providerId }) => [status, outcome, providerId]),
+      [
+        [400, 'refused', undefined],
+        [201, 'accepted', 'tx-9'],
+        [200, 'accepted', undefined],
+      ],
+    );
+    assert.deepEqual(
+      lines()
+        .filter((line) => line.type === 'intent')
+        .map((line) => line.amount),
+      [0.01, null, null],
+      'the amount sent, or null when the body has none',
+    );
+  });
+
+  it('records a request that got no answer as outcome unknown, and never sends it again', async () => {
+    const { ledger, lines } = freshLedger();
+    let sent = 0;
+    await assert.rejects(
+      new Payouts(target(), ledger).send(request(), () => {
+        sent += 1;
+        return Promise.reject(new Error('socket hang up'));
+      }),
+      {
+        message: `socket hang up\nOutcome unknown for withdrawal C-1: it was not resent; see ${ledger.path}.`,
+      },
+    );
+    assert.equal(sent, 1);
+    assert.deepEqual(
+      lines().map(({ type, status, outcome, note }) => [type, status, outcome, note]),
+      [
+        ['intent', undefined, undefined, undefined],
+        ['outcome', null, 'unknown', 'no response: outcome unknown, not retried; check with the provider'],
+      ],
+    );
+  });
+
+  it('records, at the end, whether the webhook of each accepted withdrawal arrived', async () => {
+    const { ledger, lines } = freshLedger();
+    const payouts = new Payouts(target(), ledger);
+    await payouts.send(request(), () => Promise.resolve(answer(200, '{"id":"a"}')));
+    const refused = request({ withdrawal: { ...request().withdrawal, code: 'C-2', path: '/hook/c2' } });
+    await payouts.send(refused, () => Promise.resolve(answer(403, '{}')));
+    const third = request({ withdrawal: { ...request().withdrawal, code: 'C-3', path: '/hook/c3' } });
+    await payouts.send(third, () => Promise.resolve(answer(200, '{"id":"c"}')));
+    const asked: string[] = [];
+    const webhooks = {
+      snapshot: (path: string) => {
+        asked.push(path);
+        return Promise.resolve({ deliveries: path === '/hook/c1' ? [{}, {}] : [] });
+      },
+    } as unknown as WebhookClient;
+    await payouts.recordWebhooks(webhooks);
+    assert.deepEqual(asked, ['/hook/c1', '/hook/c3'], 'only the accepted ones');
+    assert.deepEqual(
+      lines()
+        .filter((line) => line.type === 'webhook')
+        .map(({ code, webhookReceived, deliveries }) => [code, webhookReceived, deliveries]),
+      [
+        ['C-1', true, 2],
+        ['C-3', false, 0],
+      ],
+    );
+  });
+});
+
+describe('the ledger', () => {
+  it(
+    'closes every file it opens: a long run appends thousands of lines',
+    { skip: existsSync('/proc/self/fd') ? false : 'counting open files needs /proc/self/fd (Linux)' },
+    () => {
+      const { ledger } = freshLedger();
+      const open = (): number => readdirSync('/proc/self/fd').length;
+      ledger.webhook({ code: 'W', webhookReceived: true, deliveries: 1 });
+      const before = open();
+      for (let i = 0; i < 20; i += 1)
+        ledger.webhook({ code: `W-${i}`, webhookReceived: true, deliveries: 1 });
+      assert.equal(open(), before);
+    },
+  );
+
+  it('masks the payee key to its first and last two characters, and a short one whole', () => {
+    assert.equal(maskPayeeKey('12345678901'), '12***01');
+    assert.equal(maskPayeeKey('1234567'), '12***67');
+    assert.equal(maskPayeeKey('123456'), '***');
+    assert.equal(maskPayeeKey(''), '***');
+  });
+
+  it('appends one JSON line per entry to ledger.jsonl, creating the directory', () => {
+    const dir = join(work, 'nested', 'reports');
+    const ledger = new Ledger(dir, 'run-9');
+    assert.equal(ledger.path, join(dir, LEDGER_FILE));
+    ledger.webhook({ code: 'W', webhookReceived: false, deliveries: 0 });
+    ledger.outcome({ code: 'W', status: 500, outcome: 'refused', note: 'n' });
+    const text = readFileSync(ledger.path, 'utf8');
+    assert.ok(text.endsWith('\n'));
+    const [first, second, ...rest] = text.split('\n');
+    assert.deepEqual(rest, ['']);
+    assert.match(
+      first ?? '',
+      /^\{"time":"\d{4}-\d\d-\d\dT[^"]+Z","runId":"run-9","type":"webhook","code":"W"/,
+    );
+    assert.match(second ?? '', /"type":"outcome","code":"W","status":500,"outcome":"refused","note":"n"\}$/);
+  });
+});
