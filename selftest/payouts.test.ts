@@ -15,6 +15,7 @@ import { type PayoutRequest, Payouts } from '../src/run/payouts.ts';
 import type { Target } from '../src/run/target.ts';
 import type { WebhookClient } from '../src/webhook/client.ts';
 import type { WithdrawBody } from '../src/spec/requests.ts';
+import { NotSentError } from '../src/transport/http.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'pix-payouts-'));
 let dirs = 0;
@@ -65,6 +66,9 @@ function request(overrides: Partial<PayoutRequest> = {}): PayoutRequest {
   };
 }
 
+/** A dispatch whose answer asks for no wait (the run's gate is operations.ts's, not tested here). */
+const noWait = (): Promise<number | undefined> => Promise.resolve(undefined);
+
 function answer(status: number, body: string): Exchange {
   return {
     operation: 'createWithdraw',
@@ -87,10 +91,14 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     const { ledger, lines } = freshLedger();
     let sent = 0;
     await assert.rejects(
-      new Payouts(target('PIX_ALLOW_PAYOUTS is not 1'), ledger).send(request(), () => {
-        sent += 1;
-        return Promise.resolve(answer(200, '{}'));
-      }),
+      new Payouts(target('PIX_ALLOW_PAYOUTS is not 1'), ledger).send(
+        request(),
+        () => {
+          sent += 1;
+          return Promise.resolve(answer(200, '{}'));
+        },
+        noWait,
+      ),
       { message: 'Refusing to send POST /pix/payment: PIX_ALLOW_PAYOUTS is not 1.' },
     );
     assert.deepEqual([sent, lines()], [0, []]);
@@ -100,10 +108,14 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     const { ledger, lines } = freshLedger();
     let sent = 0;
     await assert.rejects(
-      new Payouts(target(), ledger).send(request({ retry: 1 }), () => {
-        sent += 1;
-        return Promise.resolve(answer(200, '{}'));
-      }),
+      new Payouts(target(), ledger).send(
+        request({ retry: 1 }),
+        () => {
+          sent += 1;
+          return Promise.resolve(answer(200, '{}'));
+        },
+        noWait,
+      ),
       /^Error: Refusing to send POST \/pix\/payment again: a test that sends withdrawals is never retried \(drop --retries\)\.$/,
     );
     assert.deepEqual([sent, lines()], [0, []]);
@@ -113,10 +125,14 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     const { ledger, lines } = freshLedger();
     let atSend: Record<string, unknown>[] = [];
     const exchange = answer(200, '{"id":"prov-1","status":"PROCESSING"}');
-    const returned = await new Payouts(target(), ledger).send(request(), () => {
-      atSend = lines();
-      return Promise.resolve(exchange);
-    });
+    const returned = await new Payouts(target(), ledger).send(
+      request(),
+      () => {
+        atSend = lines();
+        return Promise.resolve(exchange);
+      },
+      noWait,
+    );
     assert.equal(returned, exchange);
     const strip = ({ time, ...rest }: Record<string, unknown>): Record<string, unknown> => {
       assert.equal(typeof time, 'string');
@@ -148,11 +164,13 @@ describe('a withdrawal request, gated and written to the ledger', () => {
   it('records a refusal as refused, and the id a provider returned as transaction_id', async () => {
     const { ledger, lines } = freshLedger();
     const payouts = new Payouts(target(), ledger);
-    await payouts.send(request(), () => Promise.resolve(answer(400, '{"error":"bad"}')));
-    await payouts.send(request({ body: '[1]' }), () =>
-      Promise.resolve(answer(201, '{"transaction_id":"tx-9"}')),
+    await payouts.send(request(), () => Promise.resolve(answer(400, '{"error":"bad"}')), noWait);
+    await payouts.send(
+      request({ body: '[1]' }),
+      () => Promise.resolve(answer(201, '{"transaction_id":"tx-9"}')),
+      noWait,
     );
-    await payouts.send(request({ body: undefined }), () => Promise.resolve(answer(200, '{"id":42}')));
+    await payouts.send(request({ body: undefined }), () => Promise.resolve(answer(200, '{"id":42}')), noWait);
     const outcomes = lines().filter((line) => line.type === 'outcome');
     assert.deepEqual(
       outcomes.map(({ status, outcome, providerId }) => [status, outcome, providerId]),
@@ -175,10 +193,14 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     const { ledger, lines } = freshLedger();
     let sent = 0;
     await assert.rejects(
-      new Payouts(target(), ledger).send(request(), () => {
-        sent += 1;
-        return Promise.reject(new Error('socket hang up'));
-      }),
+      new Payouts(target(), ledger).send(
+        request(),
+        () => {
+          sent += 1;
+          return Promise.reject(new Error('socket hang up'));
+        },
+        noWait,
+      ),
       {
         message: `socket hang up\nOutcome unknown for withdrawal C-1: it was not resent; see ${ledger.path}.`,
       },
@@ -188,19 +210,99 @@ describe('a withdrawal request, gated and written to the ledger', () => {
       lines().map(({ type, status, outcome, note }) => [type, status, outcome, note]),
       [
         ['intent', undefined, undefined, undefined],
-        ['outcome', null, 'unknown', 'no response: outcome unknown, not retried; check with the provider'],
+        [
+          'outcome',
+          null,
+          'unknown',
+          'no complete response: outcome unknown, not resent; check with the provider and the webhooks',
+        ],
       ],
+    );
+  });
+
+  it('records a 5xx as unknown, a 429 as rate-limited and sends it again after the wait, never a 5xx', async () => {
+    const { ledger, lines } = freshLedger();
+    const payouts = new Payouts(target(), ledger);
+    let sent = 0;
+    const fiveHundred = await payouts.send(
+      request(),
+      () => {
+        sent += 1;
+        return Promise.resolve(answer(504, '{}'));
+      },
+      () => Promise.resolve(1_000),
+    );
+    assert.equal(fiveHundred.response.status, 504);
+    assert.equal(sent, 1, 'a 5xx is never sent again, whatever the wait');
+    const statuses = [429, 429, 200];
+    const limited = await payouts.send(
+      request(),
+      () => Promise.resolve(answer(statuses.shift() ?? 500, '{}')),
+      () => Promise.resolve(10),
+    );
+    assert.equal(limited.response.status, 200);
+    assert.deepEqual(limited.rateLimited, [
+      { status: 429, waitedMs: 10 },
+      { status: 429, waitedMs: 10 },
+    ]);
+    assert.deepEqual(
+      lines().map(({ type, outcome }) => [type, outcome]),
+      [
+        ['intent', undefined],
+        ['outcome', 'unknown'],
+        ['intent', undefined],
+        ['outcome', 'rate-limited'],
+        ['intent', undefined],
+        ['outcome', 'rate-limited'],
+        ['intent', undefined],
+        ['outcome', 'accepted'],
+      ],
+      'every attempt is its own ledger entry',
+    );
+  });
+
+  it('stops after three attempts, or as soon as the wait is refused', async () => {
+    const { ledger, lines } = freshLedger();
+    const payouts = new Payouts(target(), ledger);
+    let sent = 0;
+    const always429 = (): Promise<Exchange> => {
+      sent += 1;
+      return Promise.resolve(answer(429, '{}'));
+    };
+    await payouts.send(request(), always429, () => Promise.resolve(10));
+    assert.equal(sent, 3);
+    await payouts.send(request(), always429, noWait);
+    assert.equal(sent, 4, 'a wait past the caps is not waited, and nothing is sent again');
+    assert.equal(lines().filter((l) => l.outcome === 'rate-limited').length, 4);
+  });
+
+  it('records a request the HTTP client refused to send as not-sent', async () => {
+    const { ledger, lines } = freshLedger();
+    const sent = { method: 'POST', url: 'http://127.0.0.1:1/pix/payment', headers: {}, body: BODY } as const;
+    await assert.rejects(
+      new Payouts(target(), ledger).send(
+        request(),
+        () => Promise.reject(new NotSentError(sent, 'the HTTP client refused to send it')),
+        noWait,
+      ),
+      /was not sent/,
+    );
+    assert.deepEqual(
+      lines()
+        .filter((l) => l.type === 'outcome')
+        .map((l) => l.outcome),
+      ['not-sent'],
     );
   });
 
   it('records, at the end, whether the webhook of each accepted withdrawal arrived', async () => {
     const { ledger, lines } = freshLedger();
     const payouts = new Payouts(target(), ledger);
-    await payouts.send(request(), () => Promise.resolve(answer(200, '{"id":"a"}')));
+    await payouts.send(request(), () => Promise.resolve(answer(200, '{"id":"a"}')), noWait);
     const refused = request({ withdrawal: { ...request().withdrawal, code: 'C-2', path: '/hook/c2' } });
-    await payouts.send(refused, () => Promise.resolve(answer(403, '{}')));
+    await payouts.send(refused, () => Promise.resolve(answer(403, '{}')), noWait);
     const third = request({ withdrawal: { ...request().withdrawal, code: 'C-3', path: '/hook/c3' } });
-    await payouts.send(third, () => Promise.resolve(answer(200, '{"id":"c"}')));
+    await payouts.send(third, () => Promise.resolve(answer(200, '{"id":"c"}')), noWait);
     const asked: string[] = [];
     const webhooks = {
       snapshot: (path: string) => {
