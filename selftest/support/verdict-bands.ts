@@ -160,15 +160,37 @@ export const BANDS: Readonly<Record<string, Band>> = {
       'withdraw.response.shape': { transaction_id: 'string', status: 'string' },
     },
   },
-  // Without a token nothing of POST /pix/payment is judged: those checks are SKIPPED, not flagged.
-  'token-refuses-valid': {
-    failed: ['TOKEN-FIELD', 'TOKEN-ISSUED'],
+  // Without a token nothing of POST /pix/payment is judged: those checks are SKIPPED, not flagged;
+  // TOKEN-FIELD and the token's other checks are not judged on a refusal (issue 22: one finding).
+  'token-fails-valid': {
+    failed: ['TOKEN-ISSUED'],
     warning: [],
     observes: {
       ...notRecorded(...PAYMENT_TOPICS, 'token.response.shape'),
-      'error.response.shape.401': ERROR_SHAPE,
+      'error.response.shape.500': ERROR_SHAPE,
     },
   },
+  // The token is refused; the suite renews it as a client would and sends again, so every check is
+  // judged and the one finding is TOKEN-REUSE (judged on a token of its own test).
+  'token-single-use': {
+    failed: ['TOKEN-REUSE'],
+    warning: [],
+    observes: { 'token.stopped-working': ANY_VALUE },
+  },
+  // Every withdrawal's answer is cut short: one finding, the withdrawal tests' other checks SKIPPED
+  // naming it (their observations are not recorded).
+  'payment-answer-cut-short': {
+    failed: ['RESPONSE-COMPLETE'],
+    warning: [],
+    observes: notRecorded(...PAYMENT_TOPICS),
+  },
+  // No withdrawal is sent with a token no header can carry: its tests are SKIPPED naming TOKEN-USABLE.
+  'token-line-break': {
+    failed: ['TOKEN-USABLE'],
+    warning: [],
+    observes: notRecorded(...PAYMENT_TOPICS),
+  },
+  'token-huge': { failed: [], warning: ['TOKEN-SIZE'] },
   'token-not-json': {
     failed: ['RESPONSE-JSON', 'TOKEN-FIELD'],
     warning: [],
@@ -183,14 +205,6 @@ export const BANDS: Readonly<Record<string, Band>> = {
     failed: ['RESPONSE-SCHEMA', 'TOKEN-FIELD'],
     warning: [],
     observes: { ...notRecorded(...PAYMENT_TOPICS), 'token.response.shape': ['string'] },
-  },
-  // The spent token is refused with 401 wherever it is used again: the accepted withdrawal FAILS on
-  // it, and each body test that shares it gets the 401 where §7 names 400, a WARNING that judges the
-  // token, not the body (reported with issue 27: one root cause, ten warnings about another rule).
-  'token-single-use': {
-    failed: ['PAYMENT-ACCEPTED', 'TOKEN-REUSE'],
-    warning: [...NOT_AN_OBJECT, ...WRONG_TYPES.filter((id) => id !== 'PAYMENT-BODY-WRONG-TYPE-AMOUNT')],
-    observes: notRecorded('check_code.default', 'withdraw.response.shape', ...WEBHOOK_TOPICS),
   },
   'token-short-lived': { failed: [], warning: ['TOKEN-LIFETIME-COVERS-RENEWAL'] },
   'token-ignores-client-id': {
@@ -263,10 +277,10 @@ export const BANDS: Readonly<Record<string, Band>> = {
       'refusal.status.PAYMENT-REFUSE-RANDOM-AUTHORIZATION': 200,
     },
   },
-  // TOKEN-REUSE wants 200 for each withdrawal on the same token, so the 201 fails it too, although
-  // the token was reused; the webhook checks wait for an accepted (200) withdrawal and are SKIPPED.
+  // TOKEN-REUSE is judged from an accepted (200) first use, so behind the 201 it is SKIPPED naming
+  // PAYMENT-ACCEPTED; the webhook checks wait for an accepted (200) withdrawal and are SKIPPED too.
   'payment-status-201': {
-    failed: ['PAYMENT-ACCEPTED', 'RESPONSE-STATUS-DOCUMENTED', 'TOKEN-REUSE'],
+    failed: ['PAYMENT-ACCEPTED', 'RESPONSE-STATUS-DOCUMENTED'],
     warning: [],
     observes: notRecorded('check_code.default', ...WEBHOOK_TOPICS),
   },
@@ -337,11 +351,15 @@ export const BANDS: Readonly<Record<string, Band>> = {
     observes: { ...notRecorded(...WEBHOOK_TOPICS), 'webhook.delivered': false },
   },
   'webhook-any-case-field': { failed: ['WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE'], warning: [] },
-  // A GET has no body: no JSON, and nothing in it names the withdrawal (its evidence shows an empty
-  // actual; reported with issue 27).
+  // A GET is judged by WEBHOOK-POST alone: the content checks judge POSTed webhooks (issue 26).
   'webhook-get': {
-    failed: ['WEBHOOK-JSON', 'WEBHOOK-POST'],
-    warning: ['WEBHOOK-REFERS-TO-WITHDRAWAL'],
+    failed: ['WEBHOOK-POST'],
+    warning: [],
+    observes: { 'webhook.payload.shape': 'not JSON' },
+  },
+  'webhook-get-declared-body': {
+    failed: ['WEBHOOK-POST'],
+    warning: [],
     observes: { 'webhook.payload.shape': 'not JSON' },
   },
   // status=PAID as text names no withdrawal either.
