@@ -131,8 +131,16 @@ export function verdictMeaning(report: Certification): string {
         report.run.mode === 'mock'
           ? 'A run against the embedded mock certifies nothing about a provider. '
           : '';
-      const gate = report.exitCode === 0 ? '; PIX_REQUIRE_COMPLETE=1 makes it 1' : '';
-      return `${mock}Checks were not judged, for reasons you can remove: this is no certification. ${exit}${gate}.`;
+      const gate =
+        report.exitCode === 0
+          ? '; PIX_REQUIRE_COMPLETE=1 makes it 1'
+          : report.run.mode === 'live' && !report.run.strict
+            ? '; a live run fails closed (PIX_REQUIRE_COMPLETE=0 makes it 0)'
+            : '';
+      const why = report.incomplete.some((i) => i.cause === 'environment')
+        ? "Checks were not judged, some because of the environment's answers"
+        : 'Checks were not judged, for reasons you can remove';
+      return `${mock}${why}: this is no certification. ${exit}${gate}.`;
     }
     case 'WARNING':
       return `No check failed; ${count(report.counts.WARNING, 'check')} warned. ${exit}${report.exitCode === 0 ? '; PIX_STRICT=1 makes a warning exit 1' : ''}.`;
