@@ -78,6 +78,8 @@ export interface Behaviour {
   readonly acceptedAnswer: 'as-decided' | 'gateway-timeout';
   /** The id a withdrawal is given: a fresh one, or the word "status" (which any status field contains). */
   readonly withdrawalId: 'fresh' | 'status';
+  /** The amount the reference webhook reports: the withdrawal's, or one more than it. */
+  readonly webhookAmount: 'as-sent' | 'other';
   /** Bytes of padding in the webhook payload, a valid JSON array of entries; 0 sends none. */
   readonly webhookPaddingBytes: number;
   /** Requests beyond `perSecond` in one second are answered 429 with Retry-After; undefined limits nothing. */

@@ -83,6 +83,7 @@ const REFERENCE: Behaviour = {
   acceptedAnswer: 'as-decided',
   withdrawalId: 'fresh',
   webhookPaddingBytes: 0,
+  webhookAmount: 'as-sent',
   rateLimit: undefined,
 };
 
@@ -165,6 +166,15 @@ const FAULTS: readonly FaultScenario[] = [
       'answers every withdrawal with a body shorter than its Content-Length, then closes the connection',
     trips: ['RESPONSE-COMPLETE'],
     breaks: { withdrawalAnswer: 'cut-short' },
+  }),
+  fault({
+    name: 'webhook-other-amount',
+    clause: '§6 (not shown)',
+    level: 'WARNING',
+    description:
+      'names the withdrawal by its code in the webhook, with an amount one real more than was sent',
+    trips: ['WEBHOOK-MATCHES-WITHDRAWAL'],
+    breaks: { webhookAmount: 'other' },
   }),
   fault({
     name: 'token-line-break',

@@ -70,7 +70,10 @@ function payloadOf(
           id: notice.id,
           code: notice.code,
           status: 'PAID',
-          amount: notice.amount,
+          amount:
+            behaviour.webhookAmount === 'other' && typeof notice.amount === 'number'
+              ? notice.amount + 1
+              : notice.amount,
           end_to_end_id: endToEndId(invented),
           ...padding(behaviour.webhookPaddingBytes),
         }),

@@ -357,6 +357,7 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     observes: { 'webhook.payload.shape': 'not JSON' },
   },
+  'webhook-other-amount': { failed: [], warning: ['WEBHOOK-MATCHES-WITHDRAWAL'] },
   'webhook-get-declared-body': {
     failed: ['WEBHOOK-POST'],
     warning: [],

@@ -9,8 +9,8 @@ import {
   type Delivery,
   type StrayReport,
 } from '../evidence/delivery.ts';
-import type { Exchange } from '../evidence/exchange.ts';
-import { isJsonContentType, type JsonValue } from '../base/json.ts';
+import { parseJson, type Exchange } from '../evidence/exchange.ts';
+import { isJsonContentType, readPath, type JsonValue } from '../base/json.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
 import { defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
@@ -148,6 +148,41 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
   },
 );
 
+/** The amount a withdrawal request sent, when its body had a numeric one. */
+function amountSent(withdrawal: Exchange): number | undefined {
+  const amount = readPath(parseJson(withdrawal.request.body ?? ''), 'amount');
+  return typeof amount === 'number' ? amount : undefined;
+}
+
+export const webhookMatchesWithdrawal = defineCheck<WebhookInput>(
+  {
+    id: 'WEBHOOK-MATCHES-WITHDRAWAL',
+    title: 'A webhook that names the withdrawal by its code reports the amount that was sent',
+    clause: '§6 (not shown)',
+    level: 'should',
+    reason:
+      'The payload is not shown (§6), but a webhook naming the withdrawal (its code, unique to it) with another amount than the one sent tells the integrator a different payment than was asked for.',
+    remedy:
+      'Report in the webhook the amount of the withdrawal it names, as the request sent it; if the field means something else (a fee, a balance), give it another name than amount, value or valor.',
+    needs: ['payout', 'webhook'],
+  },
+  ({ deliveries, code, withdrawal }) => {
+    const sent = amountSent(withdrawal);
+    if (sent === undefined) return [];
+    // The suite's codes are unique, so a delivery holding exactly the code is about this withdrawal.
+    return posted(deliveries)
+      .filter((d) => d.outcome === 'matched' && summaryOf(d).values.includes(code))
+      .flatMap((d) => (summaryOf(d).amounts ?? []).filter((amount) => Math.abs(amount - sent) > 0.000_001))
+      .map((amount) =>
+        violation(
+          'should',
+          `the amount sent, ${sent}`,
+          `a webhook naming ${code} reports the amount ${amount}`,
+        ),
+      );
+  },
+);
+
 export interface RefusedWebhookInput {
   readonly refused: Exchange;
   readonly deliveries: readonly Delivery[];
@@ -223,6 +258,7 @@ export const webhookFamily: Family = {
     webhookIsPost,
     webhookIsJson,
     webhookRefersToWithdrawal,
+    webhookMatchesWithdrawal,
     noWebhookForRefused,
     callbackFieldCaseSensitive,
   ],

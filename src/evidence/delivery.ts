@@ -63,6 +63,8 @@ export interface BodySummary {
   readonly values: readonly string[];
   /** The values of members named like a status (`status`, `situacao`, `state`), in document order. */
   readonly statuses: readonly string[];
+  /** The numbers in members named like an amount (`amount`, `value`, `valor`); absent from older summaries. */
+  readonly amounts?: readonly number[];
 }
 
 export const MAX_SUMMARY_VALUES = 5_000;
@@ -80,6 +82,7 @@ export interface Delivery extends DeliveryMeta {
 }
 
 const STATUS_NAME = /^(status|situacao|situação|state)$/i;
+const AMOUNT_NAME = /^(amount|value|valor)$/i;
 
 /** The summary of a body's text (see BodySummary); values are collected breadth-first and bounded. */
 export function summariseBody(text: string): BodySummary {
@@ -87,10 +90,11 @@ export function summariseBody(text: string): BodySummary {
   try {
     parsed = JSON.parse(text);
   } catch {
-    return { json: false, values: [], statuses: [] };
+    return { json: false, values: [], statuses: [], amounts: [] };
   }
   const values = new Set<string>();
   const statuses: string[] = [];
+  const amounts: number[] = [];
   const queue: unknown[] = [parsed];
   for (let at = 0; at < queue.length && values.size < MAX_SUMMARY_VALUES; at++) {
     const value = queue[at];
@@ -101,10 +105,11 @@ export function summariseBody(text: string): BodySummary {
     else if (value !== null && typeof value === 'object')
       for (const [name, member] of Object.entries(value)) {
         if (STATUS_NAME.test(name) && typeof member === 'string') statuses.push(member);
+        if (AMOUNT_NAME.test(name) && typeof member === 'number') amounts.push(member);
         queue.push(member);
       }
   }
-  return { json: true, values: [...values], statuses };
+  return { json: true, values: [...values], statuses, amounts };
 }
 
 /** Requests to other paths since an address was registered: where a provider may have posted instead. */

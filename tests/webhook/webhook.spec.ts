@@ -11,6 +11,7 @@ import {
   webhookIsJson,
   webhookIsPost,
   webhookRefersToWithdrawal,
+  webhookMatchesWithdrawal,
   type WebhookInput,
   wrongCaseCallbackBody,
 } from '../../src/checks/webhook.ts';
@@ -29,6 +30,7 @@ const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [
   webhookIsPost,
   webhookIsJson,
   webhookRefersToWithdrawal,
+  webhookMatchesWithdrawal,
 ];
 
 /** Every check the test judges; each withdrawal it sends is judged after the one wait for the accepted one. */
