@@ -4,8 +4,8 @@
  * and its outcome written after. The worker remembers the accepted ones to record their webhooks.
  */
 import type { Exchange } from '../evidence/exchange.ts';
-import { isRateLimited, parseJson } from '../evidence/exchange.ts';
-import { MAX_ATTEMPTS } from '../transport/operations.ts';
+import { parseJson } from '../evidence/exchange.ts';
+import { sendUntilServed } from '../transport/operations.ts';
 import { readPath } from '../base/json.ts';
 import type { Ledger, WithdrawalOutcome } from './ledger.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
@@ -65,15 +65,8 @@ export class Payouts {
     dispatch: () => Promise<Exchange>,
     waitAsAsked: (exchange: Exchange) => Promise<number | undefined>,
   ): Promise<Exchange> {
-    const waits: { status: number; waitedMs: number }[] = [];
-    for (;;) {
-      const exchange = await this.sendOnce(request, dispatch);
-      // A 429 was not processed: after the wait it asked for, the same request goes again, in the ledger again.
-      const waited = await waitAsAsked(exchange);
-      if (!isRateLimited(exchange) || waited === undefined || waits.length + 1 >= MAX_ATTEMPTS)
-        return waits.length === 0 ? exchange : { ...exchange, rateLimited: waits };
-      waits.push({ status: exchange.response.status, waitedMs: waited });
-    }
+    // A 429 was not processed: after the wait it asked for, the same request goes again, in the ledger again.
+    return sendUntilServed(() => this.sendOnce(request, dispatch), waitAsAsked);
   }
 
   private async sendOnce(request: PayoutRequest, dispatch: () => Promise<Exchange>): Promise<Exchange> {

@@ -102,8 +102,11 @@ export class Recorder {
       check: responseComplete.id,
     };
     const reason = `not judged: the environment gave no complete answer; see ${responseComplete.id}`;
-    for (const checkId of rest)
-      this.evaluations.push({ checkId, verdict: 'SKIPPED', reason, blockedBy: blocker });
+    this.recordSkips(
+      rest.map((id) => ({ id })),
+      reason,
+      { blockedBy: blocker },
+    );
     return this.stop(reason);
   }
 
@@ -136,7 +139,7 @@ export class Recorder {
   }
 
   private recordSkips(
-    checks: readonly CheckDefinition[],
+    checks: readonly Pick<CheckDefinition, 'id'>[],
     reason: string,
     cause: { lacks: readonly Capability[] } | { blockedBy: Blocker | undefined },
   ): void {

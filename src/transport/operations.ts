@@ -16,7 +16,26 @@ const PATHS: Readonly<Record<OperationId, string>> = {
 };
 
 /** Every request of a run is sent at most this many times, the first included: only a 429 is sent again. */
-export const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Sends a request, waits as each answer asks (a 429 or a 503 with Retry-After pauses the whole run),
+ * and sends it again only after a 429, which was not processed: MAX_ATTEMPTS in all, and never once
+ * the suite stopped waiting. The exchange returned is the last, with the 429s before it.
+ */
+export async function sendUntilServed(
+  attempt: () => Promise<Exchange>,
+  waitAsAsked: (exchange: Exchange) => Promise<number | undefined>,
+): Promise<Exchange> {
+  const waits: { status: number; waitedMs: number }[] = [];
+  for (;;) {
+    const exchange = await attempt();
+    const waited = await waitAsAsked(exchange);
+    if (!isRateLimited(exchange) || waited === undefined || waits.length + 1 >= MAX_ATTEMPTS)
+      return waits.length === 0 ? exchange : { ...exchange, rateLimited: waits };
+    waits.push({ status: exchange.response.status, waitedMs: waited });
+  }
+}
 
 export interface OperationsOptions {
   readonly baseUrl: string;
@@ -41,15 +60,11 @@ export class Operations {
    * POST /auth/token (§4.1): no body. A 429 was not processed, so the same request goes again after
    * the wait, up to MAX_ATTEMPTS in all; the exchange returned is the last, with the earlier ones.
    */
-  async createToken(headers: Headers): Promise<Exchange> {
-    const waits: { status: number; waitedMs: number }[] = [];
-    for (;;) {
-      const exchange = await this.post('createToken', headers, undefined);
-      const waited = waits.length + 1 < MAX_ATTEMPTS ? await this.waitAsAsked(exchange) : undefined;
-      if (!isRateLimited(exchange) || waited === undefined)
-        return waits.length === 0 ? exchange : { ...exchange, rateLimited: waits };
-      waits.push({ status: exchange.response.status, waitedMs: waited });
-    }
+  createToken(headers: Headers): Promise<Exchange> {
+    return sendUntilServed(
+      () => this.post('createToken', headers, undefined),
+      (answered) => this.waitAsAsked(answered),
+    );
   }
 
   /**
