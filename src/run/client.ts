@@ -16,7 +16,7 @@ import {
   withHeader,
 } from '../spec/requests.ts';
 import type { ResponseJudge } from './response-judge.ts';
-import type { WorkerSession } from './session.ts';
+import type { Renewal, WorkerSession } from './session.ts';
 import type { Recorder } from './recorder.ts';
 import type { WebhookClient } from '../webhook/client.ts';
 import { isSuccess } from '../base/status.ts';
@@ -35,7 +35,10 @@ export interface PixClientParts {
   readonly retry: number;
 }
 
-/** How many times one withdrawal may be sent again after its token was refused. */
+/**
+ * How many new tokens one withdrawal may be sent again with after its token was refused; before them,
+ * once, the run's newest token when another test took one meanwhile.
+ */
 const MAX_RENEWALS = 2;
 
 export class PixClient {
@@ -50,14 +53,29 @@ export class PixClient {
   }
 
   async requestToken(headers: Headers, alsoAllowed: readonly number[] = []): Promise<Exchange> {
-    const exchange = await this.answered(() => this.parts.operations.createToken(headers));
+    const { operations, session } = this.parts;
+    const exchange = await this.answered(() => operations.createToken(headers));
     this.parts.judge.judge(exchange, alsoAllowed);
+    // Issued to the configured credentials, it is the newest token: a provider keeping one revoked the held one.
+    const token = operations.tokenIn(exchange);
+    if (exchange.response.status === 200 && token !== undefined && sameHeaders(headers, this.tokenHeaders()))
+      await session.adopt(token);
     return exchange;
+  }
+
+  /**
+   * Runs `section` with the environment to itself (nothing else of the run in flight, no token
+   * issued elsewhere meanwhile), through a client whose requests keep the run's limits.
+   */
+  alone<T>(section: (pix: PixClient) => Promise<T>): Promise<T> {
+    return this.parts.operations.exclusive((operations) =>
+      section(new PixClient({ ...this.parts, operations })),
+    );
   }
 
   /** The worker's access token; without one the test cannot run and is SKIPPED with the reason. */
   async token(checks: Parameters<Recorder['skip']>[0]): Promise<string> {
-    const result = await this.parts.session.token();
+    const result = await this.parts.session.token(this.parts.operations);
     if ('failure' in result)
       this.parts.verify.skip(
         checks,
@@ -71,9 +89,9 @@ export class PixClient {
     return paymentHeaders(this.config, await this.token(checks));
   }
 
-  /** Valid withdrawal headers with a token of this test's own, never used before. */
-  async freshPaymentHeaders(checks: Parameters<Recorder['skip']>[0]): Promise<Headers> {
-    const result = await this.parts.session.fresh();
+  /** Valid withdrawal headers with a token of this test's own, never used before (see WorkerSession.fresh). */
+  async freshPaymentHeaders(checks: Parameters<Recorder['skip']>[0], share = true): Promise<Headers> {
+    const result = await this.parts.session.fresh(this.parts.operations, share);
     if ('failure' in result)
       this.parts.verify.skip(checks, `no access token: ${result.failure} (see TOKEN-ISSUED)`, result.blocker);
     return paymentHeaders(this.config, result.token);
@@ -120,11 +138,15 @@ export class PixClient {
   ): Promise<Exchange> {
     let sent = headers;
     let exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
-    // Twice at most: a token another test renewed may have died too (single-use tokens).
-    for (let renewals = 0; renewals < MAX_RENEWALS; renewals++) {
+    // A token another test took may have died too (single-use tokens): then new ones, twice at most.
+    let mayReplace = true;
+    for (let renewals = 0; renewals < MAX_RENEWALS;) {
       const stale = this.staleToken(sent, exchange);
-      const token = stale === undefined ? undefined : await this.renewed(stale, exchange);
-      if (token === undefined) break;
+      const renewal = stale === undefined ? undefined : await this.renewed(stale, exchange, mayReplace);
+      if (renewal === undefined) break;
+      const { token, replaced } = renewal;
+      if (replaced) mayReplace = false;
+      else renewals++;
       sent = withHeader(sent, 'Authorization', `Bearer ${token}`);
       exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
     }
@@ -182,17 +204,31 @@ export class PixClient {
     return carriesAll ? token : undefined;
   }
 
-  /** A token in place of `stale`, with its death recorded; undefined when it was not the worker's. */
-  private async renewed(stale: string, refused: Exchange): Promise<string | undefined> {
-    const renewal = await this.parts.session.renew(stale);
+  /**
+   * A token in place of `stale`; undefined when it was not one issued in this run. A token that died
+   * with no newer one issued is recorded once, with how long it worked; one a newer token replaced is
+   * TOKEN-SURVIVES-NEWER-TOKEN's to judge, once, not every request's.
+   */
+  private async renewed(stale: string, refused: Exchange, mayReplace: boolean): Promise<Renewal | undefined> {
+    const renewal = await this.parts.session.renew(stale, this.parts.operations, mayReplace);
     if (renewal === undefined) return undefined;
-    const { token, workedSeconds } = renewal;
-    this.parts.verify.observe(
-      'token.stopped-working',
-      '§5.3 (not shown)',
-      { status: refused.response.status, workedSeconds },
-      `a token issued to this client was refused ${workedSeconds} s after it was issued, before the 7200 s renewal; the request was sent again with a new token`,
-    );
-    return token;
+    const { workedSeconds, replaced } = renewal;
+    if (!replaced)
+      this.parts.verify.observe(
+        'token.stopped-working',
+        '§5.3 (not shown)',
+        { status: refused.response.status, workedSeconds },
+        `a token issued to this client was refused ${workedSeconds} s after it was issued, before the 7200 s renewal; the request was sent again with a new token`,
+      );
+    return renewal;
   }
+}
+
+/** Whether two header sets carry the same names (in any case) and values. */
+function sameHeaders(a: Headers, b: Headers): boolean {
+  const entries = Object.entries(a);
+  return (
+    entries.length === Object.keys(b).length &&
+    entries.every(([name, value]) => headerValue(b, name) === value)
+  );
 }

@@ -1,10 +1,12 @@
 /**
- * What a worker keeps between its tests: one access token, obtained on first use, and the counter
- * that makes each withdrawal code unique in the run (the run id makes it unique across runs, also
- * when PIX_SEED replays the invented part).
+ * What a worker keeps between its tests: the run's access token, held on the run's token desk
+ * (transport/token-desk.ts) so that every worker uses the newest one, and the counter that makes each
+ * withdrawal code unique in the run (the run id makes it unique across runs, also when PIX_SEED
+ * replays the invented part).
  */
 import type { Config } from '../config/config.ts';
 import type { Operations } from '../transport/operations.ts';
+import type { TokenDesk } from '../transport/token-desk.ts';
 import { tokenHeaders, withdrawalCode } from '../spec/requests.ts';
 import type { Blocker } from '../checks/vocabulary.ts';
 import { sendableInHeader, tokenIssued, tokenUsable } from '../checks/token.ts';
@@ -12,16 +14,37 @@ import { blockerOf } from './recorder.ts';
 
 export type TokenResult = { token: string } | { failure: string; blocker: Blocker };
 
+/** A token in place of one the environment refused. */
+export interface Renewal {
+  readonly token: string;
+  /** How long the refused token had been issued, in seconds. */
+  readonly workedSeconds: number;
+  /** True when a newer token had been issued already (a provider keeping one active token revoked it). */
+  readonly replaced: boolean;
+}
+
+/**
+ * Every method sends through `via`, the operations of the caller: a test holding the environment to
+ * itself (an exclusive section) sends through its own.
+ */
 export interface WorkerSession {
-  token(): Promise<TokenResult>;
+  token(via: Operations): Promise<TokenResult>;
   /**
-   * A new token in place of `stale`, the worker's token, which the environment refused although it
-   * was issued to this client, as a client renewing on §5.3's interval would get one; with how long
-   * the stale one worked. Undefined when `stale` is not the worker's current token (a forged one).
+   * A token in place of `stale`, a token issued to this client that the environment refused: the
+   * newest of the run when another test has taken one since (sent once more with it, like a client
+   * whose token another instance replaced), else a new one, as a client renewing on §5.3's interval
+   * would get; always a new one unless `mayReplace`. Undefined when `stale` was never issued in this
+   * run (a forged token).
    */
-  renew(stale: string): Promise<{ token: string; workedSeconds: number } | undefined>;
-  /** A token of this test's own, never used before: what judging a token's reuse needs. */
-  fresh(): Promise<TokenResult>;
+  renew(stale: string, via: Operations, mayReplace?: boolean): Promise<Renewal | undefined>;
+  /**
+   * A token of this test's own, never used before, and never renewed when refused: what judging a
+   * token's reuse needs. Shared, it becomes the run's newest (a provider keeping one active token
+   * just revoked the one held); kept apart, no other test uses it (what measuring its life needs).
+   */
+  fresh(via: Operations, share?: boolean): Promise<TokenResult>;
+  /** A token issued to the configured credentials by a test of its own: it becomes the run's newest. */
+  adopt(token: string): Promise<void>;
   /** A code no other withdrawal of the run has, ending in the invented tag. */
   nextCode(tag: string): string;
   /**
@@ -31,67 +54,86 @@ export interface WorkerSession {
   credentialsAccepted: boolean;
 }
 
+/** Asks for a token with the configured credentials; what went wrong is told, never thrown. */
+async function obtain(operations: Operations, config: Config): Promise<TokenResult> {
+  try {
+    const exchange = await operations.createToken(tokenHeaders(config));
+    const token = operations.tokenIn(exchange);
+    if (token !== undefined && token !== '' && !sendableInHeader(token))
+      return {
+        failure: 'the token issued cannot be sent in a header (a control character inside)',
+        blocker: {
+          ...blockerOf(exchange, tokenUsable),
+          answer: 'POST /auth/token issued a token no header can carry',
+        },
+      };
+    return exchange.response.status === 200 && token !== undefined && token !== ''
+      ? { token }
+      : {
+          failure: `the token request answered ${exchange.response.status} without a token at '${config.tokenField}'`,
+          blocker: blockerOf(exchange, tokenIssued),
+        };
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    return {
+      failure,
+      blocker: { answer: 'POST /auth/token got no complete response', at: new Date().toISOString() },
+    };
+  }
+}
+
 export function workerSession(
-  operations: Operations,
+  desk: TokenDesk,
   config: Config,
   runId: string,
   workerIndex: number,
 ): WorkerSession {
-  let pending: Promise<TokenResult> | undefined;
-  let issuedAt = 0;
+  /** Every token issued in the run that this worker saw, with when: a refused one is renewed, a forged one never. */
+  const issued = new Map<string, number>();
+  const adopt = async (token: string, issuedAt = Date.now()): Promise<void> => {
+    issued.set(token, issuedAt);
+    await desk.issued({ token, issuedAt });
+  };
+  const issue = async (via: Operations): Promise<TokenResult> => {
+    const issuedAt = Date.now();
+    const result = await obtain(via, config);
+    if ('token' in result) await adopt(result.token, issuedAt);
+    return result;
+  };
   let counter = 0;
-  const obtain = async (): Promise<TokenResult> => {
-    try {
-      const exchange = await operations.createToken(tokenHeaders(config));
-      const token = operations.tokenIn(exchange);
-      if (token !== undefined && token !== '' && !sendableInHeader(token))
-        return {
-          failure: 'the token issued cannot be sent in a header (a control character inside)',
-          blocker: {
-            ...blockerOf(exchange, tokenUsable),
-            answer: 'POST /auth/token issued a token no header can carry',
-          },
-        };
-      return exchange.response.status === 200 && token !== undefined && token !== ''
-        ? { token }
-        : {
-            failure: `the token request answered ${exchange.response.status} without a token at '${config.tokenField}'`,
-            blocker: blockerOf(exchange, tokenIssued),
-          };
-    } catch (error) {
-      const failure = error instanceof Error ? error.message : String(error);
-      return {
-        failure,
-        blocker: { answer: 'POST /auth/token got no complete response', at: new Date().toISOString() },
-      };
-    }
-  };
-  /** Every token this worker was issued: a refused one of them is renewed, a forged one never. */
-  const earlier = new Set<string>();
-  const current = (): Promise<TokenResult> => {
-    if (pending === undefined) {
-      issuedAt = Date.now();
-      pending = obtain().then((result) => {
-        if ('token' in result) earlier.add(result.token);
-        return result;
-      });
-    }
-    return pending;
-  };
+  /** This worker's own attempt, kept when it failed so that every later test is told the same. */
+  let own: Promise<TokenResult> | undefined;
   return {
     credentialsAccepted: false,
     nextCode: (tag) => withdrawalCode(config.codePrefix, runId, workerIndex, ++counter, tag),
-    token: current,
-    fresh: obtain,
-    renew: async (stale) => {
-      const held = await current();
-      if (!('token' in held) || !earlier.has(stale)) return undefined;
-      const workedSeconds = Math.round((Date.now() - issuedAt) / 1000);
-      // Another test renewed it already: the newer token serves.
-      if (held.token !== stale) return { token: held.token, workedSeconds };
-      pending = undefined;
-      const renewed = await current();
-      return 'token' in renewed ? { token: renewed.token, workedSeconds } : undefined;
+    token: async (via) => {
+      const held = await desk.current();
+      if (held !== undefined) {
+        issued.set(held.token, held.issuedAt);
+        return { token: held.token };
+      }
+      own ??= issue(via);
+      return own;
+    },
+    fresh: async (via, share = true) => {
+      const issuedAt = Date.now();
+      const result = await obtain(via, config);
+      if (share && 'token' in result) await desk.issued({ token: result.token, issuedAt });
+      return result;
+    },
+    adopt: (token) => adopt(token),
+    renew: async (stale, via, mayReplace = true) => {
+      const staleSince = issued.get(stale);
+      if (staleSince === undefined) return undefined;
+      const workedSeconds = Math.round((Date.now() - staleSince) / 1000);
+      const held = await desk.current();
+      if (mayReplace && held !== undefined && held.token !== stale) {
+        issued.set(held.token, held.issuedAt);
+        return { token: held.token, workedSeconds, replaced: true };
+      }
+      own = issue(via);
+      const renewed = await own;
+      return 'token' in renewed ? { token: renewed.token, workedSeconds, replaced: false } : undefined;
     },
   };
 }

@@ -31,6 +31,13 @@ export interface Gate {
   run<T>(send: () => Promise<T>): Promise<T>;
   /** Holds every request of the run for the time asked; resolves false, at once, past a cap. */
   pause(request: PauseRequest): Promise<boolean>;
+  /**
+   * Runs `section` with the environment to itself: once nothing else of the run is in flight, and
+   * with nothing else let out until it ends. Its own requests go through `inner`, a gate with the
+   * run's limits. For what only a quiet environment shows: a race of requests released together, a
+   * token used after a newer one was issued with no other token request in between.
+   */
+  exclusive<T>(section: (inner: Gate) => Promise<T>): Promise<T>;
 }
 
 /** How the gate tells the person running the suite that it waits. */
@@ -49,6 +56,24 @@ export function localGate(settings: GateSettings, tell: Tell): Gate {
       ? {}
       : { interval: RATE_WINDOW_MS, intervalCap: settings.ratePerSecond, strict: true }),
   });
+  // What holds the queue: a Retry-After pause, an exclusive section, or both; it starts when none does.
+  const holds = new Set<'retry-after' | 'exclusive'>();
+  const hold = (why: 'retry-after' | 'exclusive'): void => {
+    holds.add(why);
+    queue.pause();
+  };
+  const letGo = (why: 'retry-after' | 'exclusive'): void => {
+    holds.delete(why);
+    if (holds.size === 0) queue.start();
+  };
+  let lastStart = 0;
+  queue.on('active', () => {
+    lastStart = Date.now();
+  });
+  /** With a rate limit, a section's requests must not share a window with the queue's: it waits one out. */
+  const windowOut = (since: number): Promise<void> =>
+    settings.ratePerSecond === undefined ? Promise.resolve() : sleep(since + RATE_WINDOW_MS - Date.now());
+  let sections: Promise<unknown> = Promise.resolve();
   let waited = 0;
   let pausedUntil = 0;
   let resume: ReturnType<typeof setTimeout> | undefined;
@@ -66,15 +91,34 @@ export function localGate(settings: GateSettings, tell: Tell): Gate {
         waited += until - Math.max(pausedUntil, Date.now());
         pausedUntil = until;
         tell(`${why}: the whole run waits ${Math.ceil(ms / 1000)} s, as Retry-After asks`);
-        queue.pause();
+        hold('retry-after');
         clearTimeout(resume);
-        resume = setTimeout(() => queue.start(), until - Date.now());
+        resume = setTimeout(() => letGo('retry-after'), until - Date.now());
       }
-      await new Promise((done) => setTimeout(done, Math.max(0, pausedUntil - Date.now())));
+      await sleep(pausedUntil - Date.now());
       return true;
+    },
+    exclusive: <T>(section: (inner: Gate) => Promise<T>): Promise<T> => {
+      // One section at a time; each holds the queue, then waits until the requests in flight end.
+      const turn = sections.then(async () => {
+        hold('exclusive');
+        try {
+          while (queue.pending > 0) await new Promise((next) => queue.once('next', next));
+          await windowOut(lastStart);
+          return await section(localGate(settings, tell));
+        } finally {
+          // The section's last request may have left just now: the queue's next ones wait a window out.
+          await windowOut(Date.now());
+          letGo('exclusive');
+        }
+      });
+      sections = turn.catch(() => undefined);
+      return turn;
     },
   };
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, Math.max(0, ms)));
 
 const DEFAULT_WAIT_MS = 1_000;
 

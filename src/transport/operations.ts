@@ -88,6 +88,16 @@ export class Operations {
     return waited ? ms : undefined;
   }
 
+  /**
+   * Runs `section` with the environment to itself (Gate.exclusive), through operations whose
+   * requests go through the section's own gate.
+   */
+  exclusive<T>(section: (operations: Operations) => Promise<T>): Promise<T> {
+    return this.options.gate.exclusive((inner) =>
+      section(new Operations(this.client, { ...this.options, gate: inner })),
+    );
+  }
+
   /** The token a token response carries at PIX_TOKEN_FIELD, if it is a string. */
   tokenIn(exchange: Exchange): string | undefined {
     const token = readPath(exchange.response.json, this.options.tokenField);

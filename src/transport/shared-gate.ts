@@ -1,14 +1,23 @@
 /**
  * One gate for the whole run across Playwright's worker processes: global setup serves a local gate
  * on loopback (a random token guards it) and every worker asks it for a slot before each request
- * and hands the slot back after. A slot a worker never hands back (it died) is taken back after its
- * lease, so one crash cannot stall the run.
+ * and hands the slot back after, or for the environment to itself (an exclusive section). A slot a
+ * worker never hands back (it died) is taken back after its lease, so one crash cannot stall the
+ * run. The same channel serves the run's token desk (token-desk.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.ts';
-import { gateSettingsOf, localGate, type Gate, type PauseRequest, type Tell } from './gate.ts';
+import {
+  gateSettingsOf,
+  localGate,
+  type Gate,
+  type GateSettings,
+  type PauseRequest,
+  type Tell,
+} from './gate.ts';
+import { localDesk, type HeldToken, type TokenDesk } from './token-desk.ts';
 
 export interface SharedGate {
   readonly url: string;
@@ -22,8 +31,8 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      // A pause request is a few dozen bytes; anything larger is not ours.
-      if (size <= 4_096) chunks.push(chunk);
+      // A pause request is a few dozen bytes and a token a few KB; anything larger is not ours.
+      if (size <= 65_536) chunks.push(chunk);
     });
     req.on('end', () => {
       try {
@@ -39,36 +48,48 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-/** Serves `gate` to the run's workers until closed; `leaseMs` bounds how long a slot is held. */
-export async function serveGate(gate: Gate, leaseMs: number): Promise<SharedGate> {
+/** An exclusive section may send several requests, each bounded by the lease of one. */
+const EXCLUSIVE_LEASES = 10;
+
+/** Serves `gate` and `desk` to the run's workers until closed; `leaseMs` bounds how long a slot is held. */
+export async function serveGate(
+  gate: Gate,
+  leaseMs: number,
+  desk: TokenDesk = localDesk(),
+): Promise<SharedGate> {
   const token = randomBytes(24).toString('hex');
   const held = new Map<number, () => void>();
   let next = 0;
+  /** Grants a slot, or the whole environment, to the worker asking on `res`, until it releases it. */
+  const grant = (res: ServerResponse, hold: (work: () => Promise<void>) => Promise<void>, lease: number) => {
+    const id = ++next;
+    void hold(
+      () =>
+        new Promise<void>((release) => {
+          // The worker went away while it was queued: it will never send, so the slot is free at once.
+          if (res.destroyed) {
+            release();
+            return;
+          }
+          const expiry = setTimeout(release, lease);
+          held.set(id, () => {
+            clearTimeout(expiry);
+            release();
+          });
+          reply(res, 200, { id });
+        }),
+    );
+  };
   const server = createServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${token}`) {
       reply(res, 403, { error: 'not this run' });
       return;
     }
     const released = /^\/release\/(\d+)$/.exec(req.url ?? '');
-    if (req.method === 'POST' && req.url === '/slot') {
-      const id = ++next;
-      void gate.run(
-        () =>
-          new Promise<void>((release) => {
-            // The worker went away while it was queued: it will never send, so the slot is free at once.
-            if (res.destroyed) {
-              release();
-              return;
-            }
-            const lease = setTimeout(release, leaseMs);
-            held.set(id, () => {
-              clearTimeout(lease);
-              release();
-            });
-            reply(res, 200, { id });
-          }),
-      );
-    } else if (req.method === 'POST' && released !== null) {
+    if (req.method === 'POST' && req.url === '/slot') grant(res, (work) => gate.run(work), leaseMs);
+    else if (req.method === 'POST' && req.url === '/exclusive')
+      grant(res, (work) => gate.exclusive(work), EXCLUSIVE_LEASES * leaseMs);
+    else if (req.method === 'POST' && released !== null) {
       const id = Number(released[1]);
       held.get(id)?.();
       held.delete(id);
@@ -81,6 +102,18 @@ export async function serveGate(gate: Gate, leaseMs: number): Promise<SharedGate
           return;
         }
         reply(res, 200, { waited: await gate.pause({ ms: asked.ms, why: asked.why }) });
+      });
+    } else if (req.method === 'POST' && req.url === '/token/current')
+      void desk.current().then((current) => reply(res, 200, { held: current ?? null }));
+    else if (req.method === 'POST' && req.url === '/token/issued') {
+      void readJson(req).then(async (body) => {
+        const issued = body as Partial<HeldToken> | null;
+        if (typeof issued?.token !== 'string' || typeof issued.issuedAt !== 'number') {
+          reply(res, 400, { error: 'an issued token names token and issuedAt' });
+          return;
+        }
+        await desk.issued({ token: issued.token, issuedAt: issued.issuedAt });
+        reply(res, 200, {});
       });
     } else reply(res, 404, { error: 'no such route' });
   });
@@ -98,8 +131,13 @@ export async function serveGate(gate: Gate, leaseMs: number): Promise<SharedGate
   };
 }
 
-/** The run's shared gate, as a worker uses it. */
-export function remoteGate(url: string, token: string): Gate {
+/** The run's shared gate and token desk, as a worker uses them. */
+export function remoteGate(
+  url: string,
+  token: string,
+  settings: GateSettings,
+  tell: Tell,
+): { gate: Gate; desk: TokenDesk } {
   const agent = new Agent({ keepAlive: true });
   const call = (path: string, body?: unknown): Promise<unknown> =>
     new Promise((resolve, reject) => {
@@ -118,26 +156,39 @@ export function remoteGate(url: string, token: string): Gate {
       });
       outgoing.end(body === undefined ? undefined : JSON.stringify(body));
     });
+  /** Runs `work` while holding what `path` grants, and hands it back after. */
+  const holding = async <T>(path: string, work: () => Promise<T>): Promise<T> => {
+    const { id } = (await call(path)) as { id: number };
+    try {
+      return await work();
+    } finally {
+      await call(`/release/${id}`);
+    }
+  };
   return {
-    run: async <T>(send: () => Promise<T>): Promise<T> => {
-      const { id } = (await call('/slot')) as { id: number };
-      try {
-        return await send();
-      } finally {
-        await call(`/release/${id}`);
-      }
+    gate: {
+      run: (send) => holding('/slot', send),
+      pause: async (asked) => ((await call('/pause', asked)) as { waited: boolean }).waited,
+      // The run's gate holds every other worker; this worker's own requests keep the run's limits.
+      exclusive: (section) => holding('/exclusive', () => section(localGate(settings, tell))),
     },
-    pause: async (asked) => ((await call('/pause', asked)) as { waited: boolean }).waited,
+    desk: {
+      current: async () => ((await call('/token/current')) as { held: HeldToken | null }).held ?? undefined,
+      issued: async (held) => {
+        await call('/token/issued', held);
+      },
+    },
   };
 }
 
-/** The gate of this process: the run's shared one when global setup serves it, else one of its own. */
+/** The gate and token desk of this process: the run's shared ones when global setup serves them, else its own. */
 export function gateOfThisRun(
   config: Config,
   shared: { url: string; token: string } | undefined,
   tell: Tell,
-): Gate {
+): { gate: Gate; desk: TokenDesk } {
+  const settings = gateSettingsOf(config);
   return shared === undefined
-    ? localGate(gateSettingsOf(config), tell)
-    : remoteGate(shared.url, shared.token);
+    ? { gate: localGate(settings, tell), desk: localDesk() }
+    : remoteGate(shared.url, shared.token, settings, tell);
 }

@@ -28,6 +28,7 @@ import { WebhookClient } from '../../src/webhook/client.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
 import { runState } from '../../src/base/run-state.ts';
 import type { Gate } from '../../src/transport/gate.ts';
+import type { TokenDesk } from '../../src/transport/token-desk.ts';
 import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
 import { redact } from '../../src/secrets/redact.ts';
 
@@ -40,7 +41,8 @@ interface WorkerFixtures {
   payouts: Payouts;
   session: WorkerSession;
   http: HttpClient;
-  gate: Gate;
+  /** The run's request gate and token desk, shared by every worker. */
+  shared: { gate: Gate; desk: TokenDesk };
 }
 
 interface TestFixtures {
@@ -92,7 +94,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
-  gate: [
+  shared: [
     async ({ target }, use) => {
       const url = runState('gateUrl');
       const token = runState('gateToken');
@@ -102,10 +104,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   operations: [
-    async ({ target, http, gate }, use) =>
+    async ({ target, http, shared }, use) =>
       use(
         new Operations(http, {
-          gate,
+          gate: shared.gate,
           baseUrl: target.baseUrl,
           timeoutMs: target.config.requestTimeoutMs,
           tokenField: target.config.tokenField,
@@ -122,8 +124,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   session: [
-    async ({ target, operations }, use, workerInfo) =>
-      use(workerSession(operations, target.config, target.runId, workerInfo.workerIndex)),
+    async ({ target, shared }, use, workerInfo) =>
+      use(workerSession(shared.desk, target.config, target.runId, workerInfo.workerIndex)),
     { scope: 'worker' },
   ],
   invent: async ({ target }, use, testInfo) => {

@@ -1,0 +1,135 @@
+/**
+ * The run's request gate, in process: the cap on requests in flight, the exclusive section (nothing
+ * else in flight while it runs, nothing let out until it ends), and the same across processes through
+ * the shared gate, with the run's token desk.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { localGate, type Gate, type GateSettings } from '../src/transport/gate.ts';
+import { remoteGate, serveGate } from '../src/transport/shared-gate.ts';
+import { localDesk } from '../src/transport/token-desk.ts';
+
+const SETTINGS: GateSettings = {
+  concurrency: 2,
+  ratePerSecond: undefined,
+  maxWaitMs: 1_000,
+  totalWaitMs: 5_000,
+};
+const quiet = (): void => undefined;
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** What ran through a gate: each request's start and end, in ms since the trace began. */
+function tracer() {
+  const t0 = Date.now();
+  const spans: { name: string; start: number; end: number }[] = [];
+  let inFlight = 0;
+  let most = 0;
+  return {
+    spans,
+    most: () => most,
+    request: (name: string, ms: number) => async () => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      const start = Date.now() - t0;
+      await sleep(ms);
+      spans.push({ name, start, end: Date.now() - t0 });
+      inFlight -= 1;
+    },
+  };
+}
+
+/** Two requests in flight, then a section of two, then one more request: the order an exclusive section owes. */
+async function exerciseExclusive(outer: Gate, other: Gate): Promise<ReturnType<typeof tracer>> {
+  const trace = tracer();
+  const before = [outer.run(trace.request('before-1', 120)), other.run(trace.request('before-2', 160))];
+  await sleep(20);
+  const section = outer.exclusive(async (inner) => {
+    await Promise.all([inner.run(trace.request('race-1', 80)), inner.run(trace.request('race-2', 80))]);
+  });
+  await sleep(20);
+  const afterwards = other.run(trace.request('after', 10));
+  await Promise.all([...before, section, afterwards]);
+  return trace;
+}
+
+function assertExclusive(trace: ReturnType<typeof tracer>): void {
+  const span = (name: string): { start: number; end: number } => {
+    const found = trace.spans.find((s) => s.name === name);
+    assert.ok(found !== undefined, `${name} ran`);
+    return found;
+  };
+  const raceStart = Math.min(span('race-1').start, span('race-2').start);
+  const raceEnd = Math.max(span('race-1').end, span('race-2').end);
+  assert.ok(raceStart >= span('before-2').end, 'the section waits for the requests in flight');
+  assert.ok(
+    Math.abs(span('race-1').start - span('race-2').start) < 30,
+    'the section releases its requests together',
+  );
+  assert.ok(span('after').start >= raceEnd, 'nothing queued after the section leaves before it ends');
+}
+
+describe('the request gate', () => {
+  it('holds the run to PIX_CONCURRENCY requests in flight', async () => {
+    const gate = localGate(SETTINGS, quiet);
+    const trace = tracer();
+    await Promise.all(Array.from({ length: 6 }, (_, i) => gate.run(trace.request(`r${i}`, 30))));
+    assert.equal(trace.most(), 2);
+    assert.equal(trace.spans.length, 6);
+  });
+
+  it('gives an exclusive section the environment to itself', async () => {
+    const gate = localGate(SETTINGS, quiet);
+    assertExclusive(await exerciseExclusive(gate, gate));
+  });
+
+  it('runs exclusive sections one at a time, and a failed one lets the queue go', async () => {
+    const gate = localGate(SETTINGS, quiet);
+    const order: string[] = [];
+    const first = gate.exclusive(async () => {
+      order.push('first-in');
+      await sleep(40);
+      order.push('first-out');
+      throw new Error('the section failed');
+    });
+    const second = gate.exclusive(() => Promise.resolve(order.push('second')));
+    await assert.rejects(first, /the section failed/);
+    await second;
+    await gate.run(() => Promise.resolve(order.push('after')));
+    assert.deepEqual(order, ['first-in', 'first-out', 'second', 'after']);
+  });
+
+  it('with a rate limit, keeps a window free of other requests around a section', async () => {
+    const gate = localGate({ ...SETTINGS, ratePerSecond: 5 }, quiet);
+    const t0 = Date.now();
+    const stamp = (): Promise<number> => Promise.resolve(Date.now() - t0);
+    const first = await gate.run(stamp);
+    const section = await gate.exclusive((inner) => inner.run(stamp));
+    const next = await gate.run(stamp);
+    // The window is 1.2 s: a provider counting arrivals in any second sees the section's request alone.
+    assert.ok(section - first >= 1_150, `section started ${section - first} ms after the last request`);
+    assert.ok(next - section >= 1_150, `next request ${next - section} ms after the section`);
+  });
+
+  it('across processes: a worker’s section holds every other worker, and the desk keeps the newest token', async () => {
+    const served = await serveGate(localGate(SETTINGS, quiet), 5_000);
+    try {
+      const one = remoteGate(served.url, served.token, SETTINGS, quiet);
+      const two = remoteGate(served.url, served.token, SETTINGS, quiet);
+      assertExclusive(await exerciseExclusive(one.gate, two.gate));
+      assert.equal(await two.desk.current(), undefined);
+      await one.desk.issued({ token: 'token-issued-second', issuedAt: 2_000 });
+      await two.desk.issued({ token: 'token-issued-first', issuedAt: 1_000 });
+      assert.deepEqual(await two.desk.current(), { token: 'token-issued-second', issuedAt: 2_000 });
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a desk of one process keeps the newest token it was told of', async () => {
+    const desk = localDesk();
+    await desk.issued({ token: 'a', issuedAt: 5 });
+    await desk.issued({ token: 'b', issuedAt: 9 });
+    await desk.issued({ token: 'c', issuedAt: 7 });
+    assert.equal((await desk.current())?.token, 'b');
+  });
+});
