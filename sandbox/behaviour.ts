@@ -58,6 +58,15 @@ export interface Behaviour {
   readonly checkCodeDefault: boolean;
   /** 'as-asked' follows check_code; the others ignore it. */
   readonly duplicateCheck: 'as-asked' | 'never' | 'always';
+  /**
+   * 'check-then-write' records an accepted code only when it answers, a moment after its check: two
+   * withdrawals with one code that arrive together both pass the check, one after another never.
+   */
+  readonly codeStore: 'atomic' | 'check-then-write';
+  /** 'newest' keeps one active token per client: issuing one revokes every earlier one. */
+  readonly activeTokens: 'all' | 'newest';
+  /** How long a token is really honoured, when less than the lifetime it states; undefined: as stated. */
+  readonly tokenDiesAfterSeconds: number | undefined;
   readonly acceptedStatus: 200 | 201;
   readonly acceptedReply: 'reference' | 'lenient' | 'text';
   readonly errorsAsText: boolean;

@@ -10,6 +10,8 @@ export type Reply = {
 export interface Outcome {
   readonly reply: Reply;
   readonly notice?: WebhookNotice;
+  /** Work the provider finishes a while after it decided, before it answers: a store written after its check. */
+  readonly commit?: { readonly afterMs: number; readonly run: () => void };
 }
 
 export function json(status: number, value: unknown, headers?: Readonly<Record<string, string>>): Reply {

@@ -69,6 +69,9 @@ const REFERENCE: Behaviour = {
   valueRules: true,
   checkCodeDefault: true,
   duplicateCheck: 'as-asked',
+  codeStore: 'atomic',
+  activeTokens: 'all',
+  tokenDiesAfterSeconds: undefined,
   acceptedStatus: 200,
   acceptedReply: 'reference',
   errorsAsText: false,
@@ -104,8 +107,12 @@ type FaultSpec = Omit<FaultScenario, 'kind' | 'suiteEnv' | 'behaviour'> & {
   readonly breaks: Partial<Behaviour>;
 };
 
-function fault({ breaks, ...spec }: FaultSpec): FaultScenario {
-  return { kind: 'fault', suiteEnv: {}, behaviour: { ...REFERENCE, ...breaks }, ...spec };
+function fault({
+  breaks,
+  suiteEnv = {},
+  ...spec
+}: FaultSpec & { suiteEnv?: Readonly<Record<string, string>> }): FaultScenario {
+  return { kind: 'fault', suiteEnv, behaviour: { ...REFERENCE, ...breaks }, ...spec };
 }
 
 const FAULTS: readonly FaultScenario[] = [
@@ -365,6 +372,34 @@ const FAULTS: readonly FaultScenario[] = [
     description: 'accepts a repeated code even with check_code true',
     trips: ['CHECK-CODE-TRUE-REFUSES-DUPLICATE'],
     breaks: { duplicateCheck: 'never' },
+  }),
+  fault({
+    name: 'single-active-token',
+    clause: '§5.3, §5 (not shown)',
+    level: 'WARNING',
+    description:
+      'keeps one active token per client: issuing a token revokes every earlier one (the rest of the run still judges everything)',
+    trips: ['TOKEN-SURVIVES-NEWER-TOKEN'],
+    breaks: { activeTokens: 'newest' },
+  }),
+  fault({
+    name: 'token-dies-early',
+    clause: '§5.3, §5 (not shown)',
+    level: 'WARNING',
+    description:
+      'states expires_in 7200 but refuses a token 2 s after it issued it; the lifetime probe (PIX_TOKEN_LIFETIME_PROBE_S=3) measures it',
+    trips: ['TOKEN-LIFETIME-COVERS-RENEWAL'],
+    breaks: { tokenDiesAfterSeconds: 2 },
+    suiteEnv: { PIX_TOKEN_LIFETIME_PROBE_S: '3' },
+  }),
+  fault({
+    name: 'duplicate-race',
+    clause: '§2.1',
+    level: 'FAILED',
+    description:
+      'checks check_code against its store, then writes the code a moment later: one after another a duplicate is refused, sent together every copy is accepted',
+    trips: ['CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE'],
+    breaks: { codeStore: 'check-then-write' },
   }),
   fault({
     name: 'check-code-always',

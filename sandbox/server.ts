@@ -210,6 +210,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       stateOf(scenario.name),
       invented,
     );
+    if (outcome.commit !== undefined) {
+      const { afterMs, run } = outcome.commit;
+      await new Promise((done) => setTimeout(done, afterMs));
+      run();
+    }
     const status = reply(outcome.reply);
     if (outcome.notice !== undefined) webhooks.schedule(outcome.notice, behaviour);
     return status;

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 export const TOKEN_LIFETIME_SECONDS = 7200;
 
 interface IssuedToken {
+  readonly issuedAt: number;
   readonly expiresAt: number;
   spent: boolean;
 }
@@ -15,17 +16,23 @@ interface IssuedToken {
 export class TokenStore {
   private readonly tokens = new Map<string, IssuedToken>();
 
-  issue(lifetimeSeconds: number, form: TokenForm = 'hex', now = Date.now()): string {
+  /** A new token; `onlyActive` revokes every earlier one (one active token per client). */
+  issue(lifetimeSeconds: number, form: TokenForm = 'hex', onlyActive = false, now = Date.now()): string {
     const token = tokenOf(form);
-    this.tokens.set(token, { expiresAt: now + lifetimeSeconds * 1000, spent: false });
+    if (onlyActive) this.tokens.clear();
+    this.tokens.set(token, { issuedAt: now, expiresAt: now + lifetimeSeconds * 1000, spent: false });
     return token;
   }
 
-  /** Whether the token authorises a request now; a single-use token is spent by the first one. */
-  authorise(token: string, singleUse: boolean, now = Date.now()): boolean {
+  /**
+   * Whether the token authorises a request now; a single-use token is spent by the first one, and
+   * one that dies early stops `diesAfterSeconds` after it was issued, whatever it stated.
+   */
+  authorise(token: string, singleUse: boolean, diesAfterSeconds?: number, now = Date.now()): boolean {
     const issued = this.tokens.get(token);
     if (issued === undefined || issued.spent) return false;
-    if (issued.expiresAt <= now) {
+    const diesAt = diesAfterSeconds === undefined ? Infinity : issued.issuedAt + diesAfterSeconds * 1000;
+    if (Math.min(issued.expiresAt, diesAt) <= now) {
       this.tokens.delete(token);
       return false;
     }

@@ -26,7 +26,11 @@ export function createToken(request: SandboxRequest, behaviour: Behaviour, state
   if (refusal !== undefined) return refusal;
   if (behaviour.tokenReply === 'server-error') return serverError('The token could not be issued.');
   const lifetime = behaviour.tokenLifetimeSeconds;
-  return tokenReply(behaviour.tokenReply, state.tokens.issue(lifetime, behaviour.tokenForm), lifetime);
+  return tokenReply(
+    behaviour.tokenReply,
+    state.tokens.issue(lifetime, behaviour.tokenForm, behaviour.activeTokens === 'newest'),
+    lifetime,
+  );
 }
 
 function tokenReply(

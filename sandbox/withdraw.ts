@@ -75,7 +75,7 @@ function judgeBearer(
     return unauthorized('Authorization must be Bearer <ACCESS_TOKEN>.');
   }
   if (behaviour.authorization === 'any-token') return undefined;
-  return tokens.authorise(token, behaviour.tokenUses === 'once')
+  return tokens.authorise(token, behaviour.tokenUses === 'once', behaviour.tokenDiesAfterSeconds)
     ? undefined
     : unauthorized('The access token is not valid or has expired.');
 }
@@ -163,16 +163,27 @@ function isDuplicate(body: WithdrawBody, behaviour: Behaviour, usedCodes: Readon
   return behaviour.duplicateCheck === 'always' || (behaviour.duplicateCheck === 'as-asked' && checkCode);
 }
 
+/** How long a check-then-write store takes to write what it checked. */
+const WRITE_AFTER_CHECK_MS = 150;
+
 function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, id: string): Outcome {
   const code = typeof body.code === 'string' ? body.code : null;
-  if (code !== null) state.usedCodes.add(code);
+  const record = (): void => {
+    if (code !== null) state.usedCodes.add(code);
+  };
+  const checkThenWrite = behaviour.codeStore === 'check-then-write';
+  if (!checkThenWrite) record();
   const reply =
     behaviour.acceptedAnswer === 'gateway-timeout'
       ? refuse(504, 'gateway_timeout', 'The upstream did not answer in time.')
       : acceptedReply(behaviour, id, code);
-  return typeof body.PostBackUrl === 'string'
-    ? { reply, notice: { url: body.PostBackUrl, id, code, amount: body.amount } }
-    : { reply };
+  return {
+    reply,
+    ...(typeof body.PostBackUrl === 'string'
+      ? { notice: { url: body.PostBackUrl, id, code, amount: body.amount } }
+      : {}),
+    ...(checkThenWrite ? { commit: { afterMs: WRITE_AFTER_CHECK_MS, run: record } } : {}),
+  };
 }
 
 function acceptedReply(behaviour: Behaviour, id: string, code: string | null): Reply {

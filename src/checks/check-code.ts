@@ -1,7 +1,7 @@
 /**
  * check_code family (§2.1): when true the service refuses a second record with the same code; when
  * false it does not check; the default when it is left out is not shown and only observed. Each
- * case sends a withdrawal and then its duplicate.
+ * case sends a withdrawal and then its duplicate; the race sends copies together.
  */
 import { describeResponse, type Exchange } from '../evidence/exchange.ts';
 import { isClientError, isSuccess } from '../base/status.ts';
@@ -53,6 +53,56 @@ export const duplicateAllowedWhenUnchecked = defineCheck<DuplicatePair>(
       : [violation('must', 'the second withdrawal accepted (200)', describeResponse(second.response))],
 );
 
+export const concurrentDuplicateRefused = defineCheck<readonly Exchange[]>(
+  {
+    id: 'CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE',
+    title: 'With check_code true, accepts at most one of several withdrawals with one code sent together',
+    clause: '§2.1',
+    level: 'must',
+    reason:
+      'When check_code is true "the service validates whether another record exists for the same user code" (§2.1): a service that checks and then writes lets copies that arrive together through, and pays twice.',
+    remedy:
+      'Make the duplicate check and the write of the code one atomic step (a unique constraint on client and code, or a lock per code), so that of several withdrawals with one code only one is accepted, however close together they arrive.',
+    needs: ['provider', 'payout'],
+  },
+  (exchanges) => {
+    const accepted = exchanges.filter((e) => isSuccess(e.response.status));
+    if (accepted.length <= 1) return [];
+    return [
+      violation(
+        'must',
+        `at most one of ${exchanges.length} withdrawals with one code accepted`,
+        `${accepted.length} accepted: ${exchanges.map((e) => e.response.status).join(', ')}`,
+      ),
+    ];
+  },
+);
+
+/**
+ * Why a race's answers cannot be judged, or undefined when they can: none accepted for the
+ * credentials (PAYMENT-ACCEPTED's finding), or an answer that leaves its outcome unknown (a 5xx or
+ * no clear status may have paid). Several accepted are judged whatever the others say.
+ */
+export function raceUnjudgeable(
+  exchanges: readonly Exchange[],
+): { why: string; exchange: Exchange } | undefined {
+  const accepted = exchanges.filter((e) => isSuccess(e.response.status)).length;
+  if (accepted > 1) return undefined;
+  const unclear = exchanges.find((e) => !isSuccess(e.response.status) && !isClientError(e.response.status));
+  if (unclear !== undefined)
+    return {
+      why: `one of the withdrawals sent together was answered ${unclear.response.status}, which may have paid, so how many were accepted is unknown (the ledger marks it unknown)`,
+      exchange: unclear,
+    };
+  const forCredentials = exchanges.find((e) => e.response.status === 401 || e.response.status === 403);
+  if (accepted === 0 && forCredentials !== undefined)
+    return {
+      why: `none of the withdrawals sent together was accepted (${forCredentials.response.status} for the credentials), so the race shows nothing of duplicates`,
+      exchange: forCredentials,
+    };
+  return undefined;
+}
+
 /** What a repeated code without check_code tells of the default, which the document does not show. */
 export function checkCodeDefault(second: Exchange): string {
   const { status } = second.response;
@@ -97,6 +147,7 @@ const WITHDRAWALS_PER_CASE = 2;
 export const checkCodeFamily: Family = {
   name: 'check_code',
   file: familyFile(import.meta.url),
-  checks: () => [duplicateRefusedWhenChecked, duplicateAllowedWhenUnchecked],
-  withdrawals: () => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE,
+  checks: () => [duplicateRefusedWhenChecked, duplicateAllowedWhenUnchecked, concurrentDuplicateRefused],
+  /** Each case's pair, and the race's withdrawals. */
+  withdrawals: (_spec, { raceWidth }) => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE + raceWidth,
 };

@@ -9,6 +9,17 @@ import { CODE_ROOT } from '../base/paths.ts';
 import type { OperationId, SpecModel } from '../spec/spec.ts';
 import type { Check } from './check.ts';
 
+/** What the configuration changes in the requests a complete run sends. */
+export interface RunShape {
+  /** PIX_RACE_WIDTH: withdrawals the duplicate race sends. */
+  readonly raceWidth: number;
+  /** PIX_TOKEN_LIFETIME_PROBE_S is set: one more withdrawal, the aged token's. */
+  readonly tokenLifetimeProbe: boolean;
+}
+
+/** The shape of a run under the default configuration. */
+export const DEFAULT_RUN_SHAPE: RunShape = { raceWidth: 3, tokenLifetimeProbe: false };
+
 export interface Family {
   /** A few words, shown in the payout plan and in docs/checks.md. */
   readonly name: string;
@@ -17,7 +28,7 @@ export interface Family {
   /** Every check of the family; some are generated from the spec. */
   checks(spec: SpecModel): readonly Check<never>[];
   /** POST /pix/payment requests the family's tests send in a complete run; a lax provider may accept each. */
-  withdrawals(spec: SpecModel): number;
+  withdrawals(spec: SpecModel, shape: RunShape): number;
 }
 
 /** The path of a family module from the module root, given its `import.meta.url`. */

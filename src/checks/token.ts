@@ -1,7 +1,7 @@
 /** Token family: the token operation's success path and the token's life (§4.1, §5.1, §5.3). */
 import { describeResponse, type Exchange } from '../evidence/exchange.ts';
 import { isJsonObject, readPath, stringFields, type JsonValue } from '../base/json.ts';
-import { defineCheck, violation } from './check.ts';
+import { defineCheck, violation, type Violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
 
 export const tokenIssued = defineCheck<Exchange>(
@@ -125,7 +125,7 @@ function statedLifetimes(body: JsonValue | undefined, depth = 0): number[] {
   });
 }
 
-export const tokenLifetime = defineCheck<Exchange>(
+export const tokenLifetime = defineCheck<Exchange | MeasuredLifetime>(
   {
     id: 'TOKEN-LIFETIME-COVERS-RENEWAL',
     title: `A token lifetime the token response states lasts at least the ${RENEWAL_INTERVAL_SECONDS}-second renewal interval`,
@@ -134,19 +134,100 @@ export const tokenLifetime = defineCheck<Exchange>(
     reason: `The client renews its token every ${RENEWAL_INTERVAL_SECONDS} s (§5.3, §8); how long the service accepts one is not shown (§5), but a token that expires sooner leaves a client that follows the document with a dead token.`,
     remedy: `Issue tokens valid for at least ${RENEWAL_INTERVAL_SECONDS} s, the interval at which the document tells clients to renew, and state that lifetime in expires_in.`,
   },
-  (exchange) =>
-    statedLifetimes(exchange.response.json)
-      .filter((seconds) => seconds < RENEWAL_INTERVAL_SECONDS)
-      .map((seconds) =>
-        violation(
-          'should',
-          `a token valid for at least ${RENEWAL_INTERVAL_SECONDS} s, or no stated lifetime`,
-          `the response says the token expires in ${seconds} s`,
-        ),
-      ),
+  (input) =>
+    'ageSeconds' in input
+      ? refusedBeforeRenewal(input)
+      : statedLifetimes(input.response.json)
+          .filter((seconds) => seconds < RENEWAL_INTERVAL_SECONDS)
+          .map((seconds) =>
+            violation(
+              'should',
+              `a token valid for at least ${RENEWAL_INTERVAL_SECONDS} s, or no stated lifetime`,
+              `the response says the token expires in ${seconds} s`,
+            ),
+          ),
 );
 
+/**
+ * What the answer to a withdrawal sent with a token tells of that token, read against the same
+ * request sent with a forged token (how this provider refuses a token) and with a token just issued
+ * (how it treats the request when the token is good). A provider that refuses the token just issued
+ * as it refuses a forged one gives nothing to read (the credentials are wrong: PAYMENT-ACCEPTED).
+ */
+export type TokenFate = 'accepted' | 'refused' | 'unclear' | 'fresh-refused';
+
+export interface TokenUseReading {
+  /** The statuses that refuse the token: the forged token's answer, or 401 and 403. */
+  readonly forged: readonly number[];
+  /** The status a token just issued got. */
+  readonly fresh: number;
+}
+
+export function tokenFate(status: number, { forged, fresh }: TokenUseReading): TokenFate {
+  if (forged.includes(fresh)) return 'fresh-refused';
+  if (status === fresh) return 'accepted';
+  return forged.includes(status) ? 'refused' : 'unclear';
+}
+
+export interface SurvivalInput {
+  /** How the first of two tokens issued in a row fared, used after the second was issued. */
+  readonly fate: 'accepted' | 'refused';
+  readonly answer: Exchange;
+}
+
+export const tokenSurvivesNewer = defineCheck<SurvivalInput>(
+  {
+    id: 'TOKEN-SURVIVES-NEWER-TOKEN',
+    title: 'A token still works after a newer one is issued to the same client',
+    clause: '§5.3, §5 (not shown)',
+    level: 'should',
+    reason: `The client renews every ${RENEWAL_INTERVAL_SECONDS} s (§5.3) and nothing in the document says a new token ends the earlier one; a provider that keeps one active token per client makes two instances of one application, or two CI shards, revoke each other's tokens.`,
+    remedy:
+      'Keep every token valid for its lifetime when a newer one is issued, or document one active token per client so that integrators share one token across instances.',
+    needs: ['provider', 'payout'],
+  },
+  ({ fate, answer }) =>
+    fate === 'accepted'
+      ? []
+      : [
+          violation(
+            'should',
+            'the first token still accepted after a second was issued',
+            `refused once a newer token was issued: ${describeResponse(answer.response)}; several instances or CI shards of one client would revoke each other's tokens`,
+          ),
+        ],
+);
+
+export interface MeasuredLifetime {
+  /** How old the token was when it was used, in seconds. */
+  readonly ageSeconds: number;
+  /** What the token response stated, if anything. */
+  readonly statedSeconds: number | undefined;
+}
+
+/** The lifetime a token response states, the shortest if it states several. */
+export function statedLifetime(exchange: Exchange): number | undefined {
+  const stated = statedLifetimes(exchange.response.json);
+  return stated.length === 0 ? undefined : Math.min(...stated);
+}
+
+/** A token refused at an age: a finding when that is before the renewal interval. */
+export function refusedBeforeRenewal({ ageSeconds, statedSeconds }: MeasuredLifetime): Violation[] {
+  if (ageSeconds >= RENEWAL_INTERVAL_SECONDS) return [];
+  const stated = statedSeconds === undefined ? 'no stated lifetime' : `expires_in ${statedSeconds}`;
+  return [
+    violation(
+      'should',
+      `a token accepted until the ${RENEWAL_INTERVAL_SECONDS}-second renewal interval`,
+      `a token kept apart and used once was refused at ${ageSeconds} s (${stated})`,
+    ),
+  ];
+}
+
 export const TOKEN_REUSE_WITHDRAWALS = 3;
+
+/** The token life test's withdrawals: with a forged token, with the first token, with the newest. */
+export const TOKEN_LIFE_WITHDRAWALS = 3;
 
 export const tokenReusable = defineCheck<readonly Exchange[]>(
   {
@@ -176,6 +257,16 @@ export const tokenReusable = defineCheck<readonly Exchange[]>(
 export const tokenFamily: Family = {
   name: 'token',
   file: familyFile(import.meta.url),
-  checks: () => [tokenIssued, tokenInField, tokenUsable, tokenSize, tokenLifetime, tokenReusable],
-  withdrawals: () => TOKEN_REUSE_WITHDRAWALS,
+  checks: () => [
+    tokenIssued,
+    tokenInField,
+    tokenUsable,
+    tokenSize,
+    tokenLifetime,
+    tokenReusable,
+    tokenSurvivesNewer,
+  ],
+  /** Token reuse's, and the token life test's: a forged token, the first and the newest (and the aged one when probed). */
+  withdrawals: (_spec, { tokenLifetimeProbe }) =>
+    TOKEN_REUSE_WITHDRAWALS + TOKEN_LIFE_WITHDRAWALS + (tokenLifetimeProbe ? 1 : 0),
 };

@@ -68,6 +68,16 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** PIX_CONCURRENCY: requests in flight at once, for the whole run. */
   readonly concurrency: number;
+  /**
+   * PIX_RACE_WIDTH: withdrawals with one code released together by the duplicate race; at most
+   * PIX_CONCURRENCY and PIX_RATE_LIMIT, which it must stay within.
+   */
+  readonly raceWidth: number;
+  /**
+   * PIX_TOKEN_LIFETIME_PROBE_S: the age, in seconds, at which the token lifetime probe uses a token
+   * kept apart; undefined: no probe.
+   */
+  readonly tokenLifetimeProbeS: number | undefined;
   /** PIX_RATE_LIMIT: requests per second, for the whole run; undefined limits nothing. */
   readonly rateLimit: number | undefined;
   /** PIX_MAX_RETRY_AFTER_S, in ms: the longest one wait after a 429 may be. */
@@ -240,6 +250,41 @@ function readMaxTotal(read: Reader, fallback: number): number {
   return Number(value);
 }
 
+/** The duplicate race's default width: enough for a check-then-write store to let two through. */
+const DEFAULT_RACE_WIDTH = 3;
+
+/**
+ * PIX_RACE_WIDTH, within what PIX_CONCURRENCY and PIX_RATE_LIMIT let be in flight together: unset,
+ * it narrows to fit them; set, it must fit. A race of one is no race: where it runs (payouts
+ * allowed), the limits must let two go together.
+ */
+function readRaceWidth(
+  read: Reader,
+  concurrency: number,
+  rateLimit: number | undefined,
+  races: boolean,
+): number {
+  const room = Math.min(concurrency, rateLimit ?? Infinity);
+  const asked = read.text('PIX_RACE_WIDTH');
+  if (asked === undefined) {
+    if (room < 2 && races)
+      throw new ConfigError(
+        concurrency < 2 ? 'PIX_CONCURRENCY' : 'PIX_RATE_LIMIT',
+        `is ${room}: the duplicate race (CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE) needs two withdrawals in flight together`,
+        'Set it to 2 or more (the race sends PIX_RACE_WIDTH withdrawals, 3 by default, once per run), or run without PIX_ALLOW_PAYOUTS.',
+      );
+    return Math.max(2, Math.min(DEFAULT_RACE_WIDTH, room));
+  }
+  const width = read.integer('PIX_RACE_WIDTH', DEFAULT_RACE_WIDTH, 2, 10);
+  if (width > room)
+    throw new ConfigError(
+      'PIX_RACE_WIDTH',
+      `is ${width}, more than PIX_CONCURRENCY (${concurrency})${rateLimit === undefined ? '' : ` or PIX_RATE_LIMIT (${rateLimit})`} lets go together`,
+      `Set PIX_RACE_WIDTH to ${room} or less, or raise the limit.`,
+    );
+  return width;
+}
+
 function readPayee(read: Reader, required: boolean): Payee {
   if (!required && read.text('PIX_PAYEE_KEY_TYPE') === undefined) return MOCK_PAYEE;
   const why =
@@ -367,6 +412,9 @@ function readConfig(read: Reader, env: Env): Config {
     amount: 0,
   });
   const maxPayouts = read.integer('PIX_MAX_PAYOUTS', DEFAULT_MAX_PAYOUTS, 0, 10_000);
+  const concurrency = read.integer('PIX_CONCURRENCY', 4, 1, 64);
+  const rateLimit =
+    read.text('PIX_RATE_LIMIT') === undefined ? undefined : read.integer('PIX_RATE_LIMIT', 1, 1, 1_000);
   return {
     environmentName: readEnvironmentName(read),
     mode,
@@ -390,9 +438,13 @@ function readConfig(read: Reader, env: Env): Config {
     maxTotal: read.check(() => readMaxTotal(read, Math.round(maxPayouts * amount * 100) / 100), 0),
     codePrefix: readCodePrefix(read),
     requestTimeoutMs: read.integer('PIX_REQUEST_TIMEOUT_MS', 10_000, 100, 300_000),
-    concurrency: read.integer('PIX_CONCURRENCY', 4, 1, 64),
-    rateLimit:
-      read.text('PIX_RATE_LIMIT') === undefined ? undefined : read.integer('PIX_RATE_LIMIT', 1, 1, 1_000),
+    concurrency,
+    rateLimit,
+    tokenLifetimeProbeS:
+      read.text('PIX_TOKEN_LIFETIME_PROBE_S') === undefined
+        ? undefined
+        : read.integer('PIX_TOKEN_LIFETIME_PROBE_S', 0, 1, 86_400),
+    raceWidth: read.check(() => readRaceWidth(read, concurrency, rateLimit, live && allowPayouts), 2),
     maxRetryAfterMs: read.integer('PIX_MAX_RETRY_AFTER_S', 30, 0, 3_600) * 1_000,
     maxResponseBytes: read.integer(
       'PIX_MAX_RESPONSE_BYTES',

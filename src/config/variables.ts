@@ -43,6 +43,8 @@ const VARIABLE_ROWS = [
   { name: 'PIX_WEBHOOK_RECEIVER_URL', purpose: 'a remote receiver (the receiver command): base of every PostBackUrl', default: "the suite's own receiver" },
   { name: 'PIX_WEBHOOK_RECEIVER_TOKEN', purpose: "that receiver's token (its PIX_RECEIVER_TOKEN), a secret" },
   { name: 'PIX_CONCURRENCY', purpose: 'requests in flight at once, for the whole run', default: '4' },
+  { name: 'PIX_TOKEN_LIFETIME_PROBE_S', purpose: 'uses a token kept apart this many seconds after it was issued (1 to 86400); the run lasts that long', default: 'no probe' },
+  { name: 'PIX_RACE_WIDTH', purpose: 'withdrawals with one code the duplicate race releases together (2 to 10)', default: '3, or what PIX_CONCURRENCY and PIX_RATE_LIMIT allow' },
   { name: 'PIX_RATE_LIMIT', purpose: 'requests per second, for the whole run, spaced (no burst)', default: 'unlimited' },
   { name: 'PIX_MAX_RETRY_AFTER_S', purpose: "longest wait a 429's Retry-After may ask; past it the run stops waiting", default: '30' },
   { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },

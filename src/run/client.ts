@@ -20,6 +20,7 @@ import type { Renewal, WorkerSession } from './session.ts';
 import type { Recorder } from './recorder.ts';
 import type { WebhookClient } from '../webhook/client.ts';
 import { isSuccess } from '../base/status.ts';
+import { sendableInHeader } from '../checks/token.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
 
 export interface PixClientParts {
@@ -58,7 +59,12 @@ export class PixClient {
     this.parts.judge.judge(exchange, alsoAllowed);
     // Issued to the configured credentials, it is the newest token: a provider keeping one revoked the held one.
     const token = operations.tokenIn(exchange);
-    if (exchange.response.status === 200 && token !== undefined && sameHeaders(headers, this.tokenHeaders()))
+    if (
+      exchange.response.status === 200 &&
+      token !== undefined &&
+      sendableInHeader(token) &&
+      sameHeaders(headers, this.tokenHeaders())
+    )
       await session.adopt(token);
     return exchange;
   }
@@ -91,10 +97,18 @@ export class PixClient {
 
   /** Valid withdrawal headers with a token of this test's own, never used before (see WorkerSession.fresh). */
   async freshPaymentHeaders(checks: Parameters<Recorder['skip']>[0], share = true): Promise<Headers> {
+    return paymentHeaders(this.config, (await this.freshToken(checks, share)).token);
+  }
+
+  /** A token of this test's own, never used before, with when it was issued and the answer that issued it. */
+  async freshToken(
+    checks: Parameters<Recorder['skip']>[0],
+    share = true,
+  ): Promise<{ token: string; issuedAt: number; exchange: Exchange | undefined }> {
     const result = await this.parts.session.fresh(this.parts.operations, share);
     if ('failure' in result)
       this.parts.verify.skip(checks, `no access token: ${result.failure} (see TOKEN-ISSUED)`, result.blocker);
-    return paymentHeaders(this.config, result.token);
+    return { token: result.token, issuedAt: Date.now(), exchange: result.exchange };
   }
 
   /** A fresh code and webhook address, and the complete valid body that uses them. */
@@ -159,17 +173,45 @@ export class PixClient {
       : { ...exchange, refusedWithValidCredentials: true };
   }
 
+  /**
+   * Sends these withdrawals together, with the environment to itself: each written to the ledger
+   * first, then all released at once, each on a connection of its own. What only concurrency shows
+   * (a duplicate check that is not atomic). None is sent again after a refusal: a copy sent later is
+   * no race.
+   */
+  race(
+    checkId: string,
+    entries: readonly { readonly withdrawal: NewWithdrawal; readonly body: string }[],
+    headers: Headers,
+  ): Promise<Exchange[]> {
+    return this.alone(async (alone) => {
+      const line = startingLine(entries.length);
+      const exchanges = await Promise.all(
+        entries.map(({ withdrawal, body }) =>
+          alone.sendWithdrawal(checkId, withdrawal, headers, body, line.ready).finally(line.leave),
+        ),
+      );
+      for (const exchange of exchanges) this.parts.judge.judge(exchange);
+      return exchanges;
+    });
+  }
+
+  /** Sends one withdrawal request through the ledger; `beforeSend` holds it after its ledger line is written. */
   private sendWithdrawal(
     checkId: string,
     withdrawal: NewWithdrawal,
     headers: Headers,
     body: string | undefined,
+    beforeSend?: () => Promise<void>,
   ): Promise<Exchange> {
     const { operations, payouts, retry } = this.parts;
     return this.answered(() =>
       payouts.send(
         { checkId, withdrawal, url: operations.urlOf('createWithdraw'), body, retry },
-        () => operations.createWithdraw(headers, body),
+        async () => {
+          await beforeSend?.();
+          return operations.createWithdraw(headers, body);
+        },
         (answered) => operations.waitAsAsked(answered),
       ),
     );
@@ -222,6 +264,33 @@ export class PixClient {
       );
     return renewal;
   }
+}
+
+/**
+ * Holds `runners` requests until every one is ready to go, then lets all go at once. One that fails
+ * before it is ready leaves the line, so the others never wait for it.
+ */
+function startingLine(runners: number): { ready: () => Promise<void>; leave: () => void } {
+  let waiting = 0;
+  let expected = runners;
+  let go: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  const check = (): void => {
+    if (waiting >= expected) go();
+  };
+  return {
+    ready: () => {
+      waiting += 1;
+      check();
+      return started;
+    },
+    leave: () => {
+      expected -= 1;
+      check();
+    },
+  };
 }
 
 /** Whether two header sets carry the same names (in any case) and values. */

@@ -4,6 +4,7 @@
  * cases count too: a lax provider may accept any of them.
  */
 import { FAMILIES } from '../checks/catalogue.ts';
+import { DEFAULT_RUN_SHAPE, type RunShape } from '../checks/family.ts';
 import type { Config } from '../config/config.ts';
 import { loadSpec, type SpecModel } from '../spec/spec.ts';
 
@@ -20,17 +21,27 @@ export interface PayoutPlan {
   readonly total: number;
 }
 
-export function withdrawalPlan(spec: SpecModel, amount: number): PayoutPlan {
-  const lines = FAMILIES.map((family) => ({ group: family.name, requests: family.withdrawals(spec) })).filter(
-    (line) => line.requests > 0,
-  );
+export function withdrawalPlan(
+  spec: SpecModel,
+  amount: number,
+  shape: RunShape = DEFAULT_RUN_SHAPE,
+): PayoutPlan {
+  const lines = FAMILIES.map((family) => ({
+    group: family.name,
+    requests: family.withdrawals(spec, shape),
+  })).filter((line) => line.requests > 0);
   const requests = lines.reduce((sum, line) => sum + line.requests, 0);
   return { lines, requests, mostAccepted: requests, total: Math.round(requests * amount * 100) / 100 };
 }
 
+/** What this configuration changes in a complete run's requests. */
+export function shapeOf(config: Config): RunShape {
+  return { raceWidth: config.raceWidth, tokenLifetimeProbe: config.tokenLifetimeProbeS !== undefined };
+}
+
 /** The plan of the complete suite under this configuration. */
 export function planFor(config: Config): PayoutPlan {
-  return withdrawalPlan(loadSpec(), config.amount);
+  return withdrawalPlan(loadSpec(), config.amount, shapeOf(config));
 }
 
 /**

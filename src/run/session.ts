@@ -6,13 +6,15 @@
  */
 import type { Config } from '../config/config.ts';
 import type { Operations } from '../transport/operations.ts';
+import type { Exchange } from '../evidence/exchange.ts';
 import type { TokenDesk } from '../transport/token-desk.ts';
 import { tokenHeaders, withdrawalCode } from '../spec/requests.ts';
 import type { Blocker } from '../checks/vocabulary.ts';
 import { sendableInHeader, tokenIssued, tokenUsable } from '../checks/token.ts';
 import { blockerOf } from './recorder.ts';
 
-export type TokenResult = { token: string } | { failure: string; blocker: Blocker };
+/** A token, with the answer that issued it when this worker asked for it; or why there is none. */
+export type TokenResult = { token: string; exchange?: Exchange } | { failure: string; blocker: Blocker };
 
 /** A token in place of one the environment refused. */
 export interface Renewal {
@@ -68,7 +70,7 @@ async function obtain(operations: Operations, config: Config): Promise<TokenResu
         },
       };
     return exchange.response.status === 200 && token !== undefined && token !== ''
-      ? { token }
+      ? { token, exchange }
       : {
           failure: `the token request answered ${exchange.response.status} without a token at '${config.tokenField}'`,
           blocker: blockerOf(exchange, tokenIssued),

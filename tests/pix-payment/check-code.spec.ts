@@ -5,15 +5,18 @@
 import { paymentAccepted } from '../../src/checks/bodies.ts';
 import {
   checkCodeDefault,
+  concurrentDuplicateRefused,
   DUPLICATE_CASES,
   type DuplicateCase,
   type DuplicatePair,
   duplicateRefusedWhenChecked,
+  raceUnjudgeable,
 } from '../../src/checks/check-code.ts';
 import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import type { PixClient } from '../../src/run/client.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
+import type { Exchange } from '../../src/evidence/exchange.ts';
 
 /** The checks whose needs gate a case: its own, or for the default the one that needs the same. */
 const gateOf = (testCase: DuplicateCase) => testCase.check ?? duplicateRefusedWhenChecked;
@@ -72,3 +75,41 @@ for (const testCase of DUPLICATE_CASES) {
     },
   );
 }
+
+/**
+ * PIX_RACE_WIDTH withdrawals with one new code and check_code true, released together: each has a
+ * webhook address of its own, so that a second payout's webhook is told apart.
+ */
+async function sendRace(pix: PixClient, verify: Recorder): Promise<readonly Exchange[]> {
+  const check = concurrentDuplicateRefused;
+  const headers = await pix.paymentHeaders([check]);
+  const withdrawals = await Promise.all(
+    Array.from({ length: pix.config.raceWidth }, () => pix.newWithdrawal()),
+  );
+  const [first] = withdrawals;
+  if (first === undefined) throw new Error('PIX_RACE_WIDTH is at least 2');
+  // Every copy carries the first code on purpose: the ledger records each under it.
+  const entries = withdrawals.map((withdrawal) => ({
+    withdrawal: { ...withdrawal, code: first.code },
+    body: JSON.stringify({ ...first.body, PostBackUrl: withdrawal.url, check_code: true }),
+  }));
+  const exchanges = await pix.race(check.id, entries, headers);
+  const unjudgeable = raceUnjudgeable(exchanges);
+  if (unjudgeable !== undefined)
+    verify.skip([check], unjudgeable.why, blockerOf(unjudgeable.exchange, paymentAccepted));
+  return exchanges;
+}
+
+test(
+  titleOf(concurrentDuplicateRefused.title, concurrentDuplicateRefused.clause),
+  judging({ checks: [concurrentDuplicateRefused], tags: ['@payout', '@mutating'] }),
+  async ({ pix, verify }) => {
+    verify.requires([concurrentDuplicateRefused]);
+    const exchanges = await sendRace(pix, verify);
+    verify.check(
+      concurrentDuplicateRefused,
+      exchanges,
+      exchanges.filter((e) => e.response.status === 200)[1] ?? exchanges[0],
+    );
+  },
+);
