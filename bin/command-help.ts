@@ -18,6 +18,10 @@ export const COMMAND_HELP = {
     usage: 'receiver',
     purpose: 'the webhook receiver as a long-lived service (PIX_RECEIVER_* variables)',
   },
+  lifetime: {
+    usage: 'lifetime --max <2h|90m|600s>',
+    purpose: 'how long a token is accepted, measured alone, in a report directory of its own',
+  },
   verify: {
     usage: 'verify <report dir>',
     purpose: "checks a report's hashes and signature: 0 valid, 1 changed or badly signed, 2 unreadable",

@@ -23,6 +23,9 @@ export const COMMANDS = {
   receiver: {
     load: () => import('./receiver.ts'),
   },
+  lifetime: {
+    load: () => import('./lifetime.ts'),
+  },
   verify: {
     // verify runs by itself only as the entry script, so that importing it never checks anything unasked.
     load: async () => {

@@ -14,7 +14,6 @@ import { LEDGER_FILE, Ledger, maskPayeeKey } from '../src/run/ledger.ts';
 import { type PayoutRequest, Payouts } from '../src/run/payouts.ts';
 import type { Target } from '../src/run/target.ts';
 import type { WebhookClient } from '../src/webhook/client.ts';
-import type { WithdrawBody } from '../src/spec/requests.ts';
 import { NotSentError } from '../src/transport/http.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'pix-payouts-'));
@@ -53,12 +52,7 @@ const BODY = '{"amount":0.01,"code":"C-1"}';
 function request(overrides: Partial<PayoutRequest> = {}): PayoutRequest {
   return {
     checkId: 'PAYMENT-ACCEPTED',
-    withdrawal: {
-      code: 'C-1',
-      path: '/hook/c1',
-      url: 'http://127.0.0.1:1/hook/c1',
-      body: {} as WithdrawBody,
-    },
+    withdrawal: { code: 'C-1', path: '/hook/c1' },
     url: 'http://127.0.0.1:1/pix/payment',
     body: BODY,
     retry: 0,

@@ -8,7 +8,7 @@ import { MODULE_EXTENSION } from './paths.ts';
 
 /** The commands a message may name: pix-certify's, and `list` (certify --list). */
 export type SuiteCommand =
-  'certify' | 'list' | 'compare' | 'verify' | 'history' | 'sandbox' | 'mock' | 'receiver';
+  'certify' | 'list' | 'compare' | 'verify' | 'history' | 'sandbox' | 'mock' | 'receiver' | 'lifetime';
 
 /** The suite runs compiled only as the installed package (dist/); from the sources, it is a clone. */
 export const INSTALLED = MODULE_EXTENSION === '.js';
@@ -18,6 +18,7 @@ const NPM_SCRIPT: Readonly<Record<SuiteCommand, readonly [script: string, option
   list: ['certify', '--list'],
   compare: ['compare'],
   verify: ['verify'],
+  lifetime: ['lifetime'],
   history: ['history'],
   sandbox: ['sandbox'],
   mock: ['mock'],

@@ -109,7 +109,7 @@ export const tokenSize = defineCheck<TokenFieldInput>(
 );
 
 /** §5.3 and §8: the client renews its token every 7200 seconds. */
-const RENEWAL_INTERVAL_SECONDS = 7200;
+export const RENEWAL_INTERVAL_SECONDS = 7200;
 
 /** Where token responses commonly state a lifetime in seconds (OAuth 2.0's expires_in and its camel case). */
 const LIFETIME_FIELD = /^expires_?in$/i;

@@ -26,7 +26,8 @@ export interface NewWithdrawal {
 export interface PayoutRequest {
   /** The check the request serves, for the ledger. */
   readonly checkId: string;
-  readonly withdrawal: NewWithdrawal;
+  /** Its code, for the ledger, and its webhook path, to reconcile ('' when it names no PostBackUrl). */
+  readonly withdrawal: Pick<NewWithdrawal, 'code' | 'path'>;
   readonly url: string;
   /** The text sent, which may differ from the withdrawal's valid body. */
   readonly body: string | undefined;
