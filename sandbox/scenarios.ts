@@ -387,10 +387,10 @@ const FAULTS: readonly FaultScenario[] = [
     clause: '§5.3, §5 (not shown)',
     level: 'WARNING',
     description:
-      'states expires_in 7200 but refuses a token 2 s after it issued it; the lifetime probe (PIX_TOKEN_LIFETIME_PROBE_S=3) measures it',
+      'states expires_in 7200 but refuses a token 4 s after it issued it; the lifetime probe (PIX_TOKEN_LIFETIME_PROBE_S=5) measures it',
     trips: ['TOKEN-LIFETIME-COVERS-RENEWAL'],
-    breaks: { tokenDiesAfterSeconds: 2 },
-    suiteEnv: { PIX_TOKEN_LIFETIME_PROBE_S: '3' },
+    breaks: { tokenDiesAfterSeconds: 4 },
+    suiteEnv: { PIX_TOKEN_LIFETIME_PROBE_S: '5' },
   }),
   fault({
     name: 'duplicate-race',

@@ -79,26 +79,38 @@ export const concurrentDuplicateRefused = defineCheck<readonly Exchange[]>(
 );
 
 /**
- * Why a race's answers cannot be judged, or undefined when they can: none accepted for the
- * credentials (PAYMENT-ACCEPTED's finding), or an answer that leaves its outcome unknown (a 5xx or
- * no clear status may have paid). Several accepted are judged whatever the others say.
+ * Why a race's answers cannot be judged, or undefined when they can. Several accepted are judged
+ * whatever the others say, unless a copy sent after the race, one after another, was accepted too:
+ * then the provider does not check the code at all, CHECK-CODE-TRUE-REFUSES-DUPLICATE's one finding,
+ * not a race. Otherwise: none accepted for the credentials (PAYMENT-ACCEPTED's finding), or an
+ * answer that leaves its outcome unknown (a 5xx or no clear status may have paid).
  */
 export function raceUnjudgeable(
-  exchanges: readonly Exchange[],
-): { why: string; exchange: Exchange } | undefined {
-  const accepted = exchanges.filter((e) => isSuccess(e.response.status)).length;
-  if (accepted > 1) return undefined;
-  const unclear = exchanges.find((e) => !isSuccess(e.response.status) && !isClientError(e.response.status));
+  race: readonly Exchange[],
+  afterwards: Exchange,
+): { why: string; exchange: Exchange; judgedBy: Check<never> | undefined } | undefined {
+  const accepted = race.filter((e) => isSuccess(e.response.status)).length;
+  if (accepted > 1)
+    return isSuccess(afterwards.response.status)
+      ? {
+          why: `a copy sent after the race, one after another, was accepted too (${afterwards.response.status}): the provider does not refuse a repeated code at all, which ${duplicateRefusedWhenChecked.id} finds`,
+          exchange: afterwards,
+          judgedBy: duplicateRefusedWhenChecked,
+        }
+      : undefined;
+  const unclear = race.find((e) => !isSuccess(e.response.status) && !isClientError(e.response.status));
   if (unclear !== undefined)
     return {
       why: `one of the withdrawals sent together was answered ${unclear.response.status}, which may have paid, so how many were accepted is unknown (the ledger marks it unknown)`,
       exchange: unclear,
+      judgedBy: undefined,
     };
-  const forCredentials = exchanges.find((e) => e.response.status === 401 || e.response.status === 403);
+  const forCredentials = race.find((e) => e.response.status === 401 || e.response.status === 403);
   if (accepted === 0 && forCredentials !== undefined)
     return {
       why: `none of the withdrawals sent together was accepted (${forCredentials.response.status} for the credentials), so the race shows nothing of duplicates`,
       exchange: forCredentials,
+      judgedBy: undefined,
     };
   return undefined;
 }
@@ -148,6 +160,6 @@ export const checkCodeFamily: Family = {
   name: 'check_code',
   file: familyFile(import.meta.url),
   checks: () => [duplicateRefusedWhenChecked, duplicateAllowedWhenUnchecked, concurrentDuplicateRefused],
-  /** Each case's pair, and the race's withdrawals. */
-  withdrawals: (_spec, { raceWidth }) => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE + raceWidth,
+  /** Each case's pair, the race's withdrawals and the copy sent after them. */
+  withdrawals: (_spec, { raceWidth }) => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE + raceWidth + 1,
 };

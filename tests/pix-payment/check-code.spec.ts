@@ -77,27 +77,36 @@ for (const testCase of DUPLICATE_CASES) {
 }
 
 /**
- * PIX_RACE_WIDTH withdrawals with one new code and check_code true, released together: each has a
- * webhook address of its own, so that a second payout's webhook is told apart.
+ * PIX_RACE_WIDTH withdrawals with one new code and check_code true, released together, then one
+ * more copy after their answers, one after another (it tells a provider that checks, but not
+ * atomically, from one that never checks). Each has a webhook address of its own, so that a second
+ * payout's webhook is told apart.
  */
 async function sendRace(pix: PixClient, verify: Recorder): Promise<readonly Exchange[]> {
   const check = concurrentDuplicateRefused;
   const headers = await pix.paymentHeaders([check]);
   const withdrawals = await Promise.all(
-    Array.from({ length: pix.config.raceWidth }, () => pix.newWithdrawal()),
+    Array.from({ length: pix.config.raceWidth + 1 }, () => pix.newWithdrawal()),
   );
   const [first] = withdrawals;
   if (first === undefined) throw new Error('PIX_RACE_WIDTH is at least 2');
   // Every copy carries the first code on purpose: the ledger records each under it.
-  const entries = withdrawals.map((withdrawal) => ({
+  const copies = withdrawals.map((withdrawal) => ({
     withdrawal: { ...withdrawal, code: first.code },
     body: JSON.stringify({ ...first.body, PostBackUrl: withdrawal.url, check_code: true }),
   }));
-  const exchanges = await pix.race(check.id, entries, headers);
-  const unjudgeable = raceUnjudgeable(exchanges);
+  const last = copies.pop();
+  if (last === undefined) throw new Error('the copy sent afterwards');
+  const race = await pix.race(check.id, copies, headers);
+  const afterwards = await pix.withdraw(check.id, last.withdrawal, headers, last.body);
+  const unjudgeable = raceUnjudgeable(race, afterwards);
   if (unjudgeable !== undefined)
-    verify.skip([check], unjudgeable.why, blockerOf(unjudgeable.exchange, paymentAccepted));
-  return exchanges;
+    verify.skip(
+      [check],
+      unjudgeable.why,
+      blockerOf(unjudgeable.exchange, unjudgeable.judgedBy ?? paymentAccepted),
+    );
+  return race;
 }
 
 test(
