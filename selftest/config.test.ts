@@ -15,6 +15,8 @@ import { ConfigError } from '../src/config/errors.ts';
 import { environmentWithDotEnv } from '../src/config/dotenv.ts';
 import { VARIABLES } from '../src/config/variables.ts';
 import { webhookCollection } from '../src/run/run-metadata.ts';
+import { planFor, withdrawalPlan } from '../src/run/plan.ts';
+import { loadSpec } from '../src/spec/spec.ts';
 
 const LIVE_WITHOUT_TARGET = {
   PIX_CLIENT_ID: 'client',
@@ -132,6 +134,36 @@ describe('a live gate fails closed', () => {
   it('is not switched off by an unedited copy of .env.example', () => {
     const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
     assert.doesNotMatch(example, /^PIX_REQUIRE_COMPLETE=0/m);
+  });
+});
+
+describe('the duplicate race and the token lifetime probe', () => {
+  const PAYING = { ...LIVE, ...TEST_PAYEE };
+
+  it('races 3 by default, narrowed to what PIX_CONCURRENCY and PIX_RATE_LIMIT let go together', () => {
+    assert.equal(loadConfig(PAYING).raceWidth, 3);
+    assert.equal(loadConfig({ ...PAYING, PIX_CONCURRENCY: '2' }).raceWidth, 2);
+    assert.equal(loadConfig({ ...PAYING, PIX_RATE_LIMIT: '2' }).raceWidth, 2);
+    assert.equal(loadConfig({ ...PAYING, PIX_RACE_WIDTH: '4' }).raceWidth, 4);
+  });
+
+  it('refuses a race wider than the limits, or limits that leave no race, naming the variable', () => {
+    assert.equal(problemWith({ ...PAYING, PIX_RACE_WIDTH: '5' }), 'PIX_RACE_WIDTH');
+    assert.equal(problemWith({ ...PAYING, PIX_RACE_WIDTH: '3', PIX_RATE_LIMIT: '2' }), 'PIX_RACE_WIDTH');
+    assert.equal(problemWith({ ...PAYING, PIX_RACE_WIDTH: '1' }), 'PIX_RACE_WIDTH');
+    assert.equal(problemWith({ ...PAYING, PIX_CONCURRENCY: '1' }), 'PIX_CONCURRENCY');
+    assert.equal(problemWith({ ...PAYING, PIX_RATE_LIMIT: '1' }), 'PIX_RATE_LIMIT');
+    // Without payouts no race runs, so one request at a time is a setting like any other.
+    assert.equal(loadConfig({ ...LIVE, PIX_CONCURRENCY: '1' }).concurrency, 1);
+  });
+
+  it('counts the race, its copy after and the probe in the plan, exactly', () => {
+    const spec = loadSpec();
+    const base = withdrawalPlan(spec, 0.01).requests;
+    assert.equal(planFor(loadConfig(PAYING)).requests, base);
+    assert.equal(planFor(loadConfig({ ...PAYING, PIX_RACE_WIDTH: '4' })).requests, base + 1);
+    assert.equal(planFor(loadConfig({ ...PAYING, PIX_TOKEN_LIFETIME_PROBE_S: '60' })).requests, base + 1);
+    assert.equal(problemWith({ ...PAYING, PIX_TOKEN_LIFETIME_PROBE_S: '0' }), 'PIX_TOKEN_LIFETIME_PROBE_S');
   });
 });
 
