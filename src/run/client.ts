@@ -176,8 +176,8 @@ export class PixClient {
   /**
    * Sends these withdrawals together, with the environment to itself: each written to the ledger
    * first, then all released at once, each on a connection of its own. What only concurrency shows
-   * (a duplicate check that is not atomic). None is sent again after a refusal: a copy sent later is
-   * no race.
+   * (a duplicate check that is not atomic). None is sent again with another token: a copy sent
+   * later is no race (a 429 is waited out and sent again, as every request is).
    */
   race(
     checkId: string,
