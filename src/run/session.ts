@@ -7,7 +7,7 @@
 import type { Config } from '../config/config.ts';
 import type { Operations } from '../transport/operations.ts';
 import type { Exchange } from '../evidence/exchange.ts';
-import type { TokenDesk } from '../transport/token-desk.ts';
+import type { HeldToken, TokenDesk } from '../transport/token-desk.ts';
 import { tokenHeaders, withdrawalCode } from '../spec/requests.ts';
 import type { Blocker } from '../checks/vocabulary.ts';
 import { sendableInHeader, tokenIssued, tokenUsable } from '../checks/token.ts';
@@ -92,9 +92,11 @@ export function workerSession(
 ): WorkerSession {
   /** Every token issued in the run that this worker saw, with when: a refused one is renewed, a forged one never. */
   const issued = new Map<string, number>();
+  // A token the desk cannot hold (megabytes) stays this worker's; the run goes on without sharing it.
+  const publish = (held: HeldToken): Promise<void> => desk.issued(held).catch(() => undefined);
   const adopt = async (token: string, issuedAt = Date.now()): Promise<void> => {
     issued.set(token, issuedAt);
-    await desk.issued({ token, issuedAt });
+    await publish({ token, issuedAt });
   };
   const issue = async (via: Operations): Promise<TokenResult> => {
     const issuedAt = Date.now();
@@ -120,7 +122,7 @@ export function workerSession(
     fresh: async (via, share = true) => {
       const issuedAt = Date.now();
       const result = await obtain(via, config);
-      if (share && 'token' in result) await desk.issued({ token: result.token, issuedAt });
+      if (share && 'token' in result) await publish({ token: result.token, issuedAt });
       return result;
     },
     adopt: (token) => adopt(token),

@@ -25,14 +25,17 @@ export interface SharedGate {
   close(): Promise<void>;
 }
 
+const DESK_LIMIT_BYTES = 8 * 1024 * 1024;
+
 function readJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      // A pause request is a few dozen bytes and a token a few KB; anything larger is not ours.
-      if (size <= 65_536) chunks.push(chunk);
+      // A pause request is a few dozen bytes and a token rarely more than a few KB (one the suite
+      // warns about, TOKEN-SIZE, may be hundreds); anything past this is not ours to hold.
+      if (size <= DESK_LIMIT_BYTES) chunks.push(chunk);
     });
     req.on('end', () => {
       try {
