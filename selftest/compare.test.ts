@@ -13,7 +13,7 @@ import { compareCertifications, lateDelayMs, unchanged } from '../src/report/com
 import { renderChanges, renderConsole } from '../reporters/certification/console.ts';
 import { renderHtml } from '../reporters/certification/html.ts';
 import { renderMarkdown } from '../reporters/certification/markdown.ts';
-import type { Certification, CheckChange, ObservationChange, RunInfo } from '../src/report/model.ts';
+import type { Certification, CheckChange, ObservationChange } from '../src/report/model.ts';
 import { readCertification, UnreadableCertification } from '../src/report/read.ts';
 import { changesHeadline, verdictChangeNotice } from '../reporters/certification/text.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
@@ -21,6 +21,7 @@ import { sandboxEnv } from './support/live-env.ts';
 import type { Verdict } from '../src/checks/vocabulary.ts';
 import { certificationValidator } from '../src/report/read.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { certification, RUN, type Sketch } from './support/certification.ts';
 import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import type { JsonValue } from '../src/base/json.ts';
 
@@ -36,63 +37,6 @@ const validate = certificationValidator();
 
 function assertValid(report: unknown): void {
   assert.ok(validate(report), JSON.stringify(validate.errors, null, 2));
-}
-
-const RUN: RunInfo = {
-  suiteVersion: '0.1.0',
-  specVersion: '1.0.0',
-  specHash: 'aaaa',
-  mode: 'live',
-  baseUrl: 'https://sandbox.example.test',
-  strict: false,
-  requireComplete: false,
-  selection: [],
-  startTime: '2026-01-05T09:00:00.000Z',
-  endTime: '2026-01-05T09:00:05.000Z',
-  durationMs: 5000,
-  options: { tokenField: 'access_token' },
-};
-
-interface Sketch {
-  readonly checks?: Readonly<Record<string, Verdict>>;
-  readonly observations?: readonly (readonly [topic: string, value: JsonValue])[];
-  readonly run?: Partial<RunInfo>;
-}
-
-/** A small certification valid against the schema: only verdicts, observations and the run vary. */
-function certification(sketch: Sketch = {}): Certification {
-  const verdicts: Readonly<Record<string, Verdict>> = sketch.checks ?? { A: 'PASSED' };
-  const checks = Object.entries(verdicts).map(([id, verdict]) => ({
-    id,
-    title: `title of ${id}`,
-    clause: '§4.1',
-    level: 'must' as const,
-    reason: `reason of ${id}`,
-    verdict,
-    evaluations: 1,
-    durationMs: 10,
-    ...(verdict === 'PASSED' ? {} : { evidence: [{ verdict }], evidenceCount: 1 }),
-    ...(verdict === 'SKIPPED' ? { notJudged: { cause: 'outcome' as const } } : {}),
-  }));
-  const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
-  for (const check of checks) counts[check.verdict] += 1;
-  return {
-    schemaVersion: 2,
-    verdict: counts.FAILED > 0 ? 'FAILED' : counts.WARNING > 0 ? 'WARNING' : 'PASSED',
-    exitCode: counts.FAILED > 0 ? 1 : 0,
-    complete: true,
-    incomplete: [],
-    run: { ...RUN, ...sketch.run },
-    counts,
-    checks,
-    coverage: { clauses: [], uncovered: [] },
-    observations: (sketch.observations ?? []).map(([topic, value]) => ({
-      topic,
-      clause: '§6 (not shown)',
-      value,
-    })),
-    suiteErrors: [],
-  };
 }
 
 const observationChanges = (before: Sketch, after: Sketch): readonly ObservationChange[] =>

@@ -9,15 +9,18 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { main } from '../bin/verify.ts';
 import { writeSealedCertification, type SignatureFile } from '../src/report/integrity.ts';
-import type { Certification } from '../src/report/model.ts';
+import type { ArtifactDigest, Certification, SignatureRecord } from '../src/report/model.ts';
+import { normalFingerprint, publicKeyOf, verifyReportDir, type Verification } from '../src/report/verify.ts';
+import type { SigningKey } from '../src/secrets/signing.ts';
+import { certification } from './support/certification.ts';
 import { certificationValidator } from '../src/report/read.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { redact } from '../src/secrets/redact.ts';
@@ -377,4 +380,308 @@ describe('PIX_SIGNING_KEY_FILE is checked with the configuration', () => {
     assert.deepEqual(more, []);
     assert.match(line ?? '', /^PIX_SIGNING_KEY_FILE: '.*absent\.pem' does not exist\./);
   });
+});
+
+/**
+ * verifyReportDir in this process, on report directories made here (the artifacts written by hand,
+ * certification.json sealed by writeSealedCertification or forged line by line): each finding to
+ * the word, its kind, the exit code, and what a valid result says.
+ */
+describe('verifyReportDir, on report directories made here', () => {
+  const work = mkdtempSync(join(tmpdir(), 'pix-verify-dir-'));
+  after(() => rmSync(work, { recursive: true, force: true }));
+  let dirs = 0;
+  const ARTIFACTS = {
+    'certification.html': '<!doctype html><p>report</p>\n',
+    'summary.md': '# Summary\n',
+    'junit.xml': '<testsuites/>\n',
+    'ledger.jsonl': '{"code":"c-1"}\n',
+  };
+  const signingKey = (pair: KeyPair): SigningKey => ({ path: 'signing.pem', pem: pair.privatePem });
+  const report = (): Certification => ({ ...certification(), schemaVersion: 4 });
+
+  /** A report directory with the four artifacts, sealed (and signed with `key`). */
+  async function sealed(key?: KeyPair, files: Readonly<Record<string, string>> = ARTIFACTS): Promise<string> {
+    const dir = join(work, `report-${++dirs}`);
+    mkdirSync(dir);
+    for (const [name, contents] of Object.entries(files)) writeFileSync(join(dir, name), contents);
+    await writeSealedCertification(dir, report(), key === undefined ? undefined : signingKey(key));
+    return dir;
+  }
+
+  /** certification.json written as given, and certification.sig over its bytes by `key`, naming what `sig` says. */
+  function forged(certificationJson: string, key?: KeyPair, sig: Partial<SignatureFile> = {}): string {
+    const dir = join(work, `forged-${++dirs}`);
+    mkdirSync(dir);
+    for (const [name, contents] of Object.entries(ARTIFACTS)) writeFileSync(join(dir, name), contents);
+    writeFileSync(join(dir, 'certification.json'), certificationJson);
+    if (key !== undefined) {
+      const privateKey = createPrivateKey(key.privatePem);
+      const digest = privateKey.asymmetricKeyType === 'ed25519' ? null : 'sha256';
+      const signature = sign(digest, Buffer.from(certificationJson), { key: privateKey, dsaEncoding: 'der' });
+      const file = {
+        signs: 'certification.json',
+        algorithm: digest === null ? 'Ed25519' : privateKey.asymmetricKeyType === 'ec' ? 'ECDSA-P256-SHA256' : 'RSA-PKCS1-SHA256',
+        publicKeyFingerprint: key.fingerprint,
+        publicKey: key.publicPem,
+        signature: signature.toString('base64'),
+        ...sig,
+      };
+      writeFileSync(join(dir, 'certification.sig'), JSON.stringify(file));
+    }
+    return dir;
+  } // prettier-ignore
+
+  /** The certification.json of a sealed report, its manifest as recorded. */
+  const manifestOf = (dir: string): Certification => recorded(dir);
+  const lines = (result: Verification): string[] => result.problems.map((p) => `${p.kind}: ${p.line}`);
+  const digest = (text: string): ArtifactDigest => ({
+    path: '',
+    size: Buffer.byteLength(text),
+    sha256: createHash('sha256').update(text).digest('hex'),
+  });
+  /** A sealed-looking certification.json listing `artifacts`, signed by `signature` when given. */
+  const manifest = (artifacts: readonly ArtifactDigest[], signature?: SignatureRecord): string =>
+    JSON.stringify({
+      ...report(),
+      integrity: { artifacts, ...(signature === undefined ? {} : { signature }) },
+    });
+  const listed = (name: keyof typeof ARTIFACTS): ArtifactDigest => ({
+    ...digest(ARTIFACTS[name]),
+    path: name,
+  });
+  const record = (pair: KeyPair, algorithm: string): SignatureRecord => ({
+    file: 'certification.sig',
+    algorithm,
+    publicKeyFingerprint: pair.fingerprint,
+  });
+
+  it('is valid untouched: what an unsigned, a signed and a pinned report prove, counted', async () => {
+    const unsigned = verifyReportDir(await sealed());
+    assert.deepEqual(unsigned, {
+      exitCode: 0,
+      problems: [],
+      notes: [
+        '4 artifacts match certification.json. It is not signed: whoever can edit the report could have changed certification.json and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.',
+      ],
+    });
+    const signed = await sealed(KEYS.ed25519);
+    assert.deepEqual(verifyReportDir(signed), {
+      exitCode: 0,
+      problems: [],
+      notes: [
+        `4 artifacts match certification.json, and certification.sig signs it (Ed25519, key ${KEYS.ed25519.fingerprint}).`,
+        `This proves only that the report is unchanged since the holder of key ${KEYS.ed25519.fingerprint} signed it: pin the key you expect with --fingerprint or --public-key.`,
+      ],
+    });
+    assert.deepEqual(verifyReportDir(signed, KEYS.ed25519.fingerprint), {
+      exitCode: 0,
+      problems: [],
+      notes: [
+        `4 artifacts match certification.json, and certification.sig signs it with the expected key (Ed25519, key ${KEYS.ed25519.fingerprint}).`,
+      ],
+    });
+    const one = verifyReportDir(await sealed(KEYS.ecdsa, { 'summary.md': '# Summary\n' }));
+    assert.match(one.notes[0] ?? '', /^1 artifact matches certification\.json, and certification\.sig signs it \(ECDSA-P256-SHA256, key /);
+    const none = verifyReportDir(await sealed(undefined, {}));
+    assert.match(none.notes[0] ?? '', /^0 artifacts match certification\.json\. It is not signed/);
+  }); // prettier-ignore
+
+  it('gives each changed artifact one line: its hash and, when it differs, its size; missing; outside the directory', async () => {
+    const dir = await sealed();
+    writeFileSync(join(dir, 'summary.md'), '# Summarz\n');
+    writeFileSync(join(dir, 'junit.xml'), '<testsuites />\n');
+    rmSync(join(dir, 'ledger.jsonl'));
+    const result = verifyReportDir(dir);
+    assert.equal(result.exitCode, 1);
+    assert.deepEqual(result.notes, []);
+    const recordedDigest = (name: string): string =>
+      manifestOf(dir).integrity?.artifacts.find((a) => a.path === name)?.sha256 ?? 'none';
+    assert.deepEqual(lines(result), [
+      `changed: summary.md: changed since the run (sha256 ${digest('# Summarz\n').sha256}, ${recordedDigest('summary.md')} recorded; 10 bytes)`,
+      `changed: junit.xml: changed since the run (sha256 ${digest('<testsuites />\n').sha256}, ${recordedDigest('junit.xml')} recorded; 15 bytes, 14 recorded)`,
+      'changed: ledger.jsonl: missing (certification.json lists it, 15 bytes)',
+    ]);
+    const outside = forged(manifest([
+      { ...listed('summary.md'), path: '/etc/hostname' },
+      { ...listed('summary.md'), path: '..' },
+      { ...listed('summary.md'), path: '../summary.md' },
+      { ...listed('summary.md'), path: 'a/../../summary.md' },
+      { ...listed('summary.md'), path: './a/../summary.md' },
+    ]));
+    assert.deepEqual(lines(verifyReportDir(outside)), [
+      'changed: /etc/hostname: listed in certification.json, but outside the report directory',
+      'changed: ..: listed in certification.json, but outside the report directory',
+      'changed: ../summary.md: listed in certification.json, but outside the report directory',
+      'changed: a/../../summary.md: listed in certification.json, but outside the report directory',
+    ]);
+  }); // prettier-ignore
+
+  it('takes a name that only starts with two dots for a file inside the directory', () => {
+    const dir = forged(manifest([{ ...digest('dots'), path: '..dots' }]));
+    writeFileSync(join(dir, '..dots'), 'dots');
+    const result = verifyReportDir(dir);
+    assert.deepEqual(lines(result), []);
+    assert.deepEqual(result.notes.slice(1), [
+      "certification.html: not in certification.json's manifest, so nothing vouches for it",
+      "junit.xml: not in certification.json's manifest, so nothing vouches for it",
+      "ledger.jsonl: not in certification.json's manifest, so nothing vouches for it",
+      "summary.md: not in certification.json's manifest, so nothing vouches for it",
+    ]);
+  });
+
+  it('refuses a symbolic link or a directory where the run wrote a file, and cannot read a path through a file (exit 2)', () => {
+    const dir = forged(manifest([listed('summary.md'), { ...listed('junit.xml'), path: 'sub' }, { ...listed('ledger.jsonl'), path: 'summary.md/inner' }]));
+    rmSync(join(dir, 'summary.md'));
+    writeFileSync(join(work, `target-${dirs}.md`), ARTIFACTS['summary.md']);
+    symlinkSync(join(work, `target-${dirs}.md`), join(dir, 'summary.md'));
+    mkdirSync(join(dir, 'sub'));
+    const result = verifyReportDir(dir);
+    assert.deepEqual(lines(result), [
+      'changed: summary.md: a symbolic link, where the run wrote a file',
+      'changed: sub: not a file, where the run wrote a file',
+      'unreadable: summary.md/inner: cannot be read (ENOTDIR)',
+    ]);
+    assert.equal(result.exitCode, 1, 'a changed artifact outweighs one that cannot be read');
+    const alone = verifyReportDir(forged(manifest([{ ...listed('ledger.jsonl'), path: 'summary.md/inner' }])));
+    assert.deepEqual([alone.exitCode, lines(alone), alone.notes.length], [2, ['unreadable: summary.md/inner: cannot be read (ENOTDIR)'], 4]);
+  }); // prettier-ignore
+
+  it('lists the files no manifest entry covers, sorted, the manifest read as paths', () => {
+    const dir = forged(manifest([{ ...listed('summary.md'), path: './summary.md' }, listed('junit.xml')]));
+    writeFileSync(join(dir, 'a-notes.txt'), 'added');
+    const result = verifyReportDir(dir);
+    assert.equal(result.exitCode, 0);
+    assert.deepEqual(result.notes, [
+      '2 artifacts match certification.json. It is not signed: whoever can edit the report could have changed certification.json and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.',
+      "a-notes.txt: not in certification.json's manifest, so nothing vouches for it",
+      "certification.html: not in certification.json's manifest, so nothing vouches for it",
+      "ledger.jsonl: not in certification.json's manifest, so nothing vouches for it",
+    ]);
+    const problems = verifyReportDir(forged(manifest([{ ...listed('summary.md'), size: 1 }])));
+    assert.deepEqual(problems.notes, [
+      "certification.html: not in certification.json's manifest, so nothing vouches for it",
+      "junit.xml: not in certification.json's manifest, so nothing vouches for it",
+      "ledger.jsonl: not in certification.json's manifest, so nothing vouches for it",
+    ], 'no verdict note beside a problem');
+  }); // prettier-ignore
+
+  it('reads no signature file of this suite in a certification.sig that is not JSON, lacks fields, signs another file or holds no key', () => {
+    const json = manifest([listed('summary.md')]);
+    const cases: [Partial<Record<keyof SignatureFile, unknown>> | string, string][] = [
+      ['not json', 'not JSON'],
+      ['null', 'lacks signs, algorithm, publicKeyFingerprint, publicKey, signature'],
+      [{ signs: 'certification.json', algorithm: 'Ed25519', publicKey: 7 }, 'lacks publicKeyFingerprint, publicKey, signature'],
+      [{ signs: 'summary.md', algorithm: 'Ed25519', publicKeyFingerprint: KEYS.ed25519.fingerprint, publicKey: KEYS.ed25519.publicPem, signature: 'AA==' }, 'signs "summary.md", not certification.json'],
+      [{ signs: 'certification.json', algorithm: 'Ed25519', publicKeyFingerprint: KEYS.ed25519.fingerprint, publicKey: 'no key', signature: 'AA==' }, 'holds a public key that cannot be read'],
+    ];
+    for (const [sig, problem] of cases) {
+      const dir = forged(json);
+      writeFileSync(join(dir, 'certification.sig'), typeof sig === 'string' ? sig : JSON.stringify(sig));
+      const result = verifyReportDir(dir);
+      assert.equal(result.exitCode, 1, problem);
+      assert.deepEqual(lines(result), [
+        `changed: certification.sig: ${problem}, so no signature this suite wrote`,
+        'changed: certification.sig: certification.json records no signature, so the run did not write it',
+      ]);
+    }
+  }); // prettier-ignore
+
+  it('refuses a key this suite never signs with, whatever the file claims', () => {
+    const weak = keyPair(() => generateKeyPairSync('rsa', { modulusLength: 1024 }));
+    const dir = forged(manifest([listed('summary.md')], record(weak, 'RSA-PKCS1-SHA256')), weak);
+    assert.deepEqual(lines(verifyReportDir(dir)), [
+      'changed: certification.sig: holds a 1024-bit RSA key, which this suite never signs with',
+    ]);
+  });
+
+  it('names each way a signature disagrees: the key it names, the algorithm, the bytes, the pinned key, the key certification.json records', () => {
+    const json = manifest([listed('summary.md')], record(KEYS.ecdsa, 'ECDSA-P256-SHA256'));
+    const named = forged(json, KEYS.ecdsa, { publicKeyFingerprint: KEYS.rsa.fingerprint, algorithm: 'Ed25519' });
+    assert.deepEqual(lines(verifyReportDir(named, KEYS.ed25519.fingerprint)), [
+      `changed: certification.sig: names key ${KEYS.rsa.fingerprint} but holds key ${KEYS.ecdsa.fingerprint}`,
+      'changed: certification.sig: names Ed25519, but its key signs with ECDSA-P256-SHA256',
+      `changed: certification.sig: signed by key ${KEYS.ecdsa.fingerprint}, not by the expected key ${KEYS.ed25519.fingerprint}`,
+    ]);
+    const bytes = forged(json, KEYS.ecdsa, { signature: Buffer.from('not a signature').toString('base64') });
+    assert.deepEqual(lines(verifyReportDir(bytes, KEYS.ecdsa.fingerprint)), [
+      'changed: certification.json: the signature in certification.sig does not match it, so it changed since it was signed',
+    ]);
+    const other = forged(manifest([listed('summary.md')], record(KEYS.ecdsa, 'ECDSA-P256-SHA256')), KEYS.ed25519);
+    const result = verifyReportDir(other);
+    assert.deepEqual(lines(result), [
+      `changed: certification.sig: signed by key ${KEYS.ed25519.fingerprint}, but certification.json names key ${KEYS.ecdsa.fingerprint}`,
+    ]);
+    assert.deepEqual(result.notes.length, 3);
+  }); // prettier-ignore
+
+  it('expects a signature when a key is pinned or certification.json records one', async () => {
+    const unsigned = await sealed();
+    assert.deepEqual(lines(verifyReportDir(unsigned, KEYS.ecdsa.fingerprint)), [
+      `changed: certification.sig: missing, so the report is not signed, and key ${KEYS.ecdsa.fingerprint} was expected`,
+    ]);
+    const signed = await sealed(KEYS.ecdsa);
+    rmSync(join(signed, 'certification.sig'));
+    assert.deepEqual(lines(verifyReportDir(signed)), [
+      `changed: certification.sig: missing, but certification.json says key ${KEYS.ecdsa.fingerprint} signed it`,
+    ]);
+  });
+
+  /** JSON.parse's own message, which differs between versions of node. */
+  function parseError(text: string): string {
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return assert.fail(`${text} parsed`);
+  }
+
+  it('cannot read a certification.json that is no JSON, no certification or records no hashes (exit 2), unless a bad signature already says it changed (exit 1)', () => {
+    const cases: [string, string][] = [
+      ['{"schemaVersion": 4,', `not JSON (${parseError('{"schemaVersion": 4,')})`],
+      [JSON.stringify({ ...report(), verdict: 'MAYBE' }), 'is not a valid certification (/verdict must be equal to one of the allowed values)'],
+      [JSON.stringify({ ...report(), schemaVersion: 2 }), 'records no hashes of the other artifacts (schema version 2, from a suite that did not record them)'],
+      [JSON.stringify(report()), 'records no hashes of the other artifacts (schema version 2, from a suite that did not record them)'],
+    ];
+    for (const [json, problem] of cases) {
+      const plain = verifyReportDir(forged(json));
+      assert.deepEqual([plain.exitCode, lines(plain), plain.notes], [2, [`unreadable: certification.json: ${problem}`], []]);
+      const signed = verifyReportDir(forged(json, KEYS.ed25519, { signature: 'AA==' }));
+      assert.deepEqual([signed.exitCode, lines(signed)], [1, [
+        'changed: certification.json: the signature in certification.sig does not match it, so it changed since it was signed',
+        `changed: certification.json: ${problem}`,
+      ]]);
+    }
+  }); // prettier-ignore
+
+  it('cannot read a directory that is missing, a file, or behind a file; nor one without certification.json', () => {
+    const file = join(work, 'a-file');
+    writeFileSync(file, 'x');
+    for (const [dir, line] of [
+      [join(work, 'nowhere'), `${join(work, 'nowhere')}: does not exist`],
+      [file, `${file}: not a directory`],
+      [join(file, 'inner'), `${join(file, 'inner')}: cannot be read (ENOTDIR)`],
+    ] as const)
+      assert.deepEqual(verifyReportDir(dir), { exitCode: 2, problems: [{ kind: 'unreadable', line }], notes: [] });
+    const empty = join(work, `empty-${++dirs}`);
+    mkdirSync(empty);
+    assert.deepEqual(lines(verifyReportDir(empty, KEYS.ecdsa.fingerprint)), [
+      'unreadable: certification.json: missing, so this is no report directory of a run, or the run wrote no certification',
+    ]);
+    mkdirSync(join(empty, 'certification.json'));
+    assert.throws(() => verifyReportDir(empty), { code: 'EISDIR' }, 'a certification.json that cannot be read is not taken for a missing one');
+  }); // prettier-ignore
+
+  it('reads a fingerprint as people copy it, and a public key from a key or certificate PEM', () => {
+    const hex = KEYS.ecdsa.fingerprint;
+    const colons = hex.toUpperCase().replace(/(..)(?!$)/g, '$1:');
+    for (const text of [hex, ` ${hex}\n`, `sha256:${hex}`, `SHA256:${colons}`, colons])
+      assert.equal(normalFingerprint(text), hex, text);
+    for (const text of ['', hex.slice(1), `${hex}0`, `${hex.slice(1)}g`, `x${hex}`, `${hex}x`, `sha1:${hex}`, `md5sha256:${hex}`])
+      assert.equal(normalFingerprint(text), undefined, text);
+    assert.equal(publicKeyOf('not a key'), undefined);
+    assert.equal(publicKeyOf(KEYS.rsa.privatePem)?.type, 'public');
+    assert.equal(publicKeyOf(KEYS.rsa.publicPem)?.asymmetricKeyType, 'rsa');
+  }); // prettier-ignore
 });
