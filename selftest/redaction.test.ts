@@ -18,7 +18,8 @@ import { excerpt, redact, redactJson } from '../src/secrets/redact.ts';
 import { runState, shareRunState } from '../src/base/run-state.ts';
 import { boundedJson, shapeOf } from '../src/evidence/shape.ts';
 import { ConfigError } from '../src/config/errors.ts';
-import { openSecretsRegistry, registerSecret } from '../src/secrets/registry.ts';
+import { isRegisteredSecret, openSecretsRegistry, registerSecret } from '../src/secrets/registry.ts';
+import type { JsonValue } from '../src/base/json.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -185,6 +186,135 @@ describe('tokens in responses', () => {
       'bearer-token-type-x plain-refusal-text-123456789',
     );
   });
+});
+
+/** A value no earlier test registered: letters and digits, `length` long. */
+function fresh(length = 20): string {
+  let value = '';
+  while (value.length < length) value += Math.random().toString(36).slice(2);
+  return `${value.slice(0, length - 1)}7`;
+}
+
+/**
+ * What harvestTokens registers, exactly: each case names values that must become secrets and values
+ * that must not (near misses of each pattern), so that a pattern loosened or tightened shows.
+ */
+describe('tokens in responses, value by value', () => {
+  const harvest = (
+    bodyText: string,
+    {
+      tokenOperation = false,
+      headers = {},
+    }: { tokenOperation?: boolean; headers?: Record<string, string> } = {},
+  ): void =>
+    harvestTokens({ headers, bodyText, json: parseJson(bodyText) }, tokenOperation, 'data.credential');
+  const registered = (values: readonly string[]): string[] =>
+    values.filter((value) => isRegisteredSecret(value));
+
+  it('takes the members whose names end like a token, a secret, a password, a JWT or an assertion, and no others', () => {
+    const taken = { access_token: fresh(), refreshToken: fresh(), 'ID-TOKEN': fresh(), client_secret: fresh(), password: fresh(), jwt: fresh(), client_assertion: fresh(), api_token_2: fresh() };
+    const left = { token_type: fresh(), expires_in: fresh(), tokens: fresh(), secretary: fresh(), passwords: fresh(), scope: fresh() };
+    harvest(JSON.stringify({ ...taken, ...left }));
+    assert.deepEqual(registered(Object.values(taken)), Object.values(taken));
+    assert.deepEqual(registered(Object.values(left)), []);
+  }); // prettier-ignore
+
+  it('takes a token without its scheme or surrounding spaces, and a password with spaces whole', () => {
+    const [bearer, basic, spaced, inner, phrase] = [fresh(), fresh(), fresh(), fresh(), `correct horse ${fresh(8)}`];
+    harvest(JSON.stringify({ access_token: `Bearer  ${bearer}`, id_token: `basic ${basic}`, refresh_token: `  ${spaced}\n`, token: `My Bearer ${inner}`, password: phrase }));
+    assert.deepEqual(registered([bearer, basic, spaced, `My Bearer ${inner}`, phrase]), [bearer, basic, spaced, `My Bearer ${inner}`, phrase]);
+    assert.deepEqual(registered([`Bearer  ${bearer}`, `basic ${basic}`, `My ${inner}`, inner]), []);
+  }); // prettier-ignore
+
+  it('reads name=value and name: value in a text body, quoted or not, any case, each of them, padding and encoding included', () => {
+    const v = Array.from({ length: 9 }, () => fresh(12));
+    const [plain, spaced, quoted, single, upper, padded, dotted, encoded, plus] = v as [string, string, string, string, string, string, string, string, string];
+    const eight = fresh(8);
+    const seven = fresh(7);
+    harvest([
+      `access_token=${plain}&refresh_token = ${spaced}`,
+      `"client_secret": "${quoted}", password='${single}' ACCESS_TOKEN:${upper}`,
+      `token=${padded}== jwt=${dotted}.a~b-c_d/e+f`,
+      `id_token=${encoded}%2Fx&assertion=${plus}+y token=${eight} token=${seven}`,
+    ].join('\n'));
+    assert.deepEqual(
+      registered([plain, spaced, quoted, single, upper, `${padded}==`, `${dotted}.a~b-c_d/e+f`, `${encoded}%2Fx`, `${encoded}/x`, `${plus}+y`, `${plus} y`, eight]),
+      [plain, spaced, quoted, single, upper, `${padded}==`, `${dotted}.a~b-c_d/e+f`, `${encoded}%2Fx`, `${encoded}/x`, `${plus}+y`, `${plus} y`, eight],
+    );
+    assert.deepEqual(registered([`${padded}=`, padded, dotted, seven, plain.slice(0, 8)]), []);
+    const broken = `${fresh(10)}%E0%A4%A`;
+    harvest(`access_token=${broken}`);
+    assert.deepEqual(registered([broken]), [broken], 'an encoding that cannot be read is taken as it is');
+  }); // prettier-ignore
+
+  it('takes a JWT written inside any string, from its first word boundary, signature or not', () => {
+    const [head, body, signature] = [`eyJ${fresh(10)}`, `eyJ${fresh(10)}`, `${fresh(6)}-_x`];
+    const unsigned = `eyJ${fresh(9)}.eyJ${fresh(9)}.`;
+    const short = `eyJ${fresh(3)}.${fresh(10)}.${fresh(4)}`;
+    const shortBody = `eyJ${fresh(10)}.${fresh(3)}.${fresh(4)}`;
+    const glued = `xeyJ${fresh(10)}.${fresh(10)}.${fresh(4)}`;
+    harvest(JSON.stringify({ message: `use ${head}.${body}.${signature} then ${unsigned} not ${short} ${shortBody} ${glued}` }));
+    assert.deepEqual(registered([`${head}.${body}.${signature}`, unsigned]), [`${head}.${body}.${signature}`, unsigned]);
+    assert.deepEqual(registered([`${head}.${body}.${signature.slice(0, 1)}`, short, shortBody, glued, glued.slice(1)]), []);
+  }); // prettier-ignore
+
+  it("takes a token operation's bare body that looks like a token: 16 to 8192 characters with a digit, padding allowed", () => {
+    const cases: [string, boolean][] = [
+      [fresh(16), true],
+      [`  ${fresh(20)}==\n`, true],
+      [`${fresh(8)}.-~+/_${fresh(8)}`, true],
+      [fresh(8192), true],
+      [fresh(15), false],
+      [fresh(8193), false],
+      [`${fresh(10)} ${fresh(10)}`, false],
+      [`${fresh(10)}=${fresh(10)}`, false],
+      ['abcdefghijklmnopqrstuvwxyz', false],
+      [`"${fresh(20)}"`, false],
+    ];
+    for (const [body, taken] of cases) {
+      harvest(body, { tokenOperation: true });
+      assert.equal(isRegisteredSecret(body.trim()), taken, body.slice(0, 40));
+    }
+    const other = fresh(20);
+    harvest(other);
+    assert.equal(isRegisteredSecret(other), false, 'only the token operation');
+  }); // prettier-ignore
+
+  it('takes the authorization header and headers named like a token, not the others', () => {
+    const [authorization, header, other] = [fresh(), fresh(), fresh()];
+    harvest('', { headers: { authorization: `Bearer ${authorization}`, 'x-api-token': header, 'x-request-id': other } });
+    assert.deepEqual(registered([authorization, header, other, `Bearer ${authorization}`]), [authorization, header]);
+  }); // prettier-ignore
+
+  it('reads the configured field wherever it points, whatever its name, without its scheme', () => {
+    const [configured, elsewhere] = [fresh(), fresh()];
+    harvest(JSON.stringify({ data: { credential: `Bearer ${configured}`, other: elsewhere } }));
+    assert.deepEqual(registered([configured, elsewhere]), [configured]);
+  });
+
+  it('walks eight levels deep, 10,000 members and 64 tokens, and no further', () => {
+    const nested = (depth: number, token: string): JsonValue => (depth === 0 ? { access_token: token } : { a: nested(depth - 1, token) });
+    const [deep, tooDeep, inArray] = [fresh(), fresh(), fresh()];
+    harvest(JSON.stringify(nested(8, deep)));
+    harvest(JSON.stringify(nested(9, tooDeep)));
+    harvest(JSON.stringify({ list: [[`access_token=${inArray}`]] }));
+    assert.deepEqual(registered([deep, tooDeep, inArray]), [deep, inArray]);
+    const members = (fillers: number, token: string): string =>
+      JSON.stringify({ ...Object.fromEntries(Array.from({ length: fillers }, (_, i) => [`f${i}`, i])), access_token: token });
+    const [last, beyond] = [fresh(), fresh()];
+    harvest(members(9_999, last));
+    harvest(members(10_000, beyond));
+    assert.deepEqual(registered([last, beyond]), [last]);
+    const many = Array.from({ length: 65 }, () => fresh());
+    harvest(JSON.stringify(Object.fromEntries(many.map((token, i) => [`t${i}_token`, token]))));
+    assert.deepEqual(registered(many), many.slice(0, 64));
+    const text = Array.from({ length: 65 }, () => fresh());
+    harvest(text.map((token) => `token=${token}`).join(' '));
+    assert.deepEqual(registered(text), text.slice(0, 64));
+    const jwts = Array.from({ length: 65 }, () => `eyJ${fresh(8)}.${fresh(8)}.${fresh(8)}`);
+    harvest(JSON.stringify({ message: jwts.join(' ') }));
+    assert.deepEqual(registered(jwts), jwts.slice(0, 64));
+  }); // prettier-ignore
 });
 
 describe('bounds on what reaches a report', () => {
