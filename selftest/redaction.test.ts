@@ -14,7 +14,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { describeResponse, parseJson } from '../src/evidence/exchange.ts';
 import { harvestTokens } from '../src/secrets/harvest.ts';
 import { Ledger } from '../src/run/ledger.ts';
-import { excerpt, redact, redactJson } from '../src/secrets/redact.ts';
+import { excerpt, redact, redactHeaders, redactJson } from '../src/secrets/redact.ts';
 import { runState, shareRunState } from '../src/base/run-state.ts';
 import { boundedJson, shapeOf } from '../src/evidence/shape.ts';
 import { ConfigError } from '../src/config/errors.ts';
@@ -188,6 +188,48 @@ describe('tokens in responses', () => {
   });
 });
 
+/** Masking by shape, to the character: what stays readable, and the mask each credential gets. */
+describe('redaction by shape, exactly', () => {
+  it('masks credential headers of a curl line, single- or double-quoted, any case, each of them', () => {
+    const [a, b, c] = [fresh(20), fresh(12), fresh(9)];
+    assert.equal(
+      redact(`curl -H "Authorization: Bearer ${a}" -H "Client_Secret: ${b}" -H 'cert_client: ${c}' -H "accept: */*"`),
+      `curl -H "Authorization: Bearer ***(20 chars, …${a.slice(-4)})" -H "Client_Secret: ***(12 chars)" -H 'cert_client: ***(9 chars)' -H "accept: */*"`,
+    );
+  }); // prettier-ignore
+
+  it('keeps the scheme of an authorization, masks a value without one whole, and the mask of a token or a secret by the name', () => {
+    const [a, b, c, d, e] = [fresh(20), fresh(12), fresh(20), fresh(18), fresh(16)];
+    assert.deepEqual(
+      redactHeaders({ authorization: `Bearer  ${a}`, 'Proxy-Authorization': b, Authorization: ` Basic ${c}`, cookie: `Bearer ${d}\nx${e}` }),
+      { authorization: `Bearer ***(20 chars, …${a.slice(-4)})`, 'Proxy-Authorization': '***(12 chars)', Authorization: '***(27 chars)', cookie: `***(${d.length + e.length + 9} chars)` },
+    );
+    assert.deepEqual(
+      redactHeaders({ 'Set-Cookie': a, 'x-trace': 'plain-value-123', client_secret: '', CERT_CLIENT: '***(40 chars)', cookie: '$PIX_COOKIE' }),
+      { 'Set-Cookie': '***(20 chars)', 'x-trace': 'plain-value-123', client_secret: '', CERT_CLIENT: '***(40 chars)', cookie: '$PIX_COOKIE' },
+    );
+    assert.deepEqual(redactJson({ access_token: c, password: c, id_token: 'string', token: [c] }), {
+      access_token: `***(20 chars, …${c.slice(-4)})`,
+      password: '***(20 chars)',
+      id_token: 'string',
+      token: [c],
+    });
+  }); // prettier-ignore
+
+  it('masks a long Bearer token in prose, keeping its spacing, and leaves the short words after Bearer', () => {
+    const token = fresh(24);
+    assert.equal(
+      redact(`sent Bearer\t${token} and the Bearer token`),
+      `sent Bearer\t***(24 chars, …${token.slice(-4)}) and the Bearer token`,
+    );
+  });
+
+  it('cuts an excerpt at the length asked, saying how much more there was, and leaves a short one whole', () => {
+    assert.equal(excerpt('abcdefghij', 4), 'abcd… (6 more characters)');
+    assert.equal(excerpt('abcdefghij', 10), 'abcdefghij');
+  });
+});
+
 /** A value no earlier test registered: letters and digits, `length` long. */
 function fresh(length = 20): string {
   let value = '';
@@ -270,6 +312,8 @@ describe('tokens in responses, value by value', () => {
       [`${fresh(10)}=${fresh(10)}`, false],
       ['abcdefghijklmnopqrstuvwxyz', false],
       [`"${fresh(20)}"`, false],
+      [`a b ${fresh(20)}`, false],
+      [`${fresh(20)} and more`, false],
     ];
     for (const [body, taken] of cases) {
       harvest(body, { tokenOperation: true });
@@ -278,6 +322,9 @@ describe('tokens in responses, value by value', () => {
     const other = fresh(20);
     harvest(other);
     assert.equal(isRegisteredSecret(other), false, 'only the token operation');
+    const token = fresh(20);
+    harvest(token, { tokenOperation: true });
+    assert.equal(redact(`issued ${token}`), `issued ***(20 chars, …${token.slice(-4)})`, 'masked as a token');
   }); // prettier-ignore
 
   it('takes the authorization header and headers named like a token, not the others', () => {
