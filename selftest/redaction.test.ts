@@ -193,8 +193,12 @@ describe('redaction by shape, exactly', () => {
   it('masks credential headers of a curl line, single- or double-quoted, any case, each of them', () => {
     const [a, b, c] = [fresh(20), fresh(12), fresh(9)];
     assert.equal(
-      redact(`curl -H "Authorization: Bearer ${a}" -H "Client_Secret: ${b}" -H 'cert_client: ${c}' -H "accept: */*"`),
-      `curl -H "Authorization: Bearer ***(20 chars, …${a.slice(-4)})" -H "Client_Secret: ***(12 chars)" -H 'cert_client: ***(9 chars)' -H "accept: */*"`,
+      redact(`curl -H "Authorization: Bearer ${a}" -H "Client_Secret: ${b}" -H 'cert_client: ${c}' -H 'Cookie: ${b}' -H "accept: */*"`),
+      `curl -H "Authorization: Bearer ***(20 chars, …${a.slice(-4)})" -H "Client_Secret: ***(12 chars)" -H 'cert_client: ***(9 chars)' -H 'Cookie: ***(12 chars)' -H "accept: */*"`,
+    );
+    assert.equal(
+      redact(`Access_Token=${a}&x=1&PASSWORD=${b} token:${c}`),
+      `Access_Token=***(20 chars, …${a.slice(-4)})&x=1&PASSWORD=***(12 chars) token:${c}`,
     );
   }); // prettier-ignore
 
@@ -203,6 +207,10 @@ describe('redaction by shape, exactly', () => {
     assert.deepEqual(
       redactHeaders({ authorization: `Bearer  ${a}`, 'Proxy-Authorization': b, Authorization: ` Basic ${c}`, cookie: `Bearer ${d}\nx${e}` }),
       { authorization: `Bearer ***(20 chars, …${a.slice(-4)})`, 'Proxy-Authorization': '***(12 chars)', Authorization: '***(27 chars)', cookie: `***(${d.length + e.length + 9} chars)` },
+    );
+    assert.deepEqual(
+      redactHeaders({ 'proxy-authorization': `Basic ${b}`, authorization: `Bearer ${d}\nx${e}`, cookie: `session ${b}` }),
+      { 'proxy-authorization': 'Basic ***(12 chars)', authorization: `***(${d.length + e.length + 9} chars)`, cookie: '***(20 chars)' },
     );
     assert.deepEqual(
       redactHeaders({ 'Set-Cookie': a, 'x-trace': 'plain-value-123', client_secret: '', CERT_CLIENT: '***(40 chars)', cookie: '$PIX_COOKIE' }),
@@ -214,13 +222,15 @@ describe('redaction by shape, exactly', () => {
       id_token: 'string',
       token: [c],
     });
+    const types = ['string', 'number', 'boolean', 'null', 'object', 'array'];
+    assert.deepEqual(redactJson(types.map((type) => ({ refresh_token: type }))), types.map((type) => ({ refresh_token: type })), 'a shape keeps its type names');
   }); // prettier-ignore
 
   it('masks a long Bearer token in prose, keeping its spacing, and leaves the short words after Bearer', () => {
     const token = fresh(24);
     assert.equal(
-      redact(`sent Bearer\t${token} and the Bearer token`),
-      `sent Bearer\t***(24 chars, …${token.slice(-4)}) and the Bearer token`,
+      redact(`sent Bearer\t ${token} and the Bearer token`),
+      `sent Bearer\t ***(24 chars, …${token.slice(-4)}) and the Bearer token`,
     );
   });
 
@@ -352,6 +362,9 @@ describe('tokens in responses, value by value', () => {
     harvest(members(9_999, last));
     harvest(members(10_000, beyond));
     assert.deepEqual(registered([last, beyond]), [last]);
+    const undecodable = Array.from({ length: 64 }, () => `${fresh(10)}%E0%A4%A`);
+    harvest(undecodable.map((token) => `token=${token}`).join(' '));
+    assert.deepEqual(registered(undecodable), undecodable, 'a value that cannot be decoded counts once');
     const many = Array.from({ length: 65 }, () => fresh());
     harvest(JSON.stringify(Object.fromEntries(many.map((token, i) => [`t${i}_token`, token]))));
     assert.deepEqual(registered(many), many.slice(0, 64));

@@ -550,6 +550,9 @@ describe('verifyReportDir, on report directories made here', () => {
   it('lists the files no manifest entry covers, sorted, the manifest read as paths', () => {
     const dir = forged(manifest([{ ...listed('summary.md'), path: './summary.md' }, listed('junit.xml')]));
     writeFileSync(join(dir, 'a-notes.txt'), 'added');
+    // The directory is read in byte order of the UTF-8 names; the notes sort as JavaScript does.
+    writeFileSync(join(dir, '\u{1D49C}.txt'), 'added');
+    writeFileSync(join(dir, '\uFB00.txt'), 'added');
     const result = verifyReportDir(dir);
     assert.equal(result.exitCode, 0);
     assert.deepEqual(result.notes, [
@@ -557,6 +560,8 @@ describe('verifyReportDir, on report directories made here', () => {
       "a-notes.txt: not in certification.json's manifest, so nothing vouches for it",
       "certification.html: not in certification.json's manifest, so nothing vouches for it",
       "ledger.jsonl: not in certification.json's manifest, so nothing vouches for it",
+      "\u{1D49C}.txt: not in certification.json's manifest, so nothing vouches for it",
+      "\uFB00.txt: not in certification.json's manifest, so nothing vouches for it",
     ]);
     const problems = verifyReportDir(forged(manifest([{ ...listed('summary.md'), size: 1 }])));
     assert.deepEqual(problems.notes, [
@@ -613,6 +618,9 @@ describe('verifyReportDir, on report directories made here', () => {
       `changed: certification.sig: signed by key ${KEYS.ed25519.fingerprint}, but certification.json names key ${KEYS.ecdsa.fingerprint}`,
     ]);
     assert.deepEqual(result.notes.length, 3);
+    assert.deepEqual(lines(verifyReportDir(other, KEYS.ecdsa.fingerprint)), [
+      `changed: certification.sig: signed by key ${KEYS.ed25519.fingerprint}, not by the expected key ${KEYS.ecdsa.fingerprint}`,
+    ], 'a signature with a problem names no signer to compare with the record');
   }); // prettier-ignore
 
   it('expects a signature when a key is pinned or certification.json records one', async () => {
@@ -678,7 +686,7 @@ describe('verifyReportDir, on report directories made here', () => {
     const colons = hex.toUpperCase().replace(/(..)(?!$)/g, '$1:');
     for (const text of [hex, ` ${hex}\n`, `sha256:${hex}`, `SHA256:${colons}`, colons])
       assert.equal(normalFingerprint(text), hex, text);
-    for (const text of ['', hex.slice(1), `${hex}0`, `${hex.slice(1)}g`, `x${hex}`, `${hex}x`, `sha1:${hex}`, `md5sha256:${hex}`])
+    for (const text of ['', hex.slice(1), `${hex}0`, `${hex.slice(1)}g`, `x${hex}`, `${hex}x`, `sha1:${hex}`, `${hex.slice(0, 2)}sha256:${hex.slice(2)}`, `md5sha256:${hex}`])
       assert.equal(normalFingerprint(text), undefined, text);
     assert.equal(publicKeyOf('not a key'), undefined);
     assert.equal(publicKeyOf(KEYS.rsa.privatePem)?.type, 'public');
