@@ -564,6 +564,30 @@ test('a receiver that does not refuse a first delivery is an error for the retry
   }
 });
 
+test('registers once more after a connection reset, as a kept-alive connection the receiver just closed gives', async () => {
+  let requests = 0;
+  const flaky = createServer((req, res) => {
+    req.resume();
+    requests++;
+    if (requests === 1) {
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(201, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ path: `/${'c'.repeat(32)}`, url: `http://127.0.0.1/${'c'.repeat(32)}` }));
+  });
+  await new Promise<void>((resolve) => flaky.listen(0, HOST, resolve));
+  try {
+    const { port } = flaky.address() as AddressInfo;
+    const client = new WebhookClient(`http://${HOST}:${port}/_receiver/v1/runs/${'d'.repeat(32)}`, TOKEN);
+    assert.equal((await client.register()).path, `/${'c'.repeat(32)}`);
+    assert.equal(requests, 2);
+  } finally {
+    flaky.closeAllConnections();
+    await new Promise((resolve) => flaky.close(resolve));
+  }
+});
+
 test('keeps at most the per-address number of deliveries and counts the rest', async () => {
   const store = new ReceiverStore({ shared: false });
   const run = await store.openRun('http://127.0.0.1');

@@ -263,9 +263,21 @@ export class WebhookClient {
     }
   }
 
+  /**
+   * A registration that met a reset connection is made once more: a kept-alive connection the receiver
+   * closed as it was reused (more likely on a loaded machine) never carried the request, and were it
+   * otherwise, an address registered twice is only an address nobody posts to.
+   */
   async #call<T>(request: () => Promise<T>): Promise<T> {
     try {
-      return await request();
+      return await request().catch((error: unknown) => {
+        if (!(
+          error instanceof NoAnswer &&
+          (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET'
+        ))
+          throw error;
+        return request();
+      });
     } catch (error) {
       return this.#fail(error);
     }
