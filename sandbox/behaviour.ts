@@ -78,6 +78,15 @@ export interface Behaviour {
   /** 'origin-webhook' posts to the PostBackUrl's origin + /webhook instead of the exact address. */
   readonly webhookTarget: 'exact' | 'origin-webhook';
   readonly webhookCopies: 0 | 1 | 2;
+  /**
+   * A delivery answered other than 2xx (or that failed) is sent again `delayMs` later, up to `attempts`
+   * in all; undefined sends each once, as most sandboxes do (§6 leaves retries "not shown").
+   */
+  readonly webhookRetry: { readonly delayMs: number; readonly attempts: number } | undefined;
+  /** The status of each webhook posted for one withdrawal, in order, as the reference payload reports it. */
+  readonly webhookStatuses: readonly string[];
+  /** 'before-answer' posts the webhooks (each awaited) before answering the withdrawal. */
+  readonly webhookTiming: 'after-answer' | 'before-answer';
   readonly webhookOnRefused: boolean;
   /** How an issued token looks: 64 hex characters, one with a line break inside, or one of 30 KB. */
   readonly tokenForm: 'hex' | 'line-break' | 'huge';

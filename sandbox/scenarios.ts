@@ -39,7 +39,10 @@ export interface FaultScenario extends ScenarioBase {
   readonly level: 'FAILED' | 'WARNING' | 'OBSERVED';
   /** The checks the suite must judge at `level` (none for OBSERVED). */
   readonly trips: readonly string[];
-  /** For OBSERVED: the observation the run must record. */
+  /**
+   * For OBSERVED: the observation the run must record. An object or array value is matched member by
+   * member (the members it names, the elements it lists), so a value with times in it can be declared.
+   */
   readonly observes?: { readonly topic: string; readonly value: unknown };
 }
 
@@ -80,6 +83,9 @@ const REFERENCE: Behaviour = {
   webhookMethod: 'POST',
   webhookTarget: 'exact',
   webhookCopies: 1,
+  webhookRetry: undefined,
+  webhookStatuses: ['PAID'],
+  webhookTiming: 'after-answer',
   webhookOnRefused: false,
   tokenForm: 'hex',
   withdrawalAnswer: 'whole',
@@ -105,13 +111,11 @@ const LENIENT: Behaviour = {
 
 type FaultSpec = Omit<FaultScenario, 'kind' | 'suiteEnv' | 'behaviour'> & {
   readonly breaks: Partial<Behaviour>;
+  /** Variables the run needs to see the fault at all (a probe that is off by default). */
+  readonly suiteEnv?: Readonly<Record<string, string>>;
 };
 
-function fault({
-  breaks,
-  suiteEnv = {},
-  ...spec
-}: FaultSpec & { suiteEnv?: Readonly<Record<string, string>> }): FaultScenario {
+function fault({ breaks, suiteEnv = {}, ...spec }: FaultSpec): FaultScenario {
   return { kind: 'fault', suiteEnv, behaviour: { ...REFERENCE, ...breaks }, ...spec };
 }
 
@@ -518,6 +522,30 @@ const FAULTS: readonly FaultScenario[] = [
     observes: { topic: 'webhook.deliveries', value: 2 },
     breaks: { webhookCopies: 2 },
   }),
+  fault({
+    name: 'webhook-statuses',
+    clause: '§6 (not shown)',
+    level: 'OBSERVED',
+    description:
+      'posts a PROCESSING webhook and then a PAID one for each withdrawal, both before answering it',
+    trips: [],
+    observes: {
+      topic: 'webhook.statuses',
+      value: [{ statuses: ['PROCESSING'] }, { statuses: ['PAID'] }],
+    },
+    breaks: { webhookStatuses: ['PROCESSING', 'PAID'], webhookTiming: 'before-answer' },
+  }),
+  fault({
+    name: 'webhook-no-retry',
+    clause: '§6 (not shown)',
+    level: 'OBSERVED',
+    description:
+      'never sends a webhook again, not even one the receiver answered 503 (the retry probe on, waiting 2 s)',
+    trips: [],
+    observes: { topic: 'webhook.retry', value: { retried: false, attempts: 1 } },
+    suiteEnv: { PIX_WEBHOOK_RETRY_WAIT_S: '2' },
+    breaks: { webhookRetry: undefined },
+  }),
 ];
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -534,6 +562,14 @@ export const SCENARIOS: readonly Scenario[] = [
     description: '401 for credentials, Accept not enforced, {token, expiresIn}, few required fields',
     suiteEnv: { PIX_TOKEN_FIELD: 'token' },
     behaviour: LENIENT,
+  },
+  {
+    kind: 'profile',
+    name: 'retrying',
+    description:
+      'sends a webhook answered other than 2xx again 1 s later, 3 attempts at most; run with the retry probe on (3 s)',
+    suiteEnv: { PIX_WEBHOOK_RETRY_WAIT_S: '3' },
+    behaviour: { ...REFERENCE, webhookRetry: { delayMs: 1_000, attempts: 3 } },
   },
   ...FAULTS,
 ];

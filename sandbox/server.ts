@@ -215,8 +215,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       await new Promise((done) => setTimeout(done, afterMs));
       run();
     }
+    const { notice } = outcome;
+    // A provider that posts its webhooks before it answers: the suite must match them all the same.
+    if (notice !== undefined && behaviour.webhookTiming === 'before-answer')
+      await webhooks.deliverNow(notice, behaviour);
     const status = reply(outcome.reply);
-    if (outcome.notice !== undefined) webhooks.schedule(outcome.notice, behaviour);
+    if (notice !== undefined && behaviour.webhookTiming === 'after-answer')
+      webhooks.schedule(notice, behaviour);
     return status;
   };
 

@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIPv4 } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Behaviour } from './behaviour.ts';
 import type { Invented } from './invented.ts';
 
@@ -60,16 +61,17 @@ function payloadOf(
   notice: WebhookNotice,
   behaviour: Behaviour,
   invented: Invented,
+  status: string,
 ): { contentType: string; body: string } {
   switch (behaviour.webhookPayload) {
     case 'reference':
       return {
         contentType: 'application/json',
         body: JSON.stringify({
-          event: 'withdrawal.paid',
+          event: `withdrawal.${status.toLowerCase()}`,
           id: notice.id,
           code: notice.code,
-          status: 'PAID',
+          status,
           amount:
             behaviour.webhookAmount === 'other' && typeof notice.amount === 'number'
               ? notice.amount + 1
@@ -109,8 +111,14 @@ interface Delivery {
   readonly body: string | null;
 }
 
-function deliveryOf(notice: WebhookNotice, url: URL, behaviour: Behaviour, invented: Invented): Delivery {
-  const payload = payloadOf(notice, behaviour, invented);
+function deliveryOf(
+  notice: WebhookNotice,
+  url: URL,
+  behaviour: Behaviour,
+  invented: Invented,
+  status: string,
+): Delivery {
+  const payload = payloadOf(notice, behaviour, invented, status);
   const body = behaviour.webhookMethod === 'POST' ? payload.body : null;
   return {
     target: behaviour.webhookTarget === 'exact' ? url.href : `${url.origin}/webhook`,
@@ -141,21 +149,39 @@ export class WebhookSender {
     private readonly invented: Invented,
   ) {}
 
+  /** Posts the withdrawal's webhooks shortly after its answer, as a provider settling a payout does. */
   schedule(notice: WebhookNotice, behaviour: Behaviour): void {
+    const deliveries = this.deliveriesOf(notice, behaviour);
+    if (deliveries.length === 0) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.deliverAll(deliveries, behaviour);
+    }, DELAY_MS);
+    this.timers.add(timer);
+  }
+
+  /** Posts the withdrawal's webhooks now, each awaited: resolves when all were answered (or failed). */
+  deliverNow(notice: WebhookNotice, behaviour: Behaviour): Promise<void> {
+    return this.deliverAll(this.deliveriesOf(notice, behaviour), behaviour);
+  }
+
+  /** One delivery per status of `webhookStatuses`, in order; none when there is nowhere to post. */
+  private deliveriesOf(notice: WebhookNotice, behaviour: Behaviour): Delivery[] {
     const url = httpUrl(notice.url);
-    if (behaviour.webhookCopies === 0 || url === undefined) return;
+    if (behaviour.webhookCopies === 0 || url === undefined) return [];
     if (!isLoopback(url)) {
       this.log(
         `webhook for ${notice.id} not sent: ${url.hostname} is not a loopback host, and the sandbox only calls this machine`,
       );
-      return;
+      return [];
     }
-    const delivery = deliveryOf(notice, url, behaviour, this.invented);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.deliver(delivery, behaviour.webhookCopies);
-    }, DELAY_MS);
-    this.timers.add(timer);
+    return behaviour.webhookStatuses.map((status) =>
+      deliveryOf(notice, url, behaviour, this.invented, status),
+    );
+  }
+
+  private async deliverAll(deliveries: readonly Delivery[], behaviour: Behaviour): Promise<void> {
+    for (const delivery of deliveries) await this.deliver(delivery, behaviour);
   }
 
   /** Drops the webhooks not yet sent and aborts those in flight. */
@@ -165,30 +191,52 @@ export class WebhookSender {
     this.closing.abort();
   }
 
-  /** A failed delivery is only logged: the sandbox does not retry, the suite judges what arrived. */
-  private async deliver(delivery: Delivery, copies: number): Promise<void> {
-    for (let copy = 0; copy < copies; copy++) {
-      const line = `webhook ${delivery.method} ${delivery.target}`;
-      try {
-        if (delivery.method === 'GET-declared-body') {
-          this.log(`${line} -> ${await this.declareWithoutBody(delivery)}`);
-          continue;
-        }
-        const response = await fetch(delivery.target, {
-          method: delivery.method,
-          headers: delivery.headers,
-          body: delivery.body,
-          // A redirect could lead off this machine.
-          redirect: 'manual',
-          signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(TIMEOUT_MS)]),
-        });
-        await response.body?.cancel();
-        this.log(`${line} -> ${response.status}`);
-      } catch (error) {
-        // Closing aborted it: nothing worth reporting, and no copy left to send.
+  /**
+   * Each copy of a delivery, sent again after a refusal or a failure only under `webhookRetry`, a bounded
+   * number of times; otherwise a failed delivery is only logged and the suite judges what arrived.
+   */
+  private async deliver(delivery: Delivery, behaviour: Behaviour): Promise<void> {
+    const attempts = behaviour.webhookRetry?.attempts ?? 1;
+    for (let copy = 0; copy < behaviour.webhookCopies; copy++) {
+      for (let attempt = 1; attempt <= attempts; attempt++) {
+        const status = await this.send(delivery);
+        // Closing aborted it: nothing worth reporting, and nothing left to send.
         if (this.closing.signal.aborted) return;
-        this.log(`${line} failed: ${reasonOf(error)}`);
+        if ((status !== undefined && status >= 200 && status < 300) || attempt === attempts) break;
+        const delayMs = behaviour.webhookRetry?.delayMs ?? 0;
+        this.log(`webhook ${delivery.method} ${delivery.target}: sending it again in ${delayMs} ms`);
+        try {
+          await sleep(delayMs, undefined, { signal: this.closing.signal });
+        } catch {
+          return;
+        }
       }
+    }
+  }
+
+  /** One attempt: the status it was answered, or undefined when it failed. */
+  private async send(delivery: Delivery): Promise<number | undefined> {
+    const line = `webhook ${delivery.method} ${delivery.target}`;
+    try {
+      if (delivery.method === 'GET-declared-body') {
+        const status = await this.declareWithoutBody(delivery);
+        this.log(`${line} -> ${status}`);
+        return status;
+      }
+      const response = await fetch(delivery.target, {
+        method: delivery.method,
+        headers: delivery.headers,
+        body: delivery.body,
+        // A redirect could lead off this machine.
+        redirect: 'manual',
+        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(TIMEOUT_MS)]),
+      });
+      await response.body?.cancel();
+      this.log(`${line} -> ${response.status}`);
+      return response.status;
+    } catch (error) {
+      if (!this.closing.signal.aborted) this.log(`${line} failed: ${reasonOf(error)}`);
+      return undefined;
     }
   }
 

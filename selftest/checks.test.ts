@@ -12,6 +12,8 @@ import { tokenInField } from '../src/checks/token.ts';
 import { transportEncrypted } from '../src/checks/connection.ts';
 import { returnedIds, webhookIsPost } from '../src/checks/webhook.ts';
 import type { Exchange } from '../src/evidence/exchange.ts';
+import type { Delivery, Outcome } from '../src/evidence/delivery.ts';
+import { retryObservation, webhookObservations } from '../src/webhook/observations.ts';
 import type { Verdict } from '../src/checks/vocabulary.ts';
 import { curlLine, parseJson } from '../src/evidence/exchange.ts';
 import { Inventor } from '../src/spec/invent.ts';
@@ -184,6 +186,65 @@ describe('webhook (§6)', () => {
       violation.actual,
       'GET /hook/4f2a (application/json, 45 bytes, matched); headers content-type: application/json; authorization: ***(40 chars)',
     );
+  });
+});
+
+describe('webhook observations (§6, not shown)', () => {
+  const at = Date.parse('2026-01-02T03:04:05.000Z');
+  const request = (seq: number, afterMs: number, outcome: Outcome, status: string): Delivery => ({
+    seq,
+    path: '/hook/4f2a',
+    method: 'POST',
+    contentType: 'application/json',
+    bodyBytes: 20,
+    declaredBytes: 20,
+    receivedAt: at + afterMs,
+    answeredStatus: outcome === 'declined' ? 503 : 200,
+    outcome,
+    clientCertificate: null,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ status }),
+    truncated: false,
+  });
+  const probe = { waitMs: 5_000, firstWaitMs: 15_000 };
+
+  it('records a retry after the refused delivery: when, and how many attempts within the wait', () => {
+    const requests = [request(2, 1_240, 'matched', 'PAID'), request(1, 0, 'declined', 'PAID')];
+    const observation = retryObservation({ requests, ...probe });
+    assert.deepEqual(observation.value, {
+      retried: true,
+      attempts: 2,
+      afterSeconds: 1.2,
+      waitSeconds: 5,
+      refusedWith: 503,
+    });
+    assert.match(observation.note ?? '', /retried after 1.2 s, 2 attempts within 5 s/);
+  });
+
+  it('records none within the wait, counting nothing that came after it', () => {
+    const requests = [request(1, 0, 'declined', 'PAID'), request(2, 5_001, 'matched', 'PAID')];
+    const observation = retryObservation({ requests, ...probe });
+    assert.deepEqual(observation.value, { retried: false, attempts: 1, waitSeconds: 5, refusedWith: 503 });
+    assert.match(observation.note ?? '', /none within 5 s/);
+  });
+
+  it('says nothing was probed when no webhook came to refuse', () => {
+    const observation = retryObservation({ requests: [], ...probe });
+    assert.deepEqual(observation.value, { refused: false, attempts: 0, waitSeconds: 5 });
+    assert.match(observation.note ?? '', /not probed: no webhook arrived within 15 s/);
+  });
+
+  it('lists deliveries of one withdrawal with different statuses in order, and not those that agree', () => {
+    const topics = (deliveries: Delivery[]): Record<string, unknown> =>
+      Object.fromEntries(webhookObservations(deliveries, at).map((o) => [o.topic, o.value]));
+    const processing = request(1, 0, 'matched', 'PROCESSING');
+    const paid = request(2, 40, 'matched', 'PAID');
+    assert.deepEqual(topics([processing, paid])['webhook.statuses'], [
+      { statuses: ['PROCESSING'], receivedAt: '2026-01-02T03:04:05.000Z' },
+      { statuses: ['PAID'], receivedAt: '2026-01-02T03:04:05.040Z' },
+    ]);
+    assert.equal(topics([paid, request(3, 90, 'matched', 'PAID')])['webhook.statuses'], undefined);
+    assert.equal(topics([paid])['webhook.statuses'], undefined);
   });
 });
 

@@ -438,6 +438,43 @@ describe('compareCertifications, topic by topic', () => {
     ]);
   });
 
+  it('leaves the times of the retry probe and of the statuses out: another run of the same environment is no change', () => {
+    const retry = (afterSeconds: number, attempts: number): JsonValue => ({
+      retried: true,
+      attempts,
+      afterSeconds,
+      waitSeconds: 60,
+      refusedWith: 503,
+    });
+    assert.deepEqual(change('webhook.retry', [retry(30.1, 2)], [retry(31.4, 2)]), []);
+    assert.deepEqual(
+      change('webhook.retry', [retry(30.1, 2)], [{ retried: false, attempts: 1, waitSeconds: 60 }]).map(
+        (c) => c.kind,
+      ),
+      ['value-changed'],
+    );
+    const statuses = (at: string, last: string): JsonValue => [
+      { statuses: ['PROCESSING'], receivedAt: at },
+      { statuses: [last], receivedAt: at },
+    ];
+    assert.deepEqual(
+      change(
+        'webhook.statuses',
+        [statuses('2026-01-01T00:00:00Z', 'PAID')],
+        [statuses('2026-02-01T00:00:00Z', 'PAID')],
+      ),
+      [],
+    );
+    assert.deepEqual(
+      change(
+        'webhook.statuses',
+        [statuses('2026-01-01T00:00:00Z', 'PAID')],
+        [statuses('2026-01-01T00:00:00Z', 'FAILED')],
+      ).map((c) => c.kind),
+      ['value-changed'],
+    );
+  });
+
   it('shows the several values of a topic sorted, joined by "or", first or last observed without a regression', () => {
     assert.deepEqual(change('x.status', [], ['b', 'a']), [
       { topic: 'x.status', kind: 'first-observed', after: 'a or b', regression: false },

@@ -114,6 +114,19 @@ describe('configuration', () => {
       );
   });
 
+  it('turns the webhook retry probe on with PIX_WEBHOOK_RETRY_WAIT_S: off (0) unless set, whole seconds up to an hour', () => {
+    assert.equal(loadConfig({}).webhook.retryWaitMs, 0);
+    assert.equal(loadConfig({ PIX_WEBHOOK_RETRY_WAIT_S: '0' }).webhook.retryWaitMs, 0);
+    assert.equal(loadConfig({ PIX_WEBHOOK_RETRY_WAIT_S: '45' }).webhook.retryWaitMs, 45_000);
+    assert.equal(loadConfig({ PIX_WEBHOOK_RETRY_WAIT_S: '3600' }).webhook.retryWaitMs, 3_600_000);
+    for (const value of ['3601', '-1', '1.5', '30s', 'yes'])
+      assert.equal(
+        refusal({ PIX_WEBHOOK_RETRY_WAIT_S: value }).message,
+        `PIX_WEBHOOK_RETRY_WAIT_S: is '${value}'. Use a whole number from 0 to 3600.`,
+        value,
+      );
+  });
+
   it('allows plain http on loopback', () => {
     assert.equal(
       loadConfig({ ...LIVE, PIX_BASE_URL: 'http://127.0.0.1:4020' }).baseUrl,

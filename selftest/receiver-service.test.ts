@@ -255,6 +255,23 @@ describe('the receiver as a service, used by the suite', () => {
     );
   });
 
+  test('refuses the first webhook of the retry probe for the run, and records the retry that follows', async () => {
+    const env = sandboxEnv(sandbox, 'retrying', {
+      ...receiverVariables(),
+      PIX_WEBHOOK_RETRY_WAIT_S: '3',
+      PIX_REQUIRE_COMPLETE: '0',
+    });
+    const run = await runSuite(env, ['--grep', 'sends again a webhook']);
+    assert.equal(run.code, 0, run.stdout.slice(-3000));
+    const observations = (run.report?.observations ?? []) as { topic: string; value: unknown }[];
+    const retry = observations.find((o) => o.topic === 'webhook.retry');
+    assert.deepEqual(
+      { ...(retry?.value as Record<string, unknown>), afterSeconds: 'not pinned' },
+      { retried: true, attempts: 2, afterSeconds: 'not pinned', waitSeconds: 3, refusedWith: 503 },
+      JSON.stringify(observations),
+    );
+  });
+
   test('a wrong token stops the run with exit 2 and one line naming PIX_WEBHOOK_RECEIVER_TOKEN', async () => {
     const run = await runSuite(sandboxEnv(sandbox, 'reference', receiverVariables(`${TOKEN}-wrong`)));
     assert.equal(run.code, 2);

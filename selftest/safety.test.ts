@@ -10,8 +10,10 @@ import { after, before, describe, it } from 'node:test';
 import { DOUBLE_CREDENTIALS, startProviderDouble, type ProviderDouble } from './support/provider-double.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
 import { runSuite } from './support/run-suite.ts';
-import { withdrawalPlan } from '../src/run/plan.ts';
+import { budgetProblem, planFor, withdrawalPlan } from '../src/run/plan.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { loadSpec } from '../src/spec/spec.ts';
+import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
 
 /** The complete suite's plan at the default amount of 0.01. */
 const PLAN = withdrawalPlan(loadSpec(), 0.01);
@@ -174,6 +176,37 @@ describe('safety against a live environment', () => {
       assert.equal(run.stderr.trim().split('\n').length, 1);
       assert.match(run.stderr, /^pix-certify: PIX_AMOUNT/);
     });
+  });
+
+  it('counts the retry probe in the plan, one withdrawal, only when PIX_WEBHOOK_RETRY_WAIT_S turns it on', async () => {
+    const probing = withdrawalPlan(loadSpec(), 0.01, { ...DEFAULT_RUN_SHAPE, webhookRetryProbe: true });
+    assert.equal(probing.requests, PLAN.requests + 1);
+    assert.equal(probing.total, Math.round((PLAN.requests + 1) * 0.01 * 100) / 100);
+    const webhookLine = (plan: typeof PLAN): number | undefined =>
+      plan.lines.find((line) => line.group === 'webhook')?.requests;
+    assert.equal(webhookLine(probing), (webhookLine(PLAN) ?? 0) + 1);
+    // The budget holds the probe's withdrawal too: a budget of exactly the plan without it is refused.
+    const live = {
+      PIX_BASE_URL: 'http://127.0.0.1:9',
+      ...DOUBLE_CREDENTIALS,
+      ...TEST_PAYEE,
+      PIX_MAX_PAYOUTS: String(PLAN.requests),
+    };
+    const fits = loadConfig(live);
+    assert.equal(budgetProblem(fits, planFor(fits)), undefined);
+    const probe = loadConfig({ ...live, PIX_WEBHOOK_RETRY_WAIT_S: '5' });
+    assert.match(
+      budgetProblem(probe, planFor(probe)) ?? '',
+      /^PIX_MAX_PAYOUTS: the plan may make \d+ payouts/,
+    );
+    const [run, wrong] = await Promise.all([
+      runSuite({ PIX_DRY_RUN: '1', PIX_WEBHOOK_RETRY_WAIT_S: '5' }),
+      runSuite({ PIX_WEBHOOK_RETRY_WAIT_S: 'soon' }),
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(run.stdout.includes(`${probing.requests}  withdrawal requests in all`), run.stdout);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr.trim(), /^pix-certify: PIX_WEBHOOK_RETRY_WAIT_S: is 'soon'\./);
   });
 
   it('prints the plan in a dry run and sends nothing', async () => {

@@ -40,6 +40,8 @@ let receiver: Server;
 let receiverUrl: string;
 const deliveries: Delivery[] = [];
 const sandboxLog: string[] = [];
+/** Paths whose next delivery the receiver answers 503, as the retry probe's receiver does. */
+const refuseOnce = new Set<string>();
 
 before(async () => {
   sandbox = await startSandbox({ log: (line) => sandboxLog.push(line) });
@@ -54,7 +56,8 @@ before(async () => {
         headers: request.headers,
         body,
       });
-      response.writeHead(200).end();
+      const refused = refuseOnce.delete(request.url ?? '');
+      response.writeHead(refused ? 503 : 200).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -481,17 +484,54 @@ describe('sandbox: faults', () => {
     assert.equal((await deliveriesAt(path)).length, 1);
   });
 
+  it('retrying: sends a webhook answered 503 again about a second later, and stops once it is answered 200', async () => {
+    const { body, path } = withdrawBody();
+    refuseOnce.add(path);
+    assert.equal((await withdraw('retrying', paymentHeaders(await tokenFor('retrying')), body)).status, 200);
+    const [first, second] = await deliveriesAt(path, 2);
+    assert.ok(first !== undefined && second !== undefined, 'two deliveries');
+    await sleep(1_300);
+    assert.equal(deliveries.filter((d) => d.path === path).length, 2, 'no third attempt after a 200');
+    assert.ok(sandboxLog.some((line) => line.endsWith(`${path}: sending it again in 1000 ms`)));
+  });
+
+  it('the reference never sends a refused webhook again', async () => {
+    const { body, path } = withdrawBody();
+    refuseOnce.add(path);
+    assert.equal((await withdraw(undefined, paymentHeaders(await tokenFor()), body)).status, 200);
+    await deliveriesAt(path);
+    await sleep(1_300);
+    assert.equal(deliveries.filter((d) => d.path === path).length, 1);
+  });
+
+  it('webhook-statuses: posts PROCESSING, then PAID, both before it answers the withdrawal', async () => {
+    const { body, path } = withdrawBody();
+    const token = await tokenFor('webhook-statuses');
+    const answer = await withdraw('webhook-statuses', paymentHeaders(token), body);
+    assert.equal(answer.status, 200);
+    const arrived = deliveries.filter((d) => d.path === path);
+    assert.deepEqual(
+      arrived.map((d) => (JSON.parse(d.body) as { status: string }).status),
+      ['PROCESSING', 'PAID'],
+      'both had arrived when the answer came',
+    );
+  });
+
   it('lists the profiles first, then faults with unique names, a clause, a level, and a change from the reference', () => {
     assert.deepEqual(
       SCENARIOS.filter((s) => s.kind === 'profile').map((s) => s.name),
-      ['reference', 'lenient'],
+      ['reference', 'lenient', 'retrying'],
     );
     assert.equal(new Set(SCENARIOS.map((s) => s.name)).size, SCENARIOS.length);
     const reference = SCENARIOS[0]?.behaviour;
     for (const scenario of SCENARIOS.filter((s) => s.kind === 'fault')) {
       assert.ok(['FAILED', 'WARNING', 'OBSERVED'].includes(scenario.level), scenario.name);
       assert.match(scenario.clause, /§\d|payloads/, scenario.name);
-      assert.notDeepEqual(scenario.behaviour, reference, `${scenario.name} changes nothing`);
+      // A reading of the reference that only a probe shows (it never sends a refused webhook again) is
+      // observed with the probe on; any other fault changes the behaviour.
+      const probesTheReference = scenario.level === 'OBSERVED' && Object.keys(scenario.suiteEnv).length > 0;
+      if (!probesTheReference)
+        assert.notDeepEqual(scenario.behaviour, reference, `${scenario.name} changes nothing`);
     }
   });
 });

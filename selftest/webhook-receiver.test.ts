@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync } from 'node:fs';
-import { Agent } from 'node:http';
+import { Agent, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -327,6 +328,48 @@ describe('webhook receiver (§4.2, §6)', () => {
     const report = await waiting;
     assert.deepEqual([outcomes(report.deliveries), outcomes(report.incomplete)], [['matched'], ['aborted']]);
   });
+
+  test('an address registered to refuse its first delivery answers that POST 503 once, then 200', async () => {
+    const { path, url } = await run.register({ refuseFirst: 503 });
+    // A GET is no delivery to refuse; a cut POST neither: the first complete POST is.
+    assert.equal((await send(url, { method: 'GET' })).status, 200);
+    const first = await send(url, { body: '{"status":"PAID","attempt":1}' });
+    assert.deepEqual(
+      [first.status, (JSON.parse(first.body) as { received: unknown }).received],
+      [503, false],
+    );
+    const second = await send(url, { body: '{"status":"PAID","attempt":2}' });
+    assert.equal(second.status, 200);
+    const report = await run.snapshot(path);
+    assert.deepEqual(
+      [outcomes(report.deliveries), outcomes(report.incomplete)],
+      [['matched', 'matched'], ['declined']],
+    );
+    const [declined] = report.incomplete;
+    assert.deepEqual(
+      [declined?.answeredStatus, declined?.summary?.statuses, declined?.body],
+      [503, ['PAID'], '{"status":"PAID","attempt":1}'],
+    );
+    assert.match(describeAttempt(declined ?? assert.fail()), /answered 503 on purpose/);
+  });
+
+  test('of two first deliveries at once, exactly one is refused', async () => {
+    const { path, url } = await run.register({ refuseFirst: 503 });
+    const statuses = await Promise.all([send(url, { body: '{"n":1}' }), send(url, { body: '{"n":2}' })]);
+    assert.deepEqual(statuses.map((a) => a.status).sort(), [200, 503]);
+    assert.deepEqual(outcomes((await run.snapshot(path)).incomplete), ['declined']);
+  });
+
+  test("waitFor until 'attempt' ends at the refused delivery; the plain wait goes on to the one delivered", async () => {
+    const { path, url } = await run.register({ refuseFirst: 503 });
+    const attempt = run.waitFor(path, { timeoutMs: 3_000, graceMs: 0, until: 'attempt' });
+    const delivery = run.waitFor(path, { timeoutMs: 3_000, graceMs: 0 });
+    await send(url, { body: '{"attempt":1}' });
+    const atRefusal = await attempt;
+    assert.deepEqual([outcomes(atRefusal.deliveries), outcomes(atRefusal.incomplete)], [[], ['declined']]);
+    await send(url, { body: '{"attempt":2}' });
+    assert.deepEqual(outcomes((await delivery).deliveries), ['matched']);
+  });
 });
 
 describe('control API', () => {
@@ -404,11 +447,14 @@ describe('control API', () => {
       [`${receiver.url}/_receiver/v1/runs?base=not-a-url`, 'POST'],
       [`${receiver.url}/_receiver/v1/runs/${'f'.repeat(32)}`, 'DELETE'],
       [`${receiver.url}/_receiver/v1/nothing`, 'GET'],
+      [`${runUrl}/addresses?refuseFirst=200`, 'POST'],
+      [`${runUrl}/addresses?refuseFirst=5000`, 'POST'],
+      [`${runUrl}/addresses${path}?until=later`, 'GET'],
     ];
     const statuses = await Promise.all(
       requests.map(async ([url, method]) => (await send(url, { method, headers: auth })).status),
     );
-    assert.deepEqual(statuses, [400, 404, 405, 400, 404, 404]);
+    assert.deepEqual(statuses, [400, 404, 405, 400, 404, 404, 400, 400, 400]);
   });
 });
 
@@ -473,6 +519,72 @@ test('with a data directory, what was acknowledged survives a restart; a closed 
     assert.deepEqual(readdirSync(dataDir), []);
   } finally {
     await second.close();
+  }
+});
+
+test('a refusal asked for at registration survives a restart, and one given is not given again', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pix-receiver-data-'));
+  const options = { host: HOST, port: 0, token: TOKEN, shared: true, dataDir } as const;
+  const first = await startReceiver(options);
+  const runUrl = await new ReceiverConnection(first.url, TOKEN).openRun('http://hooks.example.test');
+  const client = new WebhookClient(runUrl, TOKEN);
+  const [given, pending] = [
+    await client.register({ refuseFirst: 503 }),
+    await client.register({ refuseFirst: 502 }),
+  ];
+  assert.equal((await send(`${first.url}${given.path}`, { body: '{}' })).status, 503);
+  await first.close();
+
+  const second = await startReceiver(options);
+  try {
+    assert.equal((await send(`${second.url}${given.path}`, { body: '{}' })).status, 200);
+    assert.equal((await send(`${second.url}${pending.path}`, { body: '{}' })).status, 502);
+    await new ReceiverConnection(second.url, TOKEN).closeRun(runUrl.replace(first.url, second.url));
+  } finally {
+    await second.close();
+  }
+});
+
+test('a receiver that does not refuse a first delivery is an error for the retry probe, not a probe of nothing', async () => {
+  // An older receiver: it registers the address and ignores refuseFirst.
+  const older = createServer((req, res) => {
+    req.resume();
+    res.writeHead(201, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ path: `/${'a'.repeat(32)}`, url: `http://127.0.0.1/${'a'.repeat(32)}` }));
+  });
+  await new Promise<void>((resolve) => older.listen(0, HOST, resolve));
+  try {
+    const { port } = older.address() as AddressInfo;
+    const client = new WebhookClient(`http://${HOST}:${port}/_receiver/v1/runs/${'b'.repeat(32)}`, TOKEN);
+    assert.equal((await client.register()).path, `/${'a'.repeat(32)}`);
+    await assert.rejects(client.register({ refuseFirst: 503 }), /does not refuse a first delivery/);
+  } finally {
+    older.closeAllConnections();
+    await new Promise((resolve) => older.close(resolve));
+  }
+});
+
+test('registers once more after a connection reset, as a kept-alive connection the receiver just closed gives', async () => {
+  let requests = 0;
+  const flaky = createServer((req, res) => {
+    req.resume();
+    requests++;
+    if (requests === 1) {
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(201, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ path: `/${'c'.repeat(32)}`, url: `http://127.0.0.1/${'c'.repeat(32)}` }));
+  });
+  await new Promise<void>((resolve) => flaky.listen(0, HOST, resolve));
+  try {
+    const { port } = flaky.address() as AddressInfo;
+    const client = new WebhookClient(`http://${HOST}:${port}/_receiver/v1/runs/${'d'.repeat(32)}`, TOKEN);
+    assert.equal((await client.register()).path, `/${'c'.repeat(32)}`);
+    assert.equal(requests, 2);
+  } finally {
+    flaky.closeAllConnections();
+    await new Promise((resolve) => flaky.close(resolve));
   }
 });
 

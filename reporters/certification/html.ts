@@ -216,6 +216,7 @@ const OPTION_LABELS: Readonly<Record<string, string>> = {
   payeeKeyType: "Payee's Pix key type (PIX_PAYEE_KEY_TYPE)",
   webhookTimeoutMs: 'Wait for a webhook (PIX_WEBHOOK_TIMEOUT_MS)',
   webhookCollection: 'How webhooks were collected',
+  webhookRetryWaitMs: 'Wait for a refused webhook to come again (PIX_WEBHOOK_RETRY_WAIT_S)',
   // Reports written before webhookCollection: the address alone.
   webhookPublicUrl: 'Address the provider posts webhooks to (PIX_WEBHOOK_PUBLIC_URL)',
   requestTimeoutMs: 'Bound on every request (PIX_REQUEST_TIMEOUT_MS)',

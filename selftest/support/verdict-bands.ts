@@ -24,7 +24,36 @@ export class Several {
   constructor(readonly values: readonly JsonValue[]) {}
 }
 
-export type ExpectedObservation = JsonValue | Several | typeof NOT_RECORDED | typeof ANY_VALUE | typeof MAYBE;
+/**
+ * One observation whose value holds at least these members (objects) and these elements (arrays, in
+ * order), matched the same way all the way down: for a value with times in it, which are not pinned.
+ */
+export class Matching {
+  constructor(readonly pattern: JsonValue) {}
+}
+
+/** Whether `actual` is `pattern`, or holds what an object or array pattern names (see Matching). */
+export function matches(actual: unknown, pattern: unknown): boolean {
+  if (Array.isArray(pattern))
+    return (
+      Array.isArray(actual) &&
+      actual.length === pattern.length &&
+      pattern.every((element, i) => matches(actual[i], element))
+    );
+  if (pattern !== null && typeof pattern === 'object')
+    return (
+      actual !== null &&
+      typeof actual === 'object' &&
+      !Array.isArray(actual) &&
+      Object.entries(pattern).every(([key, value]) =>
+        matches((actual as Record<string, unknown>)[key], value),
+      )
+    );
+  return actual === pattern;
+}
+
+export type ExpectedObservation =
+  JsonValue | Several | Matching | typeof NOT_RECORDED | typeof ANY_VALUE | typeof MAYBE;
 
 export interface Band {
   readonly failed: readonly string[];
@@ -417,4 +446,28 @@ export const BANDS: Readonly<Record<string, Band>> = {
   },
   'webhook-on-refused': { failed: [], warning: ['WEBHOOK-NONE-FOR-REFUSED'] },
   'webhook-duplicate': { failed: [], warning: [], observes: { 'webhook.deliveries': 2 } },
+  // Both posted before the withdrawal was answered, and both matched to it; the payload's event follows
+  // the status, so the shape is the reference's.
+  'webhook-statuses': {
+    failed: [],
+    warning: [],
+    observes: {
+      'webhook.deliveries': 2,
+      'webhook.statuses': new Matching([{ statuses: ['PROCESSING'] }, { statuses: ['PAID'] }]),
+    },
+  },
+  // The reference reading with the retry probe on: the refused delivery never comes again.
+  'webhook-no-retry': {
+    failed: [],
+    warning: [],
+    observes: { 'webhook.retry': { retried: false, attempts: 1, waitSeconds: 2, refusedWith: 503 } },
+  },
+  // The retry comes about 1 s after the refusal (not pinned), and is answered 200: two attempts.
+  retrying: {
+    failed: [],
+    warning: [],
+    observes: {
+      'webhook.retry': new Matching({ retried: true, attempts: 2, waitSeconds: 3, refusedWith: 503 }),
+    },
+  },
 };

@@ -15,10 +15,16 @@ export interface RunShape {
   readonly raceWidth: number;
   /** PIX_TOKEN_LIFETIME_PROBE_S is set: one more withdrawal, the aged token's. */
   readonly tokenLifetimeProbe: boolean;
+  /** PIX_WEBHOOK_RETRY_WAIT_S is not 0: one more withdrawal, whose first webhook the receiver refuses. */
+  readonly webhookRetryProbe: boolean;
 }
 
 /** The shape of a run under the default configuration. */
-export const DEFAULT_RUN_SHAPE: RunShape = { raceWidth: 3, tokenLifetimeProbe: false };
+export const DEFAULT_RUN_SHAPE: RunShape = {
+  raceWidth: 3,
+  tokenLifetimeProbe: false,
+  webhookRetryProbe: false,
+};
 
 export interface Family {
   /** A few words, shown in the payout plan and in docs/checks.md. */

@@ -249,6 +249,8 @@ export const callbackFieldCaseSensitive = defineCheck<WrongCaseInput>(
  * accepted, whose webhook is awaited.
  */
 const WEBHOOK_WITHDRAWALS = 3;
+/** The retry probe's (tests/webhook/retry.spec.ts), when PIX_WEBHOOK_RETRY_WAIT_S turns it on. */
+const RETRY_PROBE_WITHDRAWALS = 1;
 
 export const webhookFamily: Family = {
   name: 'webhook',
@@ -262,5 +264,6 @@ export const webhookFamily: Family = {
     noWebhookForRefused,
     callbackFieldCaseSensitive,
   ],
-  withdrawals: () => WEBHOOK_WITHDRAWALS,
+  withdrawals: (_spec, { webhookRetryProbe }) =>
+    WEBHOOK_WITHDRAWALS + (webhookRetryProbe ? RETRY_PROBE_WITHDRAWALS : 0),
 };

@@ -36,6 +36,11 @@ export interface WebhookSettings {
   readonly timeoutMs: number;
   /** How long the suite keeps listening after the first delivery, to see duplicates. */
   readonly graceMs: number;
+  /**
+   * PIX_WEBHOOK_RETRY_WAIT_S, in ms: the retry probe sends one more withdrawal, whose first delivery the
+   * receiver answers 503, and waits this long after it for another; 0 sends no probe.
+   */
+  readonly retryWaitMs: number;
 }
 
 export interface Config {
@@ -94,6 +99,8 @@ export interface Config {
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
 export const DEFAULT_MAX_PAYOUTS = 60;
 export const DEFAULT_AMOUNT = '0.01';
+/** The longest retry probe: an hour of waiting for a webhook the receiver refused. */
+export const MAX_RETRY_WAIT_S = 3_600;
 /** Far above any real answer of the two operations, far below what would strain memory. */
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
@@ -337,6 +344,8 @@ function readWebhook(read: Reader, mode: Mode): WebhookSettings {
     receiverToken: read.text('PIX_WEBHOOK_RECEIVER_TOKEN'),
     timeoutMs,
     graceMs: Math.min(1_000, Math.max(100, Math.round(timeoutMs / 20))),
+    // An hour at most: providers retry from 30 s to hours, and a run waits through the whole probe.
+    retryWaitMs: read.integer('PIX_WEBHOOK_RETRY_WAIT_S', 0, 0, MAX_RETRY_WAIT_S) * 1_000,
   };
 }
 

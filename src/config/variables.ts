@@ -40,6 +40,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_WEBHOOK_PORT', purpose: 'port of the webhook receiver', default: '0, any free port' },
   { name: 'PIX_WEBHOOK_PUBLIC_URL', purpose: 'address at which the provider reaches the receiver', default: 'the bound address' },
   { name: 'PIX_WEBHOOK_TIMEOUT_MS', purpose: 'how long to wait for a webhook', default: '15000 live, 3000 mock' },
+  { name: 'PIX_WEBHOOK_RETRY_WAIT_S', purpose: 'retry probe: one more withdrawal whose first webhook is answered 503; how long to wait for another', default: '0, no probe' },
   { name: 'PIX_WEBHOOK_RECEIVER_URL', purpose: 'a remote receiver (the receiver command): base of every PostBackUrl', default: "the suite's own receiver" },
   { name: 'PIX_WEBHOOK_RECEIVER_TOKEN', purpose: "that receiver's token (its PIX_RECEIVER_TOKEN), a secret" },
   { name: 'PIX_CONCURRENCY', purpose: 'requests in flight at once, for the whole run', default: '4' },

@@ -10,8 +10,10 @@
  * - `aborted`: the sender went away (or stalled past the receiver's time-out) before the body ended.
  * - `malformed`: the HTTP itself broke mid-request (e.g. bad chunked encoding); answered 400.
  * - `refused`: answered 403 because the receiver requires a client certificate and none valid came.
+ * - `declined`: complete, to a registered address, and answered with the 5xx the run asked that
+ *   address to answer its first POST with (the retry probe): kept whole, but no delivery.
  */
-export type Outcome = 'matched' | 'stray' | 'too-large' | 'aborted' | 'malformed' | 'refused';
+export type Outcome = 'matched' | 'stray' | 'too-large' | 'aborted' | 'malformed' | 'refused' | 'declined';
 
 /** The TLS client certificate of the connection a request came on; null on plain HTTP. */
 export type ClientCertificate =
@@ -150,6 +152,8 @@ export function describeAttempt(d: DeliveryMeta): string {
       return `${what} was malformed HTTP, answered 400 after ${bytesOf(d)}`;
     case 'refused':
       return `${what} came without a valid client certificate and was refused with 403`;
+    case 'declined':
+      return `${what} (${d.contentType ?? 'no content-type'}, ${bytesOf(d)}) was answered ${d.answeredStatus ?? 'nothing'} on purpose, to see whether it comes again`;
     case 'matched':
     case 'stray':
       return `${what} (${d.contentType ?? 'no content-type'}, ${bytesOf(d)}) was answered ${d.answeredStatus ?? 'nothing'}`;

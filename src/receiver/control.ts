@@ -9,13 +9,17 @@
  *   GET    /_receiver/v1/health                              200 { receiver, api, tls, clientCertificates }
  *   POST   /_receiver/v1/runs?base=<public base URL>         201 { run }
  *   POST   /_receiver/v1/runs/<run>/addresses                201 { path, url }
+ *          ?refuseFirst=<5xx>                                201 { path, url, refuseFirst }: the address answers
+ *                                                            its first complete POST with that status (retry probe)
  *   GET    /_receiver/v1/runs/<run>/addresses/<hex>          200 AddressReport (see store.ts)
  *          ?timeoutMs=&graceMs=                              long poll: up to 120 s, then up to 10 s of grace
+ *          &until=attempt                                    ends at the first request of any outcome, not the
+ *                                                            first delivery answered 2xx
  *   DELETE /_receiver/v1/runs/<run>                          204: the run and all it received are forgotten
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StoreRefusal, type ReceiverStore } from './store.ts';
+import { StoreRefusal, type AddressOptions, type ReceiverStore, type WaitUntil } from './store.ts';
 
 export const CONTROL_MARKER = '/_receiver/v1';
 /** A token shorter than this could be guessed or is a placeholder: the receiver refuses to start with one. */
@@ -75,6 +79,21 @@ function milliseconds(query: URLSearchParams, name: string, max: number): number
   return Math.min(ms, max);
 }
 
+/** The retry probe's status for an address's first delivery: a 5xx, which a provider may take as temporary. */
+function addressOptionsOf(query: URLSearchParams): AddressOptions {
+  const refuseFirst = query.get('refuseFirst');
+  if (refuseFirst === null) return {};
+  if (!/^5\d\d$/.test(refuseFirst)) throw new Refusal(400, 'refuseFirst must be a 5xx status, e.g. 503');
+  return { refuseFirst: Number(refuseFirst) };
+}
+
+function untilOf(query: URLSearchParams): WaitUntil {
+  const until = query.get('until') ?? 'delivery';
+  if (until !== 'delivery' && until !== 'attempt')
+    throw new Refusal(400, 'until must be delivery (the default) or attempt');
+  return until;
+}
+
 function publicBaseOf(query: URLSearchParams): string {
   const base = query.get('base') ?? '';
   const url = base.length <= MAX_BASE_LENGTH && URL.canParse(base) ? new URL(base) : undefined;
@@ -108,6 +127,7 @@ export function createControl(
   ): Promise<void> => {
     const timeoutMs = milliseconds(query, 'timeoutMs', MAX_WAIT_MS);
     const graceMs = milliseconds(query, 'graceMs', MAX_GRACE_MS);
+    const until = untilOf(query);
     store.report(run, path);
     if (timeoutMs > 0) {
       if (pendingWaits >= MAX_PENDING_WAITS) throw new Refusal(503, 'too many waits at once; try again');
@@ -116,7 +136,7 @@ export function createControl(
       const gone = new AbortController();
       res.once('close', () => gone.abort());
       await store
-        .waitFor(run, path, { timeoutMs, graceMs, signal: gone.signal })
+        .waitFor(run, path, { timeoutMs, graceMs, until, signal: gone.signal })
         .finally(() => pendingWaits--);
     }
     reply(res, 200, store.report(run, path));
@@ -135,7 +155,8 @@ export function createControl(
     } else if (method === 'POST' && path === '/runs') {
       reply(res, 201, { run: (await store.openRun(publicBaseOf(query))).key });
     } else if (first === 'runs' && third === 'addresses' && rest.length === 0) {
-      if (method === 'POST' && address === '') reply(res, 201, await store.register(run));
+      if (method === 'POST' && address === '')
+        reply(res, 201, await store.register(run, addressOptionsOf(query)));
       else if (method === 'GET' && address !== '') await deliveries(run, `/${address}`, query, res);
       else throw new Refusal(405, `${method} is not a method of ${CONTROL_MARKER}${path}`);
     } else if (method === 'DELETE' && first === 'runs' && third === undefined) {

@@ -122,7 +122,7 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
         headers: withBody ? redactHeaders(flatHeaders(req)) : {},
         body: withBody ? redact(Buffer.concat(kept).toString('utf8')) : '',
         truncated: withBody && bodyBytes > keptBytes,
-        ...(withBody && outcome === 'matched'
+        ...(withBody && (outcome === 'matched' || outcome === 'declined')
           ? { summary: redactJson(summariseBody(Buffer.concat(whole).toString('utf8'))) }
           : {}),
       });
@@ -170,6 +170,19 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
     });
     req.on('end', () => {
       if (finished) return;
+      // The retry probe's address answers its first complete POST with the 5xx its run asked for.
+      const declined = store.takeRefusal(location);
+      if (declined !== undefined) {
+        finish('declined', declined).then(
+          () => {
+            answer(res, declined, { received: false, error: 'not accepted this time; send it again' });
+          },
+          () => {
+            answer(res, 503, { received: false, error: 'the receiver could not store this; try again' });
+          },
+        );
+        return;
+      }
       const delivered = location.kind === 'address';
       // Answered once kept (on disk, with a data directory): whoever sees our 2xx finds the delivery stored.
       finish(delivered ? 'matched' : 'stray', delivered ? 200 : 404).then(

@@ -23,6 +23,8 @@ export type JournalEntry =
       readonly registeredSeq: number;
       readonly straysBefore: number;
       readonly unattributedBefore: number;
+      /** The address answers its first complete POST with this status (AddressOptions). */
+      readonly refuseFirst?: number;
     }
   | { readonly type: 'delivery'; readonly address: string; readonly delivery: Delivery }
   | { readonly type: 'stray'; readonly stray: DeliveryMeta };

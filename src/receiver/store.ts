@@ -32,6 +32,9 @@ export const LIMITS = {
   listedStrays: 20,
 } as const;
 
+/** What a wait ends on: the first delivery answered 2xx, or the first request of any outcome. */
+export type WaitUntil = 'delivery' | 'attempt';
+
 /** A problem a control request gets as its answer: 404 for whatever is not the run's, 429 when full. */
 export class StoreRefusal extends Error {
   constructor(
@@ -62,8 +65,18 @@ interface Address {
   /** Counters at registration, to count what came since. */
   readonly straysBefore: number;
   readonly unattributedBefore: number;
+  /** The status the address answers its first complete POST with (the retry probe), or undefined. */
+  readonly refuseFirst: number | undefined;
+  /** Whether that refusal was given: taken at the request's end, so two at once cannot both get it. */
+  refused: boolean;
   readonly deliveries: Delivery[];
   notKept: number;
+}
+
+/** What an address is registered with: a status for its first delivery, to see whether it comes again. */
+export interface AddressOptions {
+  /** A 5xx the first complete POST to the address is answered with, instead of 200. */
+  readonly refuseFirst?: number;
 }
 
 interface Run extends RunRecord {
@@ -137,7 +150,11 @@ export class ReceiverStore {
     return record;
   }
 
-  async register(runKey: string): Promise<{ path: string; url: string }> {
+  /** A new address of the run; with `refuseFirst`, the answer says so (a receiver that ignores it says nothing). */
+  async register(
+    runKey: string,
+    options: AddressOptions = {},
+  ): Promise<{ path: string; url: string; refuseFirst?: number }> {
     const run = this.#run(runKey);
     if (run.addresses.size >= LIMITS.maxAddressesPerRun)
       throw new StoreRefusal(429, `a run registers at most ${LIMITS.maxAddressesPerRun} addresses`);
@@ -147,10 +164,27 @@ export class ReceiverStore {
       registeredSeq: this.#lastSeq,
       straysBefore: run.strayCount,
       unattributedBefore: this.#unattributedCount,
+      ...(options.refuseFirst === undefined ? {} : { refuseFirst: options.refuseFirst }),
     };
     await this.#journal?.append(run.key, { type: 'address', ...entry });
     this.#addAddress(run, entry);
-    return { path, url: `${run.publicBase}${path}` };
+    return {
+      path,
+      url: `${run.publicBase}${path}`,
+      ...(options.refuseFirst === undefined ? {} : { refuseFirst: options.refuseFirst }),
+    };
+  }
+
+  /**
+   * The status to answer a complete POST to `location` with instead of 200, once per address that asked
+   * for it (see AddressOptions); taken now, synchronously, so that of two requests at once only one gets it.
+   */
+  takeRefusal(location: Location): number | undefined {
+    if (location.kind !== 'address') return undefined;
+    const address = this.#runs.get(location.run)?.addresses.get(location.address);
+    if (address?.refuseFirst === undefined || address.refused) return undefined;
+    address.refused = true;
+    return address.refuseFirst;
   }
 
   /**
@@ -213,13 +247,19 @@ export class ReceiverStore {
   }
 
   /**
-   * Resolves once a delivery to the address was answered 2xx and `graceMs` more passed (to catch
-   * duplicates), or after `timeoutMs`, or when the run or the store closes, or `signal` aborts.
+   * Resolves once a delivery to the address was answered 2xx (with `until: 'attempt'`, once any request
+   * to it was kept, whatever its outcome) and `graceMs` more passed (to catch duplicates), or after
+   * `timeoutMs`, or when the run or the store closes, or `signal` aborts.
    */
   waitFor(
     runKey: string,
     path: string,
-    { timeoutMs, graceMs, signal }: { timeoutMs: number; graceMs: number; signal: AbortSignal },
+    {
+      timeoutMs,
+      graceMs,
+      signal,
+      until = 'delivery',
+    }: { timeoutMs: number; graceMs: number; signal: AbortSignal; until?: WaitUntil },
   ): Promise<void> {
     const run = this.#run(runKey);
     const address = this.#address(run, path);
@@ -234,7 +274,7 @@ export class ReceiverStore {
         resolve();
       };
       const startGrace = (): void => {
-        const first = address.deliveries.find(isDelivered);
+        const first = until === 'attempt' ? address.deliveries[0] : address.deliveries.find(isDelivered);
         if (first === undefined) return;
         this.#arrivals.off(event, startGrace);
         clearTimeout(timer);
@@ -291,14 +331,22 @@ export class ReceiverStore {
     return address;
   }
 
-  #addAddress(run: Run, entry: Omit<Address, 'deliveries' | 'notKept'> & { path: string }): void {
-    const { path, ...counters } = entry;
-    run.addresses.set(path, { ...counters, deliveries: [], notKept: 0 });
+  #addAddress(
+    run: Run,
+    entry: Omit<Address, 'deliveries' | 'notKept' | 'refused' | 'refuseFirst'> & {
+      path: string;
+      refuseFirst?: number;
+    },
+  ): void {
+    const { path, refuseFirst, ...counters } = entry;
+    run.addresses.set(path, { ...counters, refuseFirst, refused: false, deliveries: [], notKept: 0 });
     this.#owners.set(path, run.key);
   }
 
   #keepDelivery(run: Run, address: Address, delivery: Delivery): void {
     address.deliveries.push(delivery);
+    // Taken back from the journal: a refusal given before a restart is not given again.
+    if (delivery.outcome === 'declined') address.refused = true;
     run.kept++;
     this.#kept++;
     this.#lastSeq = Math.max(this.#lastSeq, delivery.seq);

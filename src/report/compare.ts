@@ -193,9 +193,27 @@ function topicChanges(
   if (SHAPE_TOPIC.test(topic)) return shapeChanges(topic, before, after);
   if (topic === DELAY_TOPIC) return delayChanges(topic, before, after);
   if (before.every(isNameList) && after.every(isNameList)) return nameListChanges(topic, before, after);
-  const was = shownValues(before);
-  const now = shownValues(after);
+  const was = shownValues(before.map((value) => steady(topic, value)));
+  const now = shownValues(after.map((value) => steady(topic, value)));
   return was === now ? [] : [{ topic, kind: 'value-changed', before: was, after: now, regression: false }];
+}
+
+/** Members of an observation's value that differ on every run (times), so are left out of a comparison. */
+const UNSTEADY_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  'webhook.retry': ['afterSeconds'],
+  'webhook.statuses': ['receivedAt'],
+};
+
+/** The value without its unsteady members, at any depth: what two runs of one environment share. */
+function steady(topic: string, value: JsonValue): JsonValue {
+  const unsteady = UNSTEADY_MEMBERS[topic];
+  if (unsteady === undefined || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((element) => steady(topic, element));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([name]) => !unsteady.includes(name))
+      .map(([name, member]) => [name, steady(topic, member)]),
+  );
 }
 
 function observationChanges(baseline: Compared, current: Compared): ObservationChange[] {

@@ -111,11 +111,14 @@ export class PixClient {
     return { token: result.token, issuedAt: Date.now(), exchange: result.exchange };
   }
 
-  /** A fresh code and webhook address, and the complete valid body that uses them. */
-  async newWithdrawal(): Promise<NewWithdrawal> {
+  /**
+   * A fresh code and webhook address, and the complete valid body that uses them; `refuseFirst` has the
+   * receiver answer the address's first delivery with that 5xx (the retry probe).
+   */
+  async newWithdrawal(address: { refuseFirst?: number } = {}): Promise<NewWithdrawal> {
     const tag = this.parts.invent.next((faker) => faker.string.alphanumeric({ length: 4, casing: 'upper' }));
     const code = this.parts.session.nextCode(tag);
-    const { path, url } = await this.parts.webhooks.register();
+    const { path, url } = await this.parts.webhooks.register(address);
     return { code, path, url, body: validBody(this.config, code, url) };
   }
 

@@ -36,7 +36,11 @@ export function withdrawalPlan(
 
 /** What this configuration changes in a complete run's requests. */
 export function shapeOf(config: Config): RunShape {
-  return { raceWidth: config.raceWidth, tokenLifetimeProbe: config.tokenLifetimeProbeS !== undefined };
+  return {
+    raceWidth: config.raceWidth,
+    tokenLifetimeProbe: config.tokenLifetimeProbeS !== undefined,
+    webhookRetryProbe: config.webhook.retryWaitMs > 0,
+  };
 }
 
 /** The plan of the complete suite under this configuration. */

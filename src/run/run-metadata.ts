@@ -71,6 +71,8 @@ export function runMetadata(config: Config): PixRunMetadata {
       payeeKeyType: config.payee.keyType,
       webhookTimeoutMs: config.webhook.timeoutMs,
       webhookCollection: webhookCollection(config),
+      // Only when on: a run without the probe says nothing of it, as before it existed.
+      ...(config.webhook.retryWaitMs > 0 ? { webhookRetryWaitMs: config.webhook.retryWaitMs } : {}),
       requestTimeoutMs: config.requestTimeoutMs,
       maxPayouts: config.maxPayouts,
       maxTotal: config.maxTotal,

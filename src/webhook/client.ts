@@ -10,7 +10,7 @@ import { redactHeaders, redactJson } from '../secrets/redact.ts';
 import { secureContextOf, type TlsSettings } from '../transport/tls.ts';
 import { CONTROL_MARKER } from '../receiver/control.ts';
 import { isDelivered, type Delivery, type StrayReport } from '../evidence/delivery.ts';
-import type { AddressReport } from '../receiver/store.ts';
+import type { AddressReport, WaitUntil } from '../receiver/store.ts';
 import { registerSecret } from '../secrets/registry.ts';
 import { suiteCommand } from '../base/invocation.ts';
 
@@ -189,21 +189,41 @@ export class WebhookClient {
     this.#agents = new ControlAgents(tls);
   }
 
-  register(): Promise<WebhookAddress> {
-    return this.#call(() =>
-      call(`${this.#runUrl}/addresses`, this.#token, 'POST', ROUND_TRIP_MS, this.#agents),
-    );
+  /**
+   * A new address. With `refuseFirst` (a 5xx), the receiver answers the first complete POST to it with
+   * that status, to see whether the provider sends it again; a receiver too old to do so is an error,
+   * never a probe that silently refused nothing.
+   */
+  register(options: { refuseFirst?: number } = {}): Promise<WebhookAddress> {
+    const { refuseFirst } = options;
+    const query = refuseFirst === undefined ? '' : `?refuseFirst=${refuseFirst}`;
+    return this.#call(async () => {
+      const address = await call<WebhookAddress & { refuseFirst?: unknown }>(
+        `${this.#runUrl}/addresses${query}`,
+        this.#token,
+        'POST',
+        ROUND_TRIP_MS,
+        this.#agents,
+      );
+      if (refuseFirst !== undefined && address.refuseFirst !== refuseFirst)
+        throw new ControlAnswer(
+          201,
+          'the receiver does not refuse a first delivery (refuseFirst), which the retry probe (PIX_WEBHOOK_RETRY_WAIT_S) needs: update it',
+        );
+      return { path: address.path, url: address.url };
+    });
   }
 
   /**
    * Waits for the first delivery and `graceMs` more (for duplicates); after `timeoutMs` without one,
-   * answers with whatever else arrived.
+   * answers with whatever else arrived. With `until: 'attempt'` the first request to the address of any
+   * outcome ends the wait (a refused one too).
    */
   waitFor(
     path: string,
-    { timeoutMs, graceMs }: { timeoutMs: number; graceMs: number },
+    { timeoutMs, graceMs, until }: { timeoutMs: number; graceMs: number; until?: WaitUntil },
   ): Promise<DeliveryReport> {
-    return this.#poll(path, timeoutMs, graceMs);
+    return this.#poll(path, timeoutMs, graceMs, until);
   }
 
   /** What arrived so far, without waiting. */
@@ -212,12 +232,21 @@ export class WebhookClient {
   }
 
   /** Polls are reads: one that meets a receiver restarting is asked again until its deadline. */
-  async #poll(path: string, timeoutMs: number, graceMs: number): Promise<DeliveryReport> {
+  async #poll(
+    path: string,
+    timeoutMs: number,
+    graceMs: number,
+    until: WaitUntil = 'delivery',
+  ): Promise<DeliveryReport> {
     const deadline = Date.now() + timeoutMs + graceMs + ROUND_TRIP_MS;
     const addressUrl = `${this.#runUrl}/addresses/${path.replace(/^\//, '')}`;
     for (;;) {
       const wait = Math.max(0, Math.min(timeoutMs, deadline - ROUND_TRIP_MS - graceMs - Date.now()));
-      const query = new URLSearchParams({ timeoutMs: String(wait), graceMs: String(graceMs) });
+      const query = new URLSearchParams({
+        timeoutMs: String(wait),
+        graceMs: String(graceMs),
+        ...(until === 'delivery' ? {} : { until }),
+      });
       try {
         const answer = await call<AddressReport>(
           `${addressUrl}?${query.toString()}`,
@@ -234,9 +263,21 @@ export class WebhookClient {
     }
   }
 
+  /**
+   * A registration that met a reset connection is made once more: a kept-alive connection the receiver
+   * closed as it was reused (more likely on a loaded machine) never carried the request, and were it
+   * otherwise, an address registered twice is only an address nobody posts to.
+   */
   async #call<T>(request: () => Promise<T>): Promise<T> {
     try {
-      return await request();
+      return await request().catch((error: unknown) => {
+        if (!(
+          error instanceof NoAnswer &&
+          (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET'
+        ))
+          throw error;
+        return request();
+      });
     } catch (error) {
       return this.#fail(error);
     }
