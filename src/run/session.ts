@@ -54,6 +54,13 @@ export interface WorkerSession {
    * 401 for a body says something of the body, not of the credentials.
    */
   credentialsAccepted: boolean;
+  /** Whether a token of this worker was refused before its time (renew was asked for one). */
+  readonly tokenDied: boolean;
+  /**
+   * Runs `work` after every earlier one given here has settled: withdrawals that renew the token go
+   * one at a time, so that a single-use token renewed for one is not spent by another.
+   */
+  inTurn<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** Asks for a token with the configured credentials; what went wrong is told, never thrown. */
@@ -107,8 +114,18 @@ export function workerSession(
   let counter = 0;
   /** This worker's own attempt, kept when it failed so that every later test is told the same. */
   let own: Promise<TokenResult> | undefined;
+  let tokenDied = false;
+  let turn: Promise<unknown> = Promise.resolve();
   return {
     credentialsAccepted: false,
+    get tokenDied() {
+      return tokenDied;
+    },
+    inTurn: <T>(work: () => Promise<T>): Promise<T> => {
+      const result = turn.then(work);
+      turn = result.catch(() => undefined);
+      return result;
+    },
     nextCode: (tag) => withdrawalCode(config.codePrefix, runId, workerIndex, ++counter, tag),
     token: async (via) => {
       const held = await desk.current();
@@ -129,6 +146,7 @@ export function workerSession(
     renew: async (stale, via, mayReplace = true) => {
       const staleSince = issued.get(stale);
       if (staleSince === undefined) return undefined;
+      tokenDied = true;
       const workedSeconds = Math.round((Date.now() - staleSince) / 1000);
       const held = await desk.current();
       if (mayReplace && held !== undefined && held.token !== stale) {
