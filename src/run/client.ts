@@ -3,7 +3,7 @@
  * withdrawal gated and written to the ledger (payouts.ts) before it is sent (operations.ts).
  */
 import type { Config } from '../config/config.ts';
-import type { Exchange } from '../evidence/exchange.ts';
+import { isRateLimited, type Exchange } from '../evidence/exchange.ts';
 import type { Inventor } from '../spec/invent.ts';
 import type { Operations } from '../transport/operations.ts';
 import type { NewWithdrawal, Payouts } from './payouts.ts';
@@ -234,15 +234,21 @@ export class PixClient {
     body: string | undefined,
     beforeSend?: () => Promise<void>,
   ): Promise<Exchange> {
-    const { operations, payouts, retry } = this.parts;
+    const { operations, payouts, retry, session } = this.parts;
+    let attempts = 0;
+    const dispatch = (): Promise<Exchange> => operations.createWithdraw(headers, body);
     return this.answered(() =>
       payouts.send(
         { checkId, withdrawal, url: operations.urlOf('createWithdraw'), body, retry },
         async () => {
+          if (attempts++ > 0) return session.resendInTurn(dispatch);
           await beforeSend?.();
-          return operations.createWithdraw(headers, body);
+          return dispatch();
         },
-        (answered) => operations.waitAsAsked(answered),
+        (answered) => {
+          if (isRateLimited(answered)) session.rateLimited = true;
+          return operations.waitAsAsked(answered);
+        },
       ),
     );
   }
@@ -253,7 +259,10 @@ export class PixClient {
    */
   private async answered(send: () => Promise<Exchange>): Promise<Exchange> {
     try {
-      return await send();
+      const exchange = await send();
+      if (exchange.rateLimited !== undefined || isRateLimited(exchange))
+        this.parts.session.rateLimited = true;
+      return exchange;
     } catch (error) {
       if (error instanceof TransportError && !(error instanceof NotSentError))
         this.parts.verify.environmentFailed(error);

@@ -10,6 +10,7 @@
  * request and its credentials, whatever `--trace` says.
  */
 import { _baseTest as base } from '@playwright/test';
+import PQueue from 'p-queue';
 import { HttpClient } from '../../src/transport/http.ts';
 import type { Inventor } from '../../src/spec/invent.ts';
 import { Ledger } from '../../src/run/ledger.ts';
@@ -174,26 +175,33 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       }),
     );
   },
-  together: async ({ pix, verify, invent }, use) => {
+  together: async ({ target, session, pix, verify, invent }, use) => {
     await use(async (cases, run) => {
       const runnable = new Set(verify.runnableOrStop(cases.map((c) => c.check)));
+      // As many cases at once as the run lets requests be in flight; one at a time once the
+      // environment said 429, so that a rate limit is not met again by a burst after each wait.
+      const queue = new PQueue({ concurrency: session.rateLimited ? 1 : target.config.concurrency });
       const outcomes = await Promise.allSettled(
         cases
           .filter((testCase) => runnable.has(testCase.check))
-          .map(async (testCase) => {
-            const caseVerify = verify.forCase([testCase.check]);
-            const caseInvent = invent.branch(testCase.check.id);
-            try {
-              await run(testCase, {
-                pix: pix.forCase(caseVerify, caseInvent),
-                verify: caseVerify,
-                invent: caseInvent,
-              });
-            } catch (error) {
-              // The case recorded why it stopped; the others go on.
-              if (!(error instanceof CaseStopped)) throw error;
-            }
-          }),
+          .map((testCase) =>
+            queue.add(async () => {
+              const caseVerify = verify.forCase([testCase.check]);
+              const caseInvent = invent.branch(testCase.check.id);
+              try {
+                await run(testCase, {
+                  pix: pix.forCase(caseVerify, caseInvent),
+                  verify: caseVerify,
+                  invent: caseInvent,
+                });
+              } catch (error) {
+                // The case recorded why it stopped; the others go on.
+                if (!(error instanceof CaseStopped)) throw error;
+              } finally {
+                if (session.rateLimited) queue.concurrency = 1;
+              }
+            }),
+          ),
       );
       // Every case has settled, its requests answered and recorded, before the first error ends the test.
       const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
