@@ -8,12 +8,17 @@
  * One more row times `pix-certify history` over 200 runs (history-runs.ts makes them), from the
  * sources.
  *
- * BENCH_RUNS sets the runs per row (default 7); --tarball <path> or BENCH_TARBALL installs that
- * tarball instead of packing this repository.
+ * The remote column: a live certification from the sources, under this Node, against the sandbox
+ * answering every request 0, 50, 100 and 150 ms late (its delayMs, an environment a round trip
+ * away), with how much the run grows per millisecond added and its time at 100 ms against 0 ms.
+ *
+ * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
+ * (`remote`, `mock`); --tarball <path> or BENCH_TARBALL installs that tarball instead of packing
+ * this repository.
  */
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox } from '../sandbox/server.ts';
+import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from '../selftest/support/live-env.ts';
 import { type Command, measure, type Sample, summarise } from './measure.ts';
 import { runtimes } from './runtimes.ts';
@@ -34,11 +39,22 @@ interface Row {
 
 type Target = 'mock' | 'live';
 
+/** The added round trips of the remote column, in ms per request. */
+const DELAYS_MS = [0, 50, 100, 150] as const;
+const ONLY = process.env.BENCH_ONLY ?? '';
+
 const sandbox = await startSandbox();
 /** The user's own webhook wait (the default), not the self-tests' short one: its grace is part of a live run. */
-const liveEnv = Object.fromEntries(
-  Object.entries(sandboxEnv(sandbox, 'reference')).filter(([key]) => key !== 'PIX_WEBHOOK_TIMEOUT_MS'),
+const liveEnvOf = (running: RunningSandbox): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(sandboxEnv(running, 'reference')).filter(([key]) => key !== 'PIX_WEBHOOK_TIMEOUT_MS'),
+  );
+const liveEnv = liveEnvOf(sandbox);
+/** One sandbox per added delay, each a far-away environment's reference reading. */
+const remote = await Promise.all(
+  DELAYS_MS.map(async (delayMs) => ({ delayMs, sandbox: await startSandbox({ delayMs }) })),
 );
+const remoteLabel = (delayMs: number): string => `remote: live, sandbox +${delayMs} ms per request (sources)`;
 
 function rowsFor(path: string, label: string, installDir: string | undefined): Row[] {
   const rows: Row[] = [];
@@ -60,16 +76,33 @@ function rowsFor(path: string, label: string, installDir: string | undefined): R
 const notes: string[] = [];
 let historyDir: string | undefined;
 try {
-  const installed = await installedPackage(process.argv.slice(2));
+  // Packing and installing the tarball, and making 200 runs, take a while: only for rows that run.
+  const installed =
+    ONLY === '' || 'tarball'.includes(ONLY)
+      ? await installedPackage(process.argv.slice(2))
+      : { skipped: `BENCH_ONLY=${ONLY}` };
   if ('skipped' in installed) notes.push(`tarball rows skipped: ${installed.skipped}`);
   const { found, missing } = runtimes();
   notes.push(...missing);
-  const history = await historyRuns(liveEnv, HISTORY_RUNS);
+  const history =
+    ONLY === '' || 'history'.includes(ONLY)
+      ? await historyRuns(liveEnv, HISTORY_RUNS)
+      : { workDir: undefined, dirs: [] };
   historyDir = history.workDir;
-  const rows = [
+  const remoteRows: Row[] = remote.map(({ delayMs, sandbox: delayed }) => ({
+    label: remoteLabel(delayMs),
+    command: {
+      file: 'npm',
+      args: ['run', 'certify'],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...liveEnvOf(delayed) },
+    },
+  }));
+  const allRows = [
     ...found.flatMap((runtime) =>
       rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined),
     ),
+    ...remoteRows,
     {
       label: `history of ${HISTORY_RUNS} runs (sources)`,
       command: {
@@ -80,13 +113,14 @@ try {
           join(ROOT, 'bin', 'history.ts'),
           ...history.dirs,
           '--out',
-          join(history.workDir, 'history.html'),
+          join(history.workDir ?? ROOT, 'history.html'),
         ],
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '' },
       },
     },
   ];
+  const rows = allRows.filter((row) => row.label.includes(ONLY));
   const samples = new Map<Row, Sample[]>(rows.map((row) => [row, []]));
   const loadBefore = loadavg()[0] ?? 0;
   for (let round = 0; round < RUNS; round++) {
@@ -113,8 +147,38 @@ try {
     for (const failed of summary.failedRuns)
       lines.push(`  a run exited ${failed.exitCode} instead of 0:\n${failed.stderrTail}`);
   }
+  lines.push(...remoteSummary(remoteRows, samples));
   process.stdout.write(`${[...lines, ...notes.map((n) => `note: ${n}`)].join('\n')}\n`);
 } finally {
   await sandbox.close();
+  await Promise.all(remote.map((r) => r.sandbox.close()));
   if (historyDir !== undefined) rmSync(historyDir, { recursive: true, force: true });
+}
+
+/**
+ * What the remote column says: the run's growth per millisecond added to every request (the slope of
+ * the medians, least squares), and its median at 100 ms against its median at 0 ms.
+ */
+function remoteSummary(remoteRows: readonly Row[], samples: ReadonlyMap<Row, Sample[]>): string[] {
+  const points = remoteRows.flatMap((row, i) => {
+    const taken = samples.get(row) ?? [];
+    const delayMs = DELAYS_MS[i];
+    return taken.length === 0 || delayMs === undefined
+      ? []
+      : [{ delayMs, medianMs: summarise(taken, 0).medianMs }];
+  });
+  if (points.length < 2) return [];
+  const meanX = points.reduce((sum, p) => sum + p.delayMs, 0) / points.length;
+  const meanY = points.reduce((sum, p) => sum + p.medianMs, 0) / points.length;
+  const slope =
+    points.reduce((sum, p) => sum + (p.delayMs - meanX) * (p.medianMs - meanY), 0) /
+    points.reduce((sum, p) => sum + (p.delayMs - meanX) ** 2, 0);
+  const at = (delayMs: number): number | undefined => points.find((p) => p.delayMs === delayMs)?.medianMs;
+  const [zero, hundred] = [at(0), at(100)];
+  return [
+    `remote: the run grows ${(slope / 1000).toFixed(3)} s per ms added to every request (about ${slope.toFixed(0)} round trips in a row)` +
+      (zero === undefined || hundred === undefined
+        ? ''
+        : `; at +100 ms it takes ×${(hundred / zero).toFixed(2)} its time at +0 ms`),
+  ];
 }

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { admissionProblem } from '../src/run/admission.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
-import { launchMock } from '../src/run/mock/prism.ts';
+import { mockInThisProcess } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { checkCredentials } from '../src/preflight/credentials.ts';
 import { preflight } from '../src/preflight/preflight.ts';
@@ -118,10 +118,9 @@ async function main(): Promise<void> {
   if (refused !== undefined) stop(refused);
   // A remote webhook receiver must answer and take the token before anything is sent.
   if (!dryRun) await stopOnConfigError(() => checkReceiver(config));
-  // Prism takes about a second to load: launched first, it is ready by the time Playwright needs it.
-  const mock = config.mode === 'mock' && !dryRun ? await launchMock() : undefined;
-  // The workers wait for the mock themselves; if it never comes up, its last log lines say why.
-  mock?.ready.catch((error: unknown) => process.stderr.write(`pix-certify: ${String(error)}\n`));
+  // The embedded mock is served from this process, which otherwise only waits for Playwright: its
+  // port now, Prism's second of loading once Playwright's runner is loading beside it.
+  const mock = config.mode === 'mock' && !dryRun ? await mockInThisProcess() : undefined;
   if (dryRun) {
     const { describePlan, planFor } = await import('../src/run/plan.ts');
     process.stdout.write(`${describePlan(config, planFor(config))}\n\n`);
@@ -143,7 +142,16 @@ async function main(): Promise<void> {
   const outcomeFile = join(outcomeDir, 'outcome.json');
   const env = { ...baseline, ...runStateEnvironment({ mockUrl: mock?.url, outcomeFile }) };
   try {
-    const playwrightCode = await runPlaywright(passThrough, env).finally(() => mock?.stop());
+    const playwright = runPlaywright(passThrough, env);
+    // The workers wait for the mock themselves; if it never comes up, this says why.
+    mock
+      ?.start()
+      .catch((error: unknown) =>
+        process.stderr.write(
+          `pix-certify: the embedded mock (Prism) did not start on ${mock.url}: ${error instanceof Error ? error.message : String(error)}\n`,
+        ),
+      );
+    const playwrightCode = await playwright.finally(() => mock?.stop());
     finish(config, passThrough, playwrightCode, readRunOutcome(outcomeFile));
   } finally {
     rmSync(outcomeDir, { recursive: true, force: true });

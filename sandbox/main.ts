@@ -2,7 +2,8 @@
  * The sandbox command (bin/sandbox.ts starts it): the stateful reference provider on its own, to watch
  * a complete live run on this machine. PIX_SANDBOX_HOST and PIX_SANDBOX_PORT choose where it listens (default 127.0.0.1:4020);
  * PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE make it serve https, and
- * PIX_SANDBOX_CLIENT_CA_FILE demand client certificates that CA signed (mutual TLS).
+ * PIX_SANDBOX_CLIENT_CA_FILE demand client certificates that CA signed (mutual TLS). PIX_SANDBOX_DELAY_MS
+ * answers every request that many ms later, as a far-away environment would.
  */
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
@@ -59,6 +60,14 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
     );
   }
 
+  const delayText = setting('PIX_SANDBOX_DELAY_MS', '0');
+  const delayMs = Number(delayText);
+  if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 60_000) {
+    fail(
+      `PIX_SANDBOX_DELAY_MS: '${delayText}' is not a delay. Set a number of milliseconds from 0 to 60000, or unset it for none.`,
+    );
+  }
+
   const tls = tlsSettings();
   let sandbox: RunningSandbox;
   try {
@@ -66,6 +75,7 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
       host,
       port,
       log: (line) => process.stdout.write(`  ${line}\n`),
+      delayMs,
       ...(tls === undefined ? {} : { tls }),
     });
   } catch (error) {
@@ -98,6 +108,7 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
   process.stdout.write(
     [
       `Pix sandbox on ${sandbox.url}: the reference profile behind the bare paths, any scenario behind /s/<scenario>.`,
+      ...(delayMs === 0 ? [] : [`Every request is answered ${delayMs} ms late (PIX_SANDBOX_DELAY_MS).`]),
       '',
       'Live run against the reference profile (paste in another terminal):',
       '',

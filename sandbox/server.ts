@@ -42,6 +42,11 @@ export interface SandboxOptions {
   readonly seed?: number;
   /** Serve https instead of http. */
   readonly tls?: SandboxTls;
+  /**
+   * Every request is answered this many ms later than it would be, as by an environment a round trip
+   * away (another region: about 100 ms); counted from its arrival. Default 0.
+   */
+  readonly delayMs?: number;
 }
 
 export interface SandboxTls {
@@ -163,8 +168,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return created;
   };
 
+  const delayMs = options.delayMs ?? 0;
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<number> => {
     options.onArrival?.(request.url ?? '/');
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const route = routeOf(request.url ?? '/');
     const scenario = findScenario(route.scenario);
     if (scenario === undefined) {

@@ -1,8 +1,9 @@
 /**
  * Runs against the embedded mock. A plain run ends with no FAILED and writes every report; two
  * shards merged give the same certification; and the mock never outlives its run: after a passing
- * run, a failing one, Ctrl-C, or even a SIGKILL of the suite, no Prism process is left listening.
- * The tests run one after another because they count Prism processes.
+ * run, a failing one, Ctrl-C, or even a SIGKILL of the suite, no mock is left listening (certify
+ * serves it from its own process; Playwright started alone starts a Prism process, which exits with
+ * it). The tests run one after another because they count Prism processes.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -13,6 +14,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PLAYWRIGHT_CLI, runSuite, type Certification } from './support/run-suite.ts';
+import { answers } from '../src/run/mock/prism.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -30,12 +32,28 @@ function prismProcesses(): number[] {
 }
 
 /** Bounded wait for a condition that another process makes true. */
-async function eventually(condition: () => boolean, what: string, limitMs = 20_000): Promise<void> {
+async function eventually(condition: () => Promise<boolean>, what: string, limitMs = 20_000): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (!condition()) {
+  while (!(await condition())) {
     assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The embedded mock's address, from the environment of a process of the run with this report directory. */
+function mockUrlOfRun(reportDir: string): string | undefined {
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let environment: string[];
+    try {
+      environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (!environment.includes(`PIX_REPORT_DIR=${reportDir}`)) continue;
+    const url = environment.find((entry) => entry.startsWith('PIX_MOCK_URL='))?.slice('PIX_MOCK_URL='.length);
+    if (url !== undefined) return url;
+  }
+  return undefined;
 }
 
 function occupiedPort(): Promise<{ server: Server; port: number }> {
@@ -120,22 +138,34 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
   });
 
   for (const signal of ['SIGINT', 'SIGKILL'] as const) {
-    it(`leaves no Prism behind when the suite is stopped with ${signal}`, async () => {
+    it(`leaves no mock listening when the suite is stopped with ${signal}`, async () => {
       const before = prismProcesses();
       const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
+      const reportDir = mkdtempSync(join(tmpdir(), `pix-lifecycle-${signal}-`));
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')], {
         cwd: ROOT,
-        env: { ...env, PIX_REPORT_DIR: mkdtempSync(join(tmpdir(), `pix-lifecycle-${signal}-`)) },
+        env: { ...env, PIX_REPORT_DIR: reportDir },
         stdio: 'ignore',
         detached: true,
       });
       const exited = new Promise((resolve) => child.once('exit', resolve));
       const pid = child.pid ?? 0;
-      await eventually(() => prismProcesses().some((p) => !before.includes(p)), 'the mock runs');
+      // The mock is served from the suite's own process: its address is in the run state Playwright got.
+      let url: string | undefined;
+      const answering = async (): Promise<boolean> => {
+        url ??= mockUrlOfRun(reportDir);
+        return url !== undefined && (await answers(url));
+      };
+      await eventually(answering, 'the mock answers');
       // SIGINT goes to the whole process group, as Ctrl-C in a terminal does; SIGKILL only to the suite.
       if (signal === 'SIGINT') process.kill(-pid, 'SIGINT');
       else process.kill(pid, 'SIGKILL');
-      await eventually(() => prismProcesses().every((p) => before.includes(p)), 'no mock is left');
+      await eventually(async () => !(await answering()), 'no mock is left listening');
+      assert.deepEqual(
+        prismProcesses().filter((p) => !before.includes(p)),
+        [],
+        'no Prism process of its own',
+      );
       await exited;
       try {
         process.kill(-pid, 'SIGKILL');

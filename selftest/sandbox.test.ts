@@ -535,3 +535,25 @@ describe('sandbox: faults', () => {
     }
   });
 });
+
+describe('sandbox: delayMs', () => {
+  it('answers every request that many ms late, as a far-away environment, and the same answer', async () => {
+    const delayed = await startSandbox({ delayMs: 150 });
+    try {
+      const { clientId, certClient } = delayed.credentials;
+      const headers = { Accept: 'application/json', client_id: clientId, cert_client: certClient };
+      const started = performance.now();
+      const [issued, refused] = await Promise.all([
+        post(`${delayed.url}/auth/token`, headers),
+        post(`${delayed.url}/auth/token`, withChanges(headers, { client_id: undefined })),
+      ]);
+      const elapsed = performance.now() - started;
+      assert.equal(issued.status, 200);
+      assert.equal(refused.status, 403);
+      // Both waited together: the delay is the round trip's, not a queue's.
+      assert.ok(elapsed >= 150 && elapsed < 1_000, `answered in ${elapsed.toFixed(0)} ms`);
+    } finally {
+      await delayed.close();
+    }
+  });
+});

@@ -17,7 +17,7 @@ export interface TreeWatch {
   stop(): void;
 }
 
-const SAMPLE_MS = 100;
+const SAMPLE_MS = 50;
 /** Linux reports processor time in ticks of 1/100 s (USER_HZ) to user space. */
 const TICKS_PER_SECOND = 100;
 

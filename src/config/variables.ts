@@ -64,6 +64,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_SANDBOX_TLS_CERT_FILE', purpose: 'the sandbox serves https with this certificate (PEM)', default: 'plain http' },
   { name: 'PIX_SANDBOX_TLS_KEY_FILE', purpose: 'and its private key (PEM)' },
   { name: 'PIX_SANDBOX_CLIENT_CA_FILE', purpose: 'the sandbox demands client certificates this CA signed (PEM)' },
+  { name: 'PIX_SANDBOX_DELAY_MS', purpose: 'the sandbox answers every request this many ms late, as a far-away environment', default: '0' },
   { name: 'PIX_RECEIVER_HOST', purpose: 'address the receiver command listens on', default: '127.0.0.1' },
   { name: 'PIX_RECEIVER_PORT', purpose: 'port of the receiver command', default: '4030' },
   { name: 'PIX_RECEIVER_TOKEN', purpose: "the receiver's control API token, 32 characters or more (required)" },

@@ -3,7 +3,7 @@
  * withdrawal gated and written to the ledger (payouts.ts) before it is sent (operations.ts).
  */
 import type { Config } from '../config/config.ts';
-import type { Exchange } from '../evidence/exchange.ts';
+import { isRateLimited, type Exchange } from '../evidence/exchange.ts';
 import type { Inventor } from '../spec/invent.ts';
 import type { Operations } from '../transport/operations.ts';
 import type { NewWithdrawal, Payouts } from './payouts.ts';
@@ -44,6 +44,15 @@ const MAX_RENEWALS = 2;
 
 export class PixClient {
   constructor(private readonly parts: PixClientParts) {}
+
+  /**
+   * The client of one case among a test's independent cases, sent together: its verdicts go to the
+   * case's recorder and its invented values come from the case's own stream, whatever order the
+   * cases' answers come in.
+   */
+  forCase(verify: Recorder, invent: Inventor): PixClient {
+    return new PixClient({ ...this.parts, verify, invent, judge: this.parts.judge.recordingWith(verify) });
+  }
 
   get config(): Config {
     return this.parts.config;
@@ -153,22 +162,13 @@ export class PixClient {
     body: string | undefined,
     alsoAllowed: readonly number[] = [],
   ): Promise<Exchange> {
-    let sent = headers;
-    let exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
-    // A token another test took may have died too (single-use tokens): then new ones, twice at most.
-    let mayReplace = true;
-    for (let renewals = 0; renewals < MAX_RENEWALS;) {
-      const stale = this.staleToken(sent, exchange);
-      const renewal = stale === undefined ? undefined : await this.renewed(stale, exchange, mayReplace);
-      if (renewal === undefined) break;
-      const { token, replaced } = renewal;
-      if (replaced) mayReplace = false;
-      else renewals++;
-      sent = withHeader(sent, 'Authorization', `Bearer ${token}`);
-      exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
-    }
-    this.parts.judge.judge(exchange, alsoAllowed);
     const { session } = this.parts;
+    const send = (inTurn: boolean): Promise<{ sent: Headers; exchange: Exchange }> =>
+      this.sendRenewing({ checkId, withdrawal, headers, body }, inTurn);
+    // Once a token died before its time, the next may die at its first use (single-use tokens): the
+    // worker's withdrawals then go one at a time, each with the token the one before renewed.
+    const { sent, exchange } = session.tokenDied ? await session.inTurn(() => send(true)) : await send(false);
+    this.parts.judge.judge(exchange, alsoAllowed);
     if (isSuccess(exchange.response.status) && this.carriesValidCredentials(sent) !== undefined)
       session.credentialsAccepted = true;
     return session.credentialsAccepted || this.staleToken(sent, exchange) === undefined
@@ -199,6 +199,36 @@ export class PixClient {
     });
   }
 
+  /**
+   * Sends a withdrawal, and again with a renewed token if the worker's token was refused: twice at
+   * most, as a token another request renewed may have died too. The renewals go in the worker's turn.
+   */
+  private async sendRenewing(
+    request: { checkId: string; withdrawal: NewWithdrawal; headers: Headers; body: string | undefined },
+    inTurn: boolean,
+  ): Promise<{ sent: Headers; exchange: Exchange }> {
+    const { checkId, withdrawal, headers, body } = request;
+    let sent = headers;
+    let exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
+    if (this.staleToken(sent, exchange) === undefined) return { sent, exchange };
+    const renewing = async (): Promise<{ sent: Headers; exchange: Exchange }> => {
+      // A token another test took may have died too (single-use tokens): then new ones, twice at most.
+      let mayReplace = true;
+      for (let renewals = 0; renewals < MAX_RENEWALS;) {
+        const stale = this.staleToken(sent, exchange);
+        const renewal = stale === undefined ? undefined : await this.renewed(stale, exchange, mayReplace);
+        if (renewal === undefined) break;
+        const { token, replaced } = renewal;
+        if (replaced) mayReplace = false;
+        else renewals++;
+        sent = withHeader(sent, 'Authorization', `Bearer ${token}`);
+        exchange = await this.sendWithdrawal(checkId, withdrawal, sent, body);
+      }
+      return { sent, exchange };
+    };
+    return inTurn ? renewing() : this.parts.session.inTurn(renewing);
+  }
+
   /** Sends one withdrawal request through the ledger; `beforeSend` holds it after its ledger line is written. */
   private sendWithdrawal(
     checkId: string,
@@ -207,15 +237,21 @@ export class PixClient {
     body: string | undefined,
     beforeSend?: () => Promise<void>,
   ): Promise<Exchange> {
-    const { operations, payouts, retry } = this.parts;
+    const { operations, payouts, retry, session } = this.parts;
+    let attempts = 0;
+    const dispatch = (): Promise<Exchange> => operations.createWithdraw(headers, body);
     return this.answered(() =>
       payouts.send(
         { checkId, withdrawal, url: operations.urlOf('createWithdraw'), body, retry },
         async () => {
+          if (attempts++ > 0) return session.resendInTurn(dispatch);
           await beforeSend?.();
-          return operations.createWithdraw(headers, body);
+          return dispatch();
         },
-        (answered) => operations.waitAsAsked(answered),
+        (answered) => {
+          if (isRateLimited(answered)) session.rateLimited = true;
+          return operations.waitAsAsked(answered);
+        },
       ),
     );
   }
@@ -226,7 +262,10 @@ export class PixClient {
    */
   private async answered(send: () => Promise<Exchange>): Promise<Exchange> {
     try {
-      return await send();
+      const exchange = await send();
+      if (exchange.rateLimited !== undefined || isRateLimited(exchange))
+        this.parts.session.rateLimited = true;
+      return exchange;
     } catch (error) {
       if (error instanceof TransportError && !(error instanceof NotSentError))
         this.parts.verify.environmentFailed(error);

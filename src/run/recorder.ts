@@ -26,20 +26,54 @@ import { excerpt } from '../secrets/redact.ts';
 import { boundedJson } from '../evidence/shape.ts';
 import type { Target } from './target.ts';
 import type { JsonValue } from '../base/json.ts';
-import { responseComplete } from '../checks/responses.ts';
+import { ANSWER_CHECKS, responseComplete } from '../checks/responses.ts';
 import type { TransportError } from '../transport/http.ts';
 
 /** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
 const EVIDENCE_CHARS = 2_000;
 
+/**
+ * Thrown where a case's recorder would stop its test (Recorder.forCase): that case is over, its
+ * checks recorded, and the test's other cases go on.
+ */
+export class CaseStopped extends Error {}
+
+/** What a test found, shared by the recorders of its cases. */
+interface Findings {
+  readonly evaluations: Evaluation[];
+  readonly observations: Observation[];
+}
+
 export class Recorder {
-  private readonly evaluations: Evaluation[] = [];
-  private readonly observations: Observation[] = [];
+  /** The checks this recorder recorded a verdict on: a case's, within its test's. */
+  private readonly recordedHere = new Set<string>();
 
   constructor(
     private readonly target: Target,
     private readonly testInfo: TestInfo,
+    private readonly findings: Findings = { evaluations: [], observations: [] },
+    /** A case's own checks, with those every response is judged by; undefined for the whole test. */
+    private readonly scope?: ReadonlySet<string>,
   ) {}
+
+  /**
+   * The recorder of one case among the test's independent cases, sent together: it records into the
+   * test's findings, judges only the case's checks, and where the test's recorder would stop the test
+   * (an environment's failure, a missing token) it stops only the case, with CaseStopped.
+   */
+  forCase(checks: readonly CheckDefinition[]): Recorder {
+    const scope = new Set([...checks, ...ANSWER_CHECKS].map((c) => c.id));
+    return new Recorder(this.target, this.testInfo, this.findings, scope);
+  }
+
+  private get evaluations(): Evaluation[] {
+    return this.findings.evaluations;
+  }
+
+  private record(evaluation: Evaluation): void {
+    this.findings.evaluations.push(evaluation);
+    this.recordedHere.add(evaluation.checkId);
+  }
 
   /** Judges one input with one check and records the verdict; the exchange gives the reproduction. */
   check<Input>(check: Check<Input>, input: Input, exchange?: Exchange): Verdict {
@@ -55,7 +89,7 @@ export class Recorder {
     }
     const violations = check.judge(input);
     const verdict = verdictWithin(check.level, verdictOf(violations));
-    this.evaluations.push({
+    this.record({
       checkId: check.id,
       verdict,
       ...(violations.length === 0
@@ -94,8 +128,11 @@ export class Recorder {
    */
   environmentFailed(error: TransportError): never {
     this.check(responseComplete, { failure: error.message });
-    const judged = new Set(this.evaluations.map((e) => e.checkId));
-    const rest = [...(declaredChecks(this.testInfo.annotations) ?? [])].filter((id) => !judged.has(id));
+    const judged =
+      this.scope === undefined ? new Set(this.evaluations.map((e) => e.checkId)) : this.recordedHere;
+    const rest = [...(this.scope ?? declaredChecks(this.testInfo.annotations) ?? [])].filter(
+      (id) => !judged.has(id),
+    );
     const blocker: Blocker = {
       answer: `POST ${new URL(error.request.url).pathname} got no complete response`,
       at: new Date().toISOString(),
@@ -113,14 +150,18 @@ export class Recorder {
   /** A listing of the checks per test is only true if no test judges a check it did not declare. */
   private assertDeclared(check: CheckDefinition): void {
     const declared = declaredChecks(this.testInfo.annotations);
-    if (declared?.has(check.id) === true) return;
-    throw new Error(
-      `The test '${this.testInfo.title}' judges ${check.id} without declaring it: list it in the checks of its judging(...) details.`,
-    );
+    if (declared?.has(check.id) !== true)
+      throw new Error(
+        `The test '${this.testInfo.title}' judges ${check.id} without declaring it: list it in the checks of its judging(...) details.`,
+      );
+    if (this.scope !== undefined && !this.scope.has(check.id))
+      throw new Error(
+        `A case of the test '${this.testInfo.title}' judges ${check.id}, another case's check: each case judges its own request.`,
+      );
   }
 
   observe(topic: string, clause: string, value: JsonValue, note?: string): void {
-    this.observations.push({
+    this.findings.observations.push({
       topic,
       clause,
       value: boundedJson(value),
@@ -151,8 +192,7 @@ export class Recorder {
         : cause.blockedBy === undefined
           ? {}
           : { blockedBy: cause.blockedBy };
-    for (const check of checks)
-      this.evaluations.push({ checkId: check.id, verdict: 'SKIPPED', reason, ...why });
+    for (const check of checks) this.record({ checkId: check.id, verdict: 'SKIPPED', reason, ...why });
   }
 
   /**
@@ -175,6 +215,15 @@ export class Recorder {
     this.recordSkips(checks, reason, { blockedBy });
   }
 
+  /**
+   * The checks the target can judge, the others recorded as SKIPPED; the test stops as SKIPPED when
+   * it can judge none of them.
+   */
+  runnableOrStop<C extends CheckDefinition>(checks: readonly C[]): C[] {
+    if (checks.every((check) => this.lacking([check]).size > 0)) this.requires(checks);
+    return this.runnable(checks);
+  }
+
   /** Records the checks the target cannot judge as SKIPPED and returns those it can. */
   runnable<C extends CheckDefinition>(checks: readonly C[]): C[] {
     return checks.filter((check) => {
@@ -192,23 +241,25 @@ export class Recorder {
   }
 
   private stop(reason: string): never {
+    if (this.scope !== undefined) throw new CaseStopped(reason);
     this.testInfo.skip(true, reason);
     throw new Error('unreachable: testInfo.skip throws');
   }
 
   /** Attaches the results and annotates the checks that did not pass. */
   async flush(): Promise<void> {
+    const { evaluations, observations } = this.findings;
     await this.testInfo.attach(EVALUATIONS_ATTACHMENT, {
-      body: JSON.stringify(this.evaluations),
+      body: JSON.stringify(evaluations),
       contentType: 'application/json',
     });
-    if (this.observations.length > 0) {
+    if (observations.length > 0) {
       await this.testInfo.attach(OBSERVATIONS_ATTACHMENT, {
-        body: JSON.stringify(this.observations),
+        body: JSON.stringify(observations),
         contentType: 'application/json',
       });
     }
-    for (const e of this.evaluations.filter((e) => e.verdict === 'FAILED' || e.verdict === 'WARNING')) {
+    for (const e of evaluations.filter((e) => e.verdict === 'FAILED' || e.verdict === 'WARNING')) {
       this.testInfo.annotations.push({
         type: e.verdict,
         description: `${e.checkId}: expected ${e.expected ?? '?'}; got ${e.actual ?? '?'}`,

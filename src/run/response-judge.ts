@@ -17,6 +17,11 @@ export class ResponseJudge {
     private readonly verify: Recorder,
   ) {}
 
+  /** The same judge recording with another recorder: a case's (Recorder.forCase). */
+  recordingWith(verify: Recorder): ResponseJudge {
+    return new ResponseJudge(this.spec, verify);
+  }
+
   /** `alsoAllowed`: statuses the test tolerates beyond §7 (406 for a refused Accept). */
   judge(exchange: Exchange, alsoAllowed: readonly number[] = []): void {
     const { operation, response } = exchange;

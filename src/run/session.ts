@@ -54,6 +54,30 @@ export interface WorkerSession {
    * 401 for a body says something of the body, not of the credentials.
    */
   credentialsAccepted: boolean;
+  /** Whether the environment answered a request of this worker 429: its cases then go one at a time. */
+  rateLimited: boolean;
+  /** Whether a token of this worker was refused before its time (renew was asked for one). */
+  readonly tokenDied: boolean;
+  /**
+   * Runs `work` after every earlier one given here has settled: withdrawals that renew the token go
+   * one at a time, so that a single-use token renewed for one is not spent by another.
+   */
+  inTurn<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` after every earlier one given here has settled: requests sent again after a 429 go one
+   * at a time, so that those a wait held back do not meet the rate limit again all at once.
+   */
+  resendInTurn<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** A line of work where each waits for the one before it to settle. */
+function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let turn: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => Promise<T>): Promise<T> => {
+    const result = turn.then(work);
+    turn = result.catch(() => undefined);
+    return result;
+  };
 }
 
 /** Asks for a token with the configured credentials; what went wrong is told, never thrown. */
@@ -107,8 +131,15 @@ export function workerSession(
   let counter = 0;
   /** This worker's own attempt, kept when it failed so that every later test is told the same. */
   let own: Promise<TokenResult> | undefined;
+  let tokenDied = false;
   return {
     credentialsAccepted: false,
+    rateLimited: false,
+    get tokenDied() {
+      return tokenDied;
+    },
+    inTurn: oneAtATime(),
+    resendInTurn: oneAtATime(),
     nextCode: (tag) => withdrawalCode(config.codePrefix, runId, workerIndex, ++counter, tag),
     token: async (via) => {
       const held = await desk.current();
@@ -129,6 +160,7 @@ export function workerSession(
     renew: async (stale, via, mayReplace = true) => {
       const staleSince = issued.get(stale);
       if (staleSince === undefined) return undefined;
+      tokenDied = true;
       const workedSeconds = Math.round((Date.now() - staleSince) / 1000);
       const held = await desk.current();
       if (mayReplace && held !== undefined && held.token !== stale) {

@@ -21,6 +21,14 @@ export class Inventor {
     return new Inventor([runSeed, digest.readUInt32BE(0)]);
   }
 
+  /**
+   * The stream of one case of a test, derived from the test's and the case's name: cases sent together
+   * draw in whatever order their answers come, so each draws from its own.
+   */
+  branch(name: string): Inventor {
+    return new Inventor([...this.seed, createHash('sha256').update(name).digest().readUInt32BE(0)]);
+  }
+
   next<T>(make: (faker: Faker) => T): T {
     // One shared faker, reseeded for every value: no stream sees another's draws.
     faker.seed([...this.seed, this.position++]);

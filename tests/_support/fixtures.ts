@@ -10,6 +10,7 @@
  * request and its credentials, whatever `--trace` says.
  */
 import { _baseTest as base } from '@playwright/test';
+import PQueue from 'p-queue';
 import { HttpClient } from '../../src/transport/http.ts';
 import type { Inventor } from '../../src/spec/invent.ts';
 import { Ledger } from '../../src/run/ledger.ts';
@@ -23,7 +24,8 @@ import { workerSession, type WorkerSession } from '../../src/run/session.ts';
 import { loadSpec, type SpecModel } from '../../src/spec/spec.ts';
 import { loadTarget, type Target } from '../../src/run/target.ts';
 import { apiTls, receiverTls } from '../../src/transport/tls.ts';
-import { Recorder } from '../../src/run/recorder.ts';
+import { CaseStopped, Recorder } from '../../src/run/recorder.ts';
+import type { CheckDefinition } from '../../src/checks/vocabulary.ts';
 import { WebhookClient } from '../../src/webhook/client.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
 import { runState } from '../../src/base/run-state.ts';
@@ -45,11 +47,29 @@ interface WorkerFixtures {
   shared: { gate: Gate; desk: TokenDesk };
 }
 
+/** What one case among a test's cases sends and judges with: its own client, recorder and invented values. */
+export interface CaseTools {
+  readonly pix: PixClient;
+  readonly verify: Recorder;
+  readonly invent: Inventor;
+}
+
+/**
+ * Sends a test's independent cases together (each request still waits for its slot at the run's
+ * gate), each judged by its own recorder, so that each verdict names its own request. A case the
+ * target cannot judge is SKIPPED with the reason; the test ends when every case has.
+ */
+export type Together = <Case extends { readonly check: CheckDefinition }>(
+  cases: readonly Case[],
+  run: (testCase: Case, tools: CaseTools) => Promise<void>,
+) => Promise<void>;
+
 interface TestFixtures {
   /** The test's stream of invented values, from the run's seed. */
   invent: Inventor;
   verify: Recorder;
   pix: PixClient;
+  together: Together;
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -154,5 +174,38 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         retry: testInfo.retry,
       }),
     );
+  },
+  together: async ({ target, session, pix, verify, invent }, use) => {
+    await use(async (cases, run) => {
+      const runnable = new Set(verify.runnableOrStop(cases.map((c) => c.check)));
+      // As many cases at once as the run lets requests be in flight; one at a time once the
+      // environment said 429, so that a rate limit is not met again by a burst after each wait.
+      const queue = new PQueue({ concurrency: session.rateLimited ? 1 : target.config.concurrency });
+      const outcomes = await Promise.allSettled(
+        cases
+          .filter((testCase) => runnable.has(testCase.check))
+          .map((testCase) =>
+            queue.add(async () => {
+              const caseVerify = verify.forCase([testCase.check]);
+              const caseInvent = invent.branch(testCase.check.id);
+              try {
+                await run(testCase, {
+                  pix: pix.forCase(caseVerify, caseInvent),
+                  verify: caseVerify,
+                  invent: caseInvent,
+                });
+              } catch (error) {
+                // The case recorded why it stopped; the others go on.
+                if (!(error instanceof CaseStopped)) throw error;
+              } finally {
+                if (session.rateLimited) queue.concurrency = 1;
+              }
+            }),
+          ),
+      );
+      // Every case has settled, its requests answered and recorded, before the first error ends the test.
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    });
   },
 });

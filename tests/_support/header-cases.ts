@@ -1,7 +1,9 @@
 /**
- * The tests of one header at a time, for either operation: each case sends one request, its check
- * judges the exchange and the status is observed under the case's topic. The token and withdrawal
- * spec files differ only in how a case's request is built and sent.
+ * The test of one family of header cases, for either operation: each case sends one request with one
+ * header missing or wrong, its check judges that exchange and the status is observed under the case's
+ * topic. The cases do not depend on each other, so they are sent together (within the run's gate) and
+ * each is judged by its own recorder. The token and withdrawal spec files differ only in how a case's
+ * request is built and sent.
  */
 import type { Check } from '../../src/checks/check.ts';
 import { judging, titleOf, type Tag } from '../../src/checks/declare.ts';
@@ -19,20 +21,38 @@ export interface HeaderCaseFamily<Case extends { readonly check: Check<Exchange>
   readonly send: (pix: PixClient, testCase: Case, invent: Inventor) => Promise<Exchange>;
 }
 
+/**
+ * The family's title from its checks': the words they share at the start and at the end around what
+ * each case does, then their clauses: `refuses a token request without client_id, with a wrong
+ * client_id, … (§4.1, §5.4)`. It reads like the clauses, and --grep finds a case's words in it.
+ */
+export function familyTitle(checks: readonly Pick<Check<Exchange>, 'title' | 'clause'>[]): string {
+  const words = checks.map((c) => c.title.split(' '));
+  const shortest = Math.min(...words.map((w) => w.length));
+  const sharedAt = (index: (w: string[]) => string | undefined): boolean =>
+    words.every((w) => index(w) === index(words[0] ?? []));
+  let head = 0;
+  while (head < shortest - 1 && sharedAt((w) => w[head])) head++;
+  let tail = 0;
+  while (head + tail < shortest - 1 && sharedAt((w) => w[w.length - 1 - tail])) tail++;
+  const first = words[0] ?? [];
+  const each = words.map((w) => w.slice(head, w.length - tail).join(' '));
+  const tailWords = first.slice(first.length - tail);
+  const cases = tail === 0 ? each.join(', ') : `${each.join(', ')},`;
+  const clauses = [...new Set(checks.flatMap((c) => c.clause.split(', ')))];
+  return titleOf([...first.slice(0, head), cases, ...tailWords].join(' '), clauses.join(', '));
+}
+
 export function headerCaseTests<Case extends { readonly check: Check<Exchange> }>(
   family: HeaderCaseFamily<Case>,
 ): void {
-  for (const testCase of family.cases) {
-    const { check } = testCase;
-    test(
-      titleOf(check.title, check.clause),
-      judging({ checks: [check], tags: family.tags }),
-      async ({ pix, verify, invent }) => {
-        verify.requires([check]);
-        const exchange = await family.send(pix, testCase, invent);
-        verify.check(check, exchange, exchange);
-        verify.observe(`${family.topic}.${check.id}`, check.clause, exchange.response.status, family.note);
-      },
-    );
-  }
+  const checks = family.cases.map((c) => c.check);
+  test(familyTitle(checks), judging({ checks, tags: family.tags }), async ({ together }) => {
+    await together(family.cases, async (testCase, { pix, verify, invent }) => {
+      const { check } = testCase;
+      const exchange = await family.send(pix, testCase, invent);
+      verify.check(check, exchange, exchange);
+      verify.observe(`${family.topic}.${check.id}`, check.clause, exchange.response.status, family.note);
+    });
+  });
 }

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
+import { PassThrough } from 'node:stream';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LEAN_NODE_FLAGS } from '../../base/lean-node.ts';
@@ -141,6 +142,99 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
     throw new Error(`The embedded mock (Prism) did not start on ${url}:\n${tail.join('\n')}`);
   });
   return { url, pid: child.pid ?? -1, stop, ready };
+}
+
+/** Prism's modules as its CLI uses them, loaded into this process (CommonJS). */
+interface PrismModules {
+  readonly createLogger: (name: string, options: object, stream: NodeJS.WritableStream) => unknown;
+  readonly getHttpOperationsFromSpec: (document: string) => Promise<unknown[]>;
+  readonly configureExtensionsUserProvided: (document: string, options: object) => Promise<void>;
+  readonly createServer: (
+    operations: unknown[],
+    options: { cors: boolean; config: object; components: { logger: unknown } },
+  ) => { listen(port: number, host: string): Promise<string>; close(): Promise<void> };
+}
+
+function prismModules(): PrismModules {
+  // faker's English build first, as the preload does for Prism's own process.
+  require(PRELOADS[1] ?? '');
+  const cli = dirname(require.resolve('@stoplight/prism-cli/package.json'));
+  const fromCli = createRequire(join(cli, 'package.json'));
+  const { createLogger } = fromCli('@stoplight/prism-core') as Pick<PrismModules, 'createLogger'>;
+  const http = fromCli('@stoplight/prism-http') as Pick<PrismModules, 'getHttpOperationsFromSpec'>;
+  const server = fromCli('@stoplight/prism-http-server') as Pick<PrismModules, 'createServer'>;
+  const extensions = fromCli('./dist/extensions.js') as Pick<PrismModules, 'configureExtensionsUserProvided'>;
+  return { createLogger, ...http, ...server, ...extensions };
+}
+
+/** How long stopping the in-process mock may take: a connection a worker left open must not hold the run. */
+const STOP_LIMIT_MS = 1_000;
+
+export interface MockInThisProcess extends RunningMock {
+  /**
+   * Loads Prism (about a second of CPU that blocks this process) and serves on `url`; resolves once it
+   * listens. Called after the caller started what should overlap it, e.g. Playwright's runner.
+   */
+  start(): Promise<void>;
+}
+
+/**
+ * The embedded mock inside this process: Prism's HTTP server, configured as `prism mock` configures
+ * it (request validation, security checks, static examples), without a node process of its own
+ * (about 100 MB of a mock run's tree). Its port is chosen now, so the URL can be handed on before
+ * Prism is loaded.
+ */
+export async function mockInThisProcess(options: MockOptions = {}): Promise<MockInThisProcess> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port === undefined || options.port === 0 ? await freePort(host) : options.port;
+  let server: ReturnType<PrismModules['createServer']> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    pid: process.pid,
+    start: async () => {
+      const prism = prismModules();
+      const log = new PassThrough();
+      log.on('data', (chunk: Buffer) => {
+        for (const line of chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== ''))
+          options.onLog?.(line);
+      });
+      const logger = prism.createLogger('CLI', { level: options.logLevel ?? 'error' }, log) as {
+        child(bindings: object): unknown;
+      };
+      const operations = await prism.getHttpOperationsFromSpec(SPEC_PATH);
+      await prism.configureExtensionsUserProvided(SPEC_PATH, {});
+      const config = {
+        validateRequest: true,
+        validateResponse: true,
+        checkSecurity: true,
+        errors: false,
+        upstreamProxy: undefined,
+        mock: { dynamic: false, ignoreExamples: false, seed: null },
+        isProxy: false,
+      };
+      server = prism.createServer(operations, {
+        cors: false,
+        config,
+        components: { logger: logger.child({ name: 'HTTP SERVER' }) },
+      });
+      await server.listen(port, host);
+    },
+    stop: async () => {
+      if (server === undefined) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.close().catch(() => undefined),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, STOP_LIMIT_MS);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    },
+  };
 }
 
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
