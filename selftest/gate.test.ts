@@ -125,6 +125,49 @@ describe('the request gate', () => {
     }
   });
 
+  it('after a 429, paces every worker and section at what the environment took, slower at each 429 to that pace', async () => {
+    const told: string[] = [];
+    const wide = { ...SETTINGS, concurrency: 6 };
+    const served = await serveGate(
+      localGate(wide, (line) => told.push(line)),
+      5_000,
+    );
+    try {
+      const one = remoteGate(served.url, served.token, wide, quiet);
+      const two = remoteGate(served.url, served.token, wide, quiet);
+      const startOf = (gate: Gate): Promise<number> => gate.run(() => Promise.resolve(Date.now()));
+      const burst = await Promise.all(Array.from({ length: 5 }, () => startOf(one.gate)));
+      const why = '429 on POST /pix/payment';
+      // Five started within a second and the last was refused: four a window, 300 ms apart.
+      assert.equal(await one.gate.pause({ ms: 50, why, rateLimitedSentAt: Math.max(...burst) }), true);
+      // Another 429 of the same burst teaches nothing more.
+      await two.gate.pause({ ms: 50, why, rateLimitedSentAt: Math.min(...burst) });
+      const gaps = (starts: number[]): number[] => {
+        const sorted = [...starts].sort((a, b) => a - b);
+        return sorted.slice(1).map((t, i) => t - (sorted[i] ?? t));
+      };
+      const paced = await Promise.all([startOf(one.gate), startOf(two.gate), startOf(two.gate)]);
+      assert.ok(Math.min(...gaps(paced)) >= 290, `workers' starts ${gaps(paced).join(', ')} ms apart`);
+      const inSection = await one.gate.exclusive((inner) => Promise.all([startOf(inner), startOf(inner)]));
+      assert.ok(
+        Math.min(...gaps(inSection)) >= 290,
+        `a section's starts ${gaps(inSection).join(', ')} ms apart`,
+      );
+      // A 429 to a request sent at that pace halves it.
+      await two.gate.pause({ ms: 50, why, rateLimitedSentAt: Date.now() });
+      const slower = await Promise.all([startOf(one.gate), startOf(two.gate)]);
+      assert.ok(Math.min(...gaps(slower)) >= 590, `then ${gaps(slower).join(', ')} ms apart`);
+      assert.deepEqual(
+        told
+          .filter((line) => line.startsWith('the environment limits its rate'))
+          .map((l) => /every (\S+) s/.exec(l)?.[1]),
+        ['0.30', '0.60'],
+      );
+    } finally {
+      await served.close();
+    }
+  });
+
   it('a desk of one process keeps the newest token it was told of', async () => {
     const desk = localDesk();
     await desk.issued({ token: 'a', issuedAt: 5 });

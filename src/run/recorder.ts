@@ -22,6 +22,7 @@ import {
 } from '../checks/vocabulary.ts';
 import { declaredChecks } from '../checks/declare.ts';
 import { curlLine, isRateLimited, type Exchange } from '../evidence/exchange.ts';
+import { MAX_ATTEMPTS } from '../transport/operations.ts';
 import { excerpt } from '../secrets/redact.ts';
 import { boundedJson } from '../evidence/shape.ts';
 import type { Target } from './target.ts';
@@ -79,10 +80,11 @@ export class Recorder {
   check<Input>(check: Check<Input>, input: Input, exchange?: Exchange): Verdict {
     this.assertDeclared(check);
     if (exchange !== undefined && isRateLimited(exchange)) {
-      // Not processed, and the suite stopped waiting: there is no answer to judge.
+      // Not processed, and the suite stopped sending it again: there is no answer to judge.
+      const times = (exchange.rateLimited?.length ?? 0) + 1;
       this.recordSkips(
         [check],
-        'the environment answered 429 (rate-limited, not processed) and the suite stopped waiting (PIX_MAX_RETRY_AFTER_S)',
+        `the environment answered 429 (rate-limited, not processed) ${times === 1 ? 'once' : `${times} times in a row`} and the suite stopped sending it again (at most ${MAX_ATTEMPTS} attempts, no wait past PIX_MAX_RETRY_AFTER_S)`,
         { blockedBy: blockerOf(exchange) },
       );
       return 'SKIPPED';

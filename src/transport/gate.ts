@@ -13,6 +13,8 @@ export interface GateSettings {
   readonly concurrency: number;
   /** PIX_RATE_LIMIT: requests per second, for the whole run; undefined limits nothing. */
   readonly ratePerSecond: number | undefined;
+  /** The pace the environment's 429s taught the run: at least this many ms between two starts. */
+  readonly learnedGapMs?: number;
   /** PIX_MAX_RETRY_AFTER_S, in ms: the longest single wait the suite accepts. */
   readonly maxWaitMs: number;
   /** The longest the whole run may wait in all; past it the suite stops waiting. */
@@ -24,6 +26,11 @@ export interface PauseRequest {
   readonly ms: number;
   /** What asked, for the console: `429 on POST /auth/token`. */
   readonly why: string;
+  /**
+   * When the request answered 429 left (epoch ms), for a 429 only: the run learns the environment's
+   * rate from the requests started in the second before it.
+   */
+  readonly rateLimitedSentAt?: number;
 }
 
 export interface Gate {
@@ -40,6 +47,12 @@ export interface Gate {
   exclusive<T>(section: (inner: Gate) => Promise<T>): Promise<T>;
 }
 
+/** The gate of the process that keeps the run's limits (global setup's, or a process's own). */
+export interface LocalGate extends Gate {
+  /** The limits kept now: the configured ones and the pace the environment's 429s taught. */
+  settings(): GateSettings;
+}
+
 /** How the gate tells the person running the suite that it waits. */
 export type Tell = (line: string) => void;
 
@@ -49,7 +62,23 @@ export type Tell = (line: string) => void;
  */
 const RATE_WINDOW_MS = 1_200;
 
-export function localGate(settings: GateSettings, tell: Tell): Gate {
+/** The slowest pace a run learns: one request every 4 s. */
+const SLOWEST_GAP_MS = 4_000;
+
+/**
+ * The pace a run keeps once the environment answered 429, a rate limit the document does not state
+ * (§8, not shown). The first 429 teaches that the environment took fewer requests than the run started
+ * in the second before that request: the run keeps one fewer (at least one), spaced over a window.
+ * A later 429 to a request sent at that pace halves it. Without it, the requests a Retry-After held
+ * back meet the limit again all at once, and the same requests are refused until they give up.
+ */
+function slowerGap(currentGapMs: number, startsInTheSecondBefore: number): number {
+  const gap =
+    currentGapMs === 0 ? RATE_WINDOW_MS / Math.max(1, startsInTheSecondBefore - 1) : currentGapMs * 2;
+  return Math.min(SLOWEST_GAP_MS, Math.ceil(gap));
+}
+
+export function localGate(settings: GateSettings, tell: Tell): LocalGate {
   const queue = new PQueue({
     concurrency: settings.concurrency,
     ...(settings.ratePerSecond === undefined
@@ -70,6 +99,34 @@ export function localGate(settings: GateSettings, tell: Tell): Gate {
   queue.on('active', () => {
     lastStart = Date.now();
   });
+  // The pace learnt from 429s: the starts of the last second, and when the next request may start.
+  let gapMs = settings.learnedGapMs ?? 0;
+  let learntAt = 0;
+  let nextStart = 0;
+  const starts: number[] = [];
+  const paced = async <T>(send: () => Promise<T>): Promise<T> => {
+    if (gapMs > 0) {
+      const at = Math.max(Date.now(), nextStart);
+      nextStart = at + gapMs;
+      await sleep(at - Date.now());
+    }
+    const now = Date.now();
+    starts.push(now);
+    while ((starts[0] ?? now) < now - 2_000) starts.shift();
+    return send();
+  };
+  /** A 429 to a request sent at the pace the run keeps now slows it (slowerGap); one sent before does not. */
+  const learn = (sentAt: number): void => {
+    if (sentAt < learntAt) return;
+    // A start is noted just before its request leaves: a little slack keeps the request itself counted.
+    const before = starts.filter((t) => t <= sentAt + 50 && t > sentAt - 1_000).length;
+    gapMs = slowerGap(gapMs, before);
+    learntAt = Date.now();
+    nextStart = 0;
+    tell(
+      `the environment limits its rate: the run now starts one request every ${(gapMs / 1000).toFixed(2)} s at most (PIX_RATE_LIMIT sets a pace from the start)`,
+    );
+  };
   /** With a rate limit, a section's requests must not share a window with the queue's: it waits one out. */
   const windowOut = (since: number): Promise<void> =>
     settings.ratePerSecond === undefined ? Promise.resolve() : sleep(since + RATE_WINDOW_MS - Date.now());
@@ -78,8 +135,9 @@ export function localGate(settings: GateSettings, tell: Tell): Gate {
   let pausedUntil = 0;
   let resume: ReturnType<typeof setTimeout> | undefined;
   return {
-    run: <T>(send: () => Promise<T>): Promise<T> => queue.add(send),
-    pause: async ({ ms, why }) => {
+    run: <T>(send: () => Promise<T>): Promise<T> => queue.add(() => paced(send)),
+    pause: async ({ ms, why, rateLimitedSentAt }) => {
+      if (rateLimitedSentAt !== undefined) learn(rateLimitedSentAt);
       if (ms > settings.maxWaitMs || waited + ms > settings.totalWaitMs) {
         tell(
           `${why}, asking to wait ${Math.ceil(ms / 1000)} s: past PIX_MAX_RETRY_AFTER_S or the run's wait budget, so the suite stops waiting and leaves what it could not judge unjudged`,
@@ -105,7 +163,7 @@ export function localGate(settings: GateSettings, tell: Tell): Gate {
         try {
           while (queue.pending > 0) await new Promise((next) => queue.once('next', next));
           await windowOut(lastStart);
-          return await section(localGate(settings, tell));
+          return await section(localGate({ ...settings, learnedGapMs: gapMs }, tell));
         } finally {
           // The section's last request may have left just now: the queue's next ones wait a window out.
           await windowOut(Date.now());
@@ -115,6 +173,7 @@ export function localGate(settings: GateSettings, tell: Tell): Gate {
       sections = turn.catch(() => undefined);
       return turn;
     },
+    settings: () => ({ ...settings, learnedGapMs: gapMs }),
   };
 }
 

@@ -16,7 +16,7 @@ const PATHS: Readonly<Record<OperationId, string>> = {
 };
 
 /** Every request of a run is sent at most this many times, the first included: only a 429 is sent again. */
-const MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS = 5;
 
 /**
  * Sends a request, waits as each answer asks (a 429 or a 503 with Retry-After pauses the whole run),
@@ -84,7 +84,10 @@ export class Operations {
     const ms = retryAfterMs(status, headers);
     if (ms === undefined) return undefined;
     const path = new URL(exchange.request.url).pathname;
-    const waited = await this.options.gate.pause({ ms, why: `${status} on POST ${path}` });
+    const why = `${status} on POST ${path}`;
+    const waited = await this.options.gate.pause(
+      status === 429 ? { ms, why, rateLimitedSentAt: Date.now() - exchange.durationMs } : { ms, why },
+    );
     return waited ? ms : undefined;
   }
 

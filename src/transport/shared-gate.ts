@@ -14,6 +14,7 @@ import {
   localGate,
   type Gate,
   type GateSettings,
+  type LocalGate,
   type PauseRequest,
   type Tell,
 } from './gate.ts';
@@ -56,14 +57,17 @@ const EXCLUSIVE_LEASES = 10;
 
 /** Serves `gate` and `desk` to the run's workers until closed; `leaseMs` bounds how long a slot is held. */
 export async function serveGate(
-  gate: Gate,
+  gate: LocalGate,
   leaseMs: number,
   desk: TokenDesk = localDesk(),
 ): Promise<SharedGate> {
   const token = randomBytes(24).toString('hex');
   const held = new Map<number, () => void>();
   let next = 0;
-  /** Grants a slot, or the whole environment, to the worker asking on `res`, until it releases it. */
+  /**
+   * Grants a slot, or the whole environment, to the worker asking on `res`, until it releases it; the
+   * grant carries the limits the run keeps now, which a section's own gate keeps too.
+   */
   const grant = (res: ServerResponse, hold: (work: () => Promise<void>) => Promise<void>, lease: number) => {
     const id = ++next;
     void hold(
@@ -79,7 +83,7 @@ export async function serveGate(
             clearTimeout(expiry);
             release();
           });
-          reply(res, 200, { id });
+          reply(res, 200, { id, settings: gate.settings() });
         }),
     );
   };
@@ -104,7 +108,13 @@ export async function serveGate(
           reply(res, 400, { error: 'a pause names ms and why' });
           return;
         }
-        reply(res, 200, { waited: await gate.pause({ ms: asked.ms, why: asked.why }) });
+        const sentAt = typeof asked.rateLimitedSentAt === 'number' ? asked.rateLimitedSentAt : undefined;
+        const request = {
+          ms: asked.ms,
+          why: asked.why,
+          ...(sentAt === undefined ? {} : { rateLimitedSentAt: sentAt }),
+        };
+        reply(res, 200, { waited: await gate.pause(request) });
       });
     } else if (req.method === 'POST' && req.url === '/token/current')
       void desk.current().then((current) => reply(res, 200, { held: current ?? null }));
@@ -159,21 +169,22 @@ export function remoteGate(
       });
       outgoing.end(body === undefined ? undefined : JSON.stringify(body));
     });
-  /** Runs `work` while holding what `path` grants, and hands it back after. */
-  const holding = async <T>(path: string, work: () => Promise<T>): Promise<T> => {
-    const { id } = (await call(path)) as { id: number };
+  /** Runs `work` while holding what `path` grants, with the limits the run keeps now, and hands it back after. */
+  const holding = async <T>(path: string, work: (now: GateSettings) => Promise<T>): Promise<T> => {
+    const granted = (await call(path)) as { id: number; settings?: GateSettings };
+    const { id } = granted;
     try {
-      return await work();
+      return await work({ ...settings, ...granted.settings });
     } finally {
       await call(`/release/${id}`);
     }
   };
   return {
     gate: {
-      run: (send) => holding('/slot', send),
+      run: (send) => holding('/slot', () => send()),
       pause: async (asked) => ((await call('/pause', asked)) as { waited: boolean }).waited,
       // The run's gate holds every other worker; this worker's own requests keep the run's limits.
-      exclusive: (section) => holding('/exclusive', () => section(localGate(settings, tell))),
+      exclusive: (section) => holding('/exclusive', (now) => section(localGate(now, tell))),
     },
     desk: {
       current: async () => ((await call('/token/current')) as { held: HeldToken | null }).held ?? undefined,
