@@ -6,7 +6,6 @@
  * `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier one; `--help` and
  * `--version` print and exit 0; Playwright's own flags pass through.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/base/run-state.ts';
@@ -29,9 +28,14 @@ const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
 
-/** Exit 2 with the message, each of its lines prefixed so that CI logs show whose they are. */
-function stop(message: string): never {
+/** The message, each of its lines prefixed so that CI logs show whose they are. */
+function tell(message: string): void {
   for (const line of redact(message).split('\n')) process.stderr.write(`pix-certify: ${line}\n`);
+}
+
+/** Exit 2 with the message. */
+function stop(message: string): never {
+  tell(message);
   process.exit(EXIT.error);
 }
 
@@ -44,28 +48,26 @@ async function answerInfoFlags(args: readonly string[]): Promise<void> {
   process.exit(EXIT.passed);
 }
 
-/** Playwright on the suite's own configuration, wherever the user runs from; a --config of theirs comes later and wins. */
-function runPlaywright(args: readonly string[], env: Record<string, string>): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    [...LEAN_NODE_FLAGS, PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args],
-    {
-      stdio: 'inherit',
-      env: { ...process.env, ...env },
-    },
-  );
-  const forward = (signal: NodeJS.Signals): void => {
-    child.kill(signal);
-  };
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  return new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-      resolve(code ?? (signal === null ? EXIT.error : 128 + 2));
-    });
+/**
+ * Playwright's runner on the suite's own configuration, wherever the user runs from (a --config of
+ * theirs comes later and wins), in this very process: its command-line entry, as its bin starts it,
+ * so that the run's tree holds one node process fewer (this one waited for a child before). Playwright
+ * ends the process when the run ends; `exitCode` turns its exit code into the certification's.
+ */
+function runPlaywrightHere(
+  args: readonly string[],
+  env: Record<string, string>,
+  exitCode: (playwrightCode: number) => number,
+): void {
+  Object.assign(process.env, env);
+  // Workers are forked with this process's flags: the lean ones, without the TypeScript loader this
+  // process may run under (Playwright compiles the tests itself, as it does when its own bin starts).
+  process.execArgv = [...LEAN_NODE_FLAGS];
+  process.once('exit', (code) => {
+    process.exitCode = exitCode(code);
   });
+  process.argv = [process.execPath, PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args];
+  require(PLAYWRIGHT_CLI);
 }
 
 /** `--baseline <path>` or `--baseline=<path>` is certify's own option: Playwright never sees it. */
@@ -127,7 +129,8 @@ async function main(): Promise<void> {
     // Playwright selects the tests as a run would (--grep, --grep-invert, tags, --shard, file filters)
     // without running them; the reporter prints the checks they judge.
     const listing = ['--list', `--reporter=${suiteModule('reporters/check-list')}`, ...passThrough];
-    process.exit(await runPlaywright(listing, {}));
+    runPlaywrightHere(listing, {}, (code) => code);
+    return;
   }
   if (config.mode === 'live') {
     await stopOnConfigError(() =>
@@ -141,44 +144,45 @@ async function main(): Promise<void> {
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));
   const outcomeFile = join(outcomeDir, 'outcome.json');
   const env = { ...baseline, ...runStateEnvironment({ mockUrl: mock?.url, outcomeFile }) };
-  try {
-    const playwright = runPlaywright(passThrough, env);
-    // The workers wait for the mock themselves; if it never comes up, this says why.
-    mock
-      ?.start()
-      .catch((error: unknown) =>
-        process.stderr.write(
-          `pix-certify: the embedded mock (Prism) did not start on ${mock.url}: ${error instanceof Error ? error.message : String(error)}\n`,
-        ),
-      );
-    const playwrightCode = await playwright.finally(() => mock?.stop());
-    finish(config, passThrough, playwrightCode, readRunOutcome(outcomeFile));
-  } finally {
-    rmSync(outcomeDir, { recursive: true, force: true });
-  }
+  runPlaywrightHere(passThrough, env, (playwrightCode) => {
+    try {
+      return exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile));
+    } finally {
+      rmSync(outcomeDir, { recursive: true, force: true });
+    }
+  });
+  // The workers wait for the mock themselves; if it never comes up, this says why.
+  mock
+    ?.start()
+    .catch((error: unknown) =>
+      process.stderr.write(
+        `pix-certify: the embedded mock (Prism) did not start on ${mock.url}: ${error instanceof Error ? error.message : String(error)}\n`,
+      ),
+    );
 }
 
-/** Exits with the certification's exit code, the single place where the verdict becomes one. */
-function finish(
+/** The certification's exit code, the single place where the verdict becomes one. */
+function exitCodeOf(
   config: Config,
   passThrough: readonly string[],
   playwrightCode: number,
   outcome: RunOutcome | undefined,
-): never {
+): number {
   const code = outcome?.exitCode;
   if (code === undefined && passThrough.some((a) => a.startsWith('--reporter'))) {
     // The user chose other reporters (e.g. blob for a shard): the certification comes from the merge.
     process.stderr.write(
       `pix-certify: --reporter replaced the certification reporter; build it with npx playwright merge-reports --reporter ${suiteModule('reporters/certification')} <blob dirs>.\n`,
     );
-    process.exit(playwrightCode);
+    return playwrightCode;
   }
   if (code === undefined) {
-    stop(
+    tell(
       `no certification was written (Playwright exit ${playwrightCode}): the lines above say why; ${join(config.reportDir, 'certification.json')} was left as it was.`,
     );
+    return EXIT.error;
   }
-  process.exit(code);
+  return code;
 }
 
 main().catch((error: unknown) =>
