@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
-import { PassThrough } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LEAN_NODE_FLAGS } from '../../base/lean-node.ts';
@@ -144,89 +144,57 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
   return { url, pid: child.pid ?? -1, stop, ready };
 }
 
-/** Prism's modules as its CLI uses them, loaded into this process (CommonJS). */
-interface PrismModules {
-  readonly createLogger: (name: string, options: object, stream: NodeJS.WritableStream) => unknown;
-  readonly getHttpOperationsFromSpec: (document: string) => Promise<unknown[]>;
-  readonly configureExtensionsUserProvided: (document: string, options: object) => Promise<void>;
-  readonly createServer: (
-    operations: unknown[],
-    options: { cors: boolean; config: object; components: { logger: unknown } },
-  ) => { listen(port: number, host: string): Promise<string>; close(): Promise<void> };
-}
+const PRISM_THREAD = join(dirname(fileURLToPath(import.meta.url)), 'prism-thread.cjs');
 
-function prismModules(): PrismModules {
-  // faker's English build first, as the preload does for Prism's own process.
-  require(PRELOADS[1] ?? '');
-  const cli = dirname(require.resolve('@stoplight/prism-cli/package.json'));
-  const fromCli = createRequire(join(cli, 'package.json'));
-  const { createLogger } = fromCli('@stoplight/prism-core') as Pick<PrismModules, 'createLogger'>;
-  const http = fromCli('@stoplight/prism-http') as Pick<PrismModules, 'getHttpOperationsFromSpec'>;
-  const server = fromCli('@stoplight/prism-http-server') as Pick<PrismModules, 'createServer'>;
-  const extensions = fromCli('./dist/extensions.js') as Pick<PrismModules, 'configureExtensionsUserProvided'>;
-  return { createLogger, ...http, ...server, ...extensions };
-}
-
-/** How long stopping the in-process mock may take: a connection a worker left open must not hold the run. */
+/** How long stopping the mock's thread may take: a connection a worker left open must not hold the run. */
 const STOP_LIMIT_MS = 1_000;
 
 export interface MockInThisProcess extends RunningMock {
   /**
-   * Loads Prism (about a second of CPU that blocks this process) and serves on `url`; resolves once it
-   * listens. Called after the caller started what should overlap it, e.g. Playwright's runner.
+   * Starts Prism in a thread of this process and resolves once it listens (about a second of loading,
+   * on the other core). Called after the caller started what should overlap it, e.g. Playwright's runner.
    */
   start(): Promise<void>;
 }
 
 /**
- * The embedded mock inside this process: Prism's HTTP server, configured as `prism mock` configures
- * it (request validation, security checks, static examples), without a node process of its own
- * (about 100 MB of a mock run's tree). Its port is chosen now, so the URL can be handed on before
- * Prism is loaded.
+ * The embedded mock inside this process: Prism's HTTP server in a worker thread (prism-thread.cjs),
+ * without a node process of its own (about 100 MB of a mock run's tree), and without blocking the
+ * main thread while Prism loads. Its port is chosen now, so the URL can be handed on before Prism is
+ * loaded.
  */
 export async function mockInThisProcess(options: MockOptions = {}): Promise<MockInThisProcess> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port === undefined || options.port === 0 ? await freePort(host) : options.port;
-  let server: ReturnType<PrismModules['createServer']> | undefined;
+  let thread: Worker | undefined;
   return {
     url: `http://${host}:${port}`,
     pid: process.pid,
-    start: async () => {
-      const prism = prismModules();
-      const log = new PassThrough();
-      log.on('data', (chunk: Buffer) => {
-        for (const line of chunk
-          .toString('utf8')
-          .split('\n')
-          .filter((l) => l.trim() !== ''))
-          options.onLog?.(line);
-      });
-      const logger = prism.createLogger('CLI', { level: options.logLevel ?? 'error' }, log) as {
-        child(bindings: object): unknown;
-      };
-      const operations = await prism.getHttpOperationsFromSpec(SPEC_PATH);
-      await prism.configureExtensionsUserProvided(SPEC_PATH, {});
-      const config = {
-        validateRequest: true,
-        validateResponse: true,
-        checkSecurity: true,
-        errors: false,
-        upstreamProxy: undefined,
-        mock: { dynamic: false, ignoreExamples: false, seed: null },
-        isProxy: false,
-      };
-      server = prism.createServer(operations, {
-        cors: false,
-        config,
-        components: { logger: logger.child({ name: 'HTTP SERVER' }) },
-      });
-      await server.listen(port, host);
-    },
+    start: () =>
+      new Promise<void>((resolve, reject) => {
+        const started = new Worker(PRISM_THREAD, {
+          workerData: { specPath: SPEC_PATH, host, port, logLevel: options.logLevel ?? 'error' },
+          // Plain CommonJS: no loader, whatever flags this process runs under.
+          execArgv: [],
+          env: { ...process.env, FORCE_COLOR: '0' },
+        });
+        thread = started;
+        // The run ends when Playwright ends it; the mock must not keep the process alive.
+        started.unref();
+        started.on('message', (message: { log?: string; listening?: true; failed?: string }) => {
+          if (message.listening === true) resolve();
+          if (message.failed !== undefined) reject(new Error(message.failed));
+          for (const line of (message.log ?? '').split('\n').filter((l) => l.trim() !== ''))
+            options.onLog?.(line);
+        });
+        started.once('error', reject);
+        started.once('exit', (code) => reject(new Error(`Prism's thread ended (exit ${code})`)));
+      }),
     stop: async () => {
-      if (server === undefined) return;
+      if (thread === undefined) return;
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        server.close().catch(() => undefined),
+        thread.terminate().catch(() => undefined),
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, STOP_LIMIT_MS);
           timer.unref();
