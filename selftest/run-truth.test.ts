@@ -82,6 +82,11 @@ describe('the run tells one true story', () => {
     assert.equal(run.report.complete, true);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /429 on POST .*: the whole run waits 1 s, as Retry-After asks/);
+    // The held-back requests do not meet the limit again at once: the run keeps the pace it learnt.
+    assert.match(
+      run.stderr,
+      /the environment limits its rate: the run now starts one request every \d\.\d\d s/,
+    );
   });
 
   it('keeps every second at the provider within PIX_RATE_LIMIT, and still judges every check', () => {
