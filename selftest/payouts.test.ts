@@ -255,7 +255,7 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     );
   });
 
-  it('stops after three attempts, or as soon as the wait is refused', async () => {
+  it('stops after five attempts, or as soon as the wait is refused', async () => {
     const { ledger, lines } = freshLedger();
     const payouts = new Payouts(target(), ledger);
     let sent = 0;
@@ -264,10 +264,10 @@ describe('a withdrawal request, gated and written to the ledger', () => {
       return Promise.resolve(answer(429, '{}'));
     };
     await payouts.send(request(), always429, () => Promise.resolve(10));
-    assert.equal(sent, 3);
+    assert.equal(sent, 5);
     await payouts.send(request(), always429, noWait);
-    assert.equal(sent, 4, 'a wait past the caps is not waited, and nothing is sent again');
-    assert.equal(lines().filter((l) => l.outcome === 'rate-limited').length, 4);
+    assert.equal(sent, 6, 'a wait past the caps is not waited, and nothing is sent again');
+    assert.equal(lines().filter((l) => l.outcome === 'rate-limited').length, 6);
   });
 
   it('records a request the HTTP client refused to send as not-sent', async () => {
