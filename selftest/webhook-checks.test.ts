@@ -210,7 +210,14 @@ describe('the ids a withdrawal response returned', () => {
   it('leaves out short values, other types, and names that only end like an id', () => {
     assert.deepEqual(returnedIds({ id: 'abc', withdraw_id: 123, txid: true, uuid: null, status: 'PAID', code: 'W-0001' }), []); // prettier-ignore
     assert.deepEqual(
-      returnedIds({ paid: '2026-01-01', valid: 'true', uuids: 'u-1234', identity: 'abcd' }),
+      returnedIds({
+        paid: '2026-01-01',
+        valid: 'true',
+        uuids: 'u-1234',
+        xuuid: 'u-5678',
+        identity: 'abcd',
+        Identifier: 'efgh',
+      }),
       [],
     );
     assert.deepEqual(returnedIds(null), []);
@@ -265,6 +272,19 @@ describe('WEBHOOK-MATCHES-WITHDRAWAL: a webhook naming the code reports the amou
     assert.deepEqual(judge(delivered('{"code":"W-0001","amount":10.5}')), []);
     assert.deepEqual(judge(delivered('{"code":"W-0001","data":{"valor":10.5000009}}')), []);
     assert.deepEqual(judge(delivered('{"code":"W-0001","amount":10.4999991}')), []);
+  });
+
+  it('tells a millionth apart: a difference of exactly 0.000001 passes', () => {
+    const nothingSent = {
+      withdrawal: answered(200, '{}', 'application/json', 'createWithdraw', '{"amount":0}'),
+    };
+    const exact = [delivered('{"code":"W-0001","amount":0.000001}')];
+    assert.deepEqual(webhookMatchesWithdrawal.judge(input(exact, nothingSent)), []);
+    const over = [delivered('{"code":"W-0001","amount":0.0000011}')];
+    assert.deepEqual(
+      webhookMatchesWithdrawal.judge(input(over, nothingSent)).map((v) => v.expected),
+      ['the amount sent, 0'],
+    );
   });
 
   it('warns each other amount, above or below, in any amount member', () => {
