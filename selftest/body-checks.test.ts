@@ -73,6 +73,35 @@ describe('the bodies that break §2.1 (§4.2, §7)', () => {
     assert.deepEqual(empty?.mutation, { kind: 'raw', body: undefined });
   });
 
+  it('titles each case as the test that judges it reads', () => {
+    assert.deepEqual(Object.fromEntries([...bodyCases(spec), ...silentValueCases(spec)].map((c) => [c.check.id, c.check.title])), {
+      'PAYMENT-BODY-WRONG-TYPE-AMOUNT': 'Refuses a withdrawal whose amount is not a number',
+      'PAYMENT-BODY-WRONG-TYPE-CODE': 'Refuses a withdrawal whose code is not a string',
+      'PAYMENT-BODY-WRONG-TYPE-NAME': 'Refuses a withdrawal whose name is not a string',
+      'PAYMENT-BODY-WRONG-TYPE-KEY-TYPE': 'Refuses a withdrawal whose key_type is not a string',
+      'PAYMENT-BODY-WRONG-TYPE-DOCUMENT': 'Refuses a withdrawal whose document is not a string',
+      'PAYMENT-BODY-WRONG-TYPE-KEY-PIX': 'Refuses a withdrawal whose key_pix is not a string',
+      'PAYMENT-BODY-WRONG-TYPE-POSTBACKURL': 'Refuses a withdrawal whose PostBackUrl is not a string',
+      'PAYMENT-BODY-WRONG-TYPE-CHECK-CODE': 'Refuses a withdrawal whose check_code is not a boolean',
+      'PAYMENT-BODY-NOT-JSON': 'Refuses a withdrawal with a body that is not JSON',
+      'PAYMENT-BODY-EMPTY': 'Refuses a withdrawal with an empty body',
+      'PAYMENT-BODY-ARRAY': 'Refuses a withdrawal with a JSON array instead of an object',
+      'PAYMENT-BODY-MISSING-AMOUNT': 'Refuses a withdrawal without amount',
+      'PAYMENT-BODY-MISSING-CODE': 'Refuses a withdrawal without code',
+      'PAYMENT-BODY-MISSING-NAME': 'Refuses a withdrawal without name',
+      'PAYMENT-BODY-MISSING-KEY-TYPE': 'Refuses a withdrawal without key_type',
+      'PAYMENT-BODY-MISSING-DOCUMENT': 'Refuses a withdrawal without document',
+      'PAYMENT-BODY-MISSING-KEY-PIX': 'Refuses a withdrawal without key_pix',
+      'PAYMENT-BODY-MISSING-POSTBACKURL': 'Refuses a withdrawal without PostBackUrl',
+      'PAYMENT-BODY-AMOUNT-ZERO': 'Refuses a withdrawal with an amount of 0',
+      'PAYMENT-BODY-AMOUNT-NEGATIVE': 'Refuses a withdrawal with a negative amount',
+      'PAYMENT-BODY-AMOUNT-THREE-DECIMALS': 'Refuses a withdrawal with an amount with three decimals',
+      'PAYMENT-BODY-POSTBACK-NOT-URL': 'Refuses a withdrawal with a PostBackUrl that is not a URL',
+      'PAYMENT-BODY-KEY-TYPE-UNKNOWN': 'Refuses a withdrawal with an unknown key_type',
+      'PAYMENT-BODY-NAME-TOO-LONG': 'Refuses a withdrawal with a 300-character name',
+    });
+  }); // prettier-ignore
+
   it('holds the Pix key fields to 400 or 403 (§5.4: a key invalid), every other case to 400', () => {
     const bands = (id: string) => {
       const found = bodyCases(spec).find((c) => c.check.id === id);

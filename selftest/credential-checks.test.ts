@@ -58,6 +58,31 @@ describe('the credential checks generated from the spec (§4.1, §4.2, §5.2, §
     ]);
   }); // prettier-ignore
 
+  it('titles each check as the test that judges it reads: the operation, the header and how it is wrong', () => {
+    const titles = (operation: OperationId) => Object.fromEntries([...credentialCases(spec, operation), ...plainHeaderCases(spec, operation)].map((c) => [c.check.id, c.check.title]));
+    assert.deepEqual(titles('createToken'), {
+      'TOKEN-REFUSE-MISSING-CLIENT-ID': 'Refuses a token request without client_id',
+      'TOKEN-REFUSE-WRONG-CLIENT-ID': 'Refuses a token request with a wrong client_id',
+      'TOKEN-REFUSE-MISSING-CERT-CLIENT': 'Refuses a token request without cert_client',
+      'TOKEN-REFUSE-WRONG-CERT-CLIENT': "Refuses a token request with a cert_client that is valid base64 but not the client's",
+      'TOKEN-REFUSE-MALFORMED-CERT-CLIENT': 'Refuses a token request with a cert_client that is not base64',
+      'TOKEN-ACCEPT-MISSING': 'Handles a token request without Accept without a server error',
+      'TOKEN-ACCEPT-NOT-JSON': 'Handles a token request with Accept: text/plain without a server error',
+    });
+    assert.deepEqual(titles('createWithdraw'), {
+      'PAYMENT-REFUSE-MISSING-CLIENT-ID': 'Refuses a withdrawal without client_id',
+      'PAYMENT-REFUSE-WRONG-CLIENT-ID': 'Refuses a withdrawal with a wrong client_id',
+      'PAYMENT-REFUSE-MISSING-CLIENT-SECRET': 'Refuses a withdrawal without client_secret',
+      'PAYMENT-REFUSE-WRONG-CLIENT-SECRET': 'Refuses a withdrawal with a wrong client_secret',
+      'PAYMENT-REFUSE-MISSING-AUTHORIZATION': 'Refuses a withdrawal without Authorization',
+      'PAYMENT-REFUSE-NOT-BEARER-AUTHORIZATION': 'Refuses a withdrawal with the token under a scheme other than Bearer',
+      'PAYMENT-REFUSE-FORGED-AUTHORIZATION': 'Refuses a withdrawal with a forged bearer token (the real one altered)',
+      'PAYMENT-REFUSE-RANDOM-AUTHORIZATION': 'Refuses a withdrawal with a random bearer token',
+      'PAYMENT-ACCEPT-MISSING': 'Handles a withdrawal without accept without a server error',
+      'PAYMENT-ACCEPT-NOT-JSON': 'Handles a withdrawal with accept: text/plain without a server error',
+    });
+  }); // prettier-ignore
+
   it('holds each variant to its row of the refusal table: 403 for a key missing or wrong (§5.4), 401 or 403 for a token', () => {
     const bands = (c: CredentialCase) =>
       [200, 400, 401, 403, 500].map((status) => verdictOf(c.check.judge(answered(status))));
@@ -130,7 +155,11 @@ describe('the wrong credentials sent', () => {
     assert.equal(applyCredentialCase({}, wrongId, undefined, invent()).client_id, 'x');
   });
 
-  it('makes a wrong certificate that is not a PEM from the base64 alphabet, padding kept', () => {
+  it('makes a wrong certificate that is not a PEM from the whole base64 alphabet, padding kept', () => {
+    const long = 'QUJD'.repeat(50);
+    const drawn = applyCredentialCase({ cert_client: long }, caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), undefined, invent()).cert_client ?? ''; // prettier-ignore
+    assert.match(drawn, /[IOl+/]/, 'base64 letters a plain lookalike never draws');
+    assert.match(drawn, /^[A-Za-z0-9+/]{200}$/);
     const real = 'QUJD+/xyz0==';
     const other = applyCredentialCase({ cert_client: real }, caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), undefined, invent()).cert_client ?? ''; // prettier-ignore
     assert.match(other, /^[A-Za-z0-9+/]{10}==$/);
@@ -140,7 +169,19 @@ describe('the wrong credentials sent', () => {
   it('keeps a PEM certificate’s armour and CRLF line ends', () => {
     const pem = `-----BEGIN PUBLIC KEY-----\r\n${'A'.repeat(64)}\r\n${'B'.repeat(10)}=\r\n-----END PUBLIC KEY-----\r\n`;
     const other = applyCredentialCase({ cert_client: Buffer.from(pem).toString('base64') }, caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), undefined, invent()).cert_client ?? ''; // prettier-ignore
-    assert.match(Buffer.from(other, 'base64').toString('latin1'), /^-----BEGIN PUBLIC KEY-----\r\n[A-Za-z0-9+/]{64}\r\n[A-Za-z0-9+/]{10}=\r\n-----END PUBLIC KEY-----\r\n$/); // prettier-ignore
+    const decoded = Buffer.from(other, 'base64').toString('latin1');
+    assert.match(decoded, /^-----BEGIN PUBLIC KEY-----\r\n[A-Za-z0-9+/]{64}\r\n[A-Za-z0-9+/]{10}=\r\n-----END PUBLIC KEY-----\r\n$/); // prettier-ignore
+    const [, first, second] = decoded.split('\r\n');
+    assert.ok(
+      first !== 'A'.repeat(64) && second !== `${'B'.repeat(10)}=`,
+      'every line of the key is another',
+    );
+  });
+
+  it('reads a PEM that ends without a line break', () => {
+    const pem = `-----BEGIN CERTIFICATE-----\n${'C'.repeat(16)}\n-----END CERTIFICATE-----`;
+    const other = applyCredentialCase({ cert_client: Buffer.from(pem).toString('base64') }, caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), undefined, invent()).cert_client ?? ''; // prettier-ignore
+    assert.match(Buffer.from(other, 'base64').toString('latin1'), /^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/]{16}\n-----END CERTIFICATE-----$/); // prettier-ignore
   });
 });
 
@@ -159,9 +200,21 @@ describe('a forged token', () => {
     }
   });
 
-  it('keeps a hex token hex', () => {
+  it('keeps a hex token hex, its dots and dashes too, and draws any other from letters and digits', () => {
     assert.match(forgeToken('0123456789abcdef0123', invent()), /^[0-9a-f]{20}$/);
-    assert.match(forgeToken('ZZ0123', invent()), /^[A-Za-z0-9]{6}$/);
+    assert.match(forgeToken('dead-beef.0123', invent()), /^[0-9a-f]{4}-[0-9a-f]{4}\.[0-9a-f]{4}$/);
+    for (const token of ['ZZZZZZZZZZZZZZZZ0123', '0123ZZZZZZZZZZZZZZZZ', 'ABCDEFGHJKLMNPQRSTUV']) {
+      const forged = forgeToken(token, invent());
+      assert.match(forged, /^[A-Za-z0-9]{20}$/, token);
+      assert.match(forged, /[g-zA-Z]/, `${token}: not hex`);
+    }
+  });
+
+  it('replaces every letter, digit, + and /, and keeps every other character', () => {
+    const forged = forgeToken('AAAA+/zzzz9999_~', invent());
+    assert.equal(forged.slice(-2), '_~');
+    for (const [i, c] of Array.from('AAAA+/zzzz9999').entries())
+      assert.notEqual(forged[i], c, `${i}: ${forged}`);
   });
 
   it('is never the real token: an empty one becomes x', () => {

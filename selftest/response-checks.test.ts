@@ -251,6 +251,11 @@ describe('CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE: at most one of the copie
     assert.equal(raceUnjudgeable(race(409, 401), answered(409))?.exchange.response.status, 401);
     assert.equal(raceUnjudgeable(race(200, 401, 409), answered(409)), undefined, 'one accepted: judged');
     assert.equal(
+      raceUnjudgeable(race(200, 409, 409), answered(200)),
+      undefined,
+      'one accepted, whatever came after',
+    );
+    assert.equal(
       raceUnjudgeable(race(409, 409, 400), answered(200)),
       undefined,
       'none accepted, refused as duplicates',
