@@ -53,6 +53,7 @@ describe('the token family: what each check is', () => {
     assert.equal(tokenFamily.withdrawals(loadSpec(), DEFAULT_RUN_SHAPE), 6);
     assert.equal(tokenFamily.withdrawals(loadSpec(), { ...DEFAULT_RUN_SHAPE, tokenLifetimeProbe: true }), 7);
     assert.equal(tokenFamily.file, 'src/checks/token.ts');
+    assert.equal(tokenFamily.name, 'token');
   });
 
   it('renews every 7200 s (§5.3, §8) and keeps a token under 8 KB', () => {
@@ -189,6 +190,7 @@ describe('TOKEN-LIFETIME-COVERS-RENEWAL: a stated lifetime lasts the renewal int
     assert.equal(statedLifetime(tokenAnswer(body)), 60);
     assert.equal(statedLifetime(tokenAnswer('{"expires_in":"90000","data":{"expires_in":100000}}')), 90000);
     assert.equal(statedLifetime(tokenAnswer('{"access_token":"t"}')), undefined);
+    assert.equal(statedLifetime(tokenAnswer('{"expires_in":"soon","data":{"expires_in":60,"inner":{"ttl":1}}}')), 60, 'nothing else counts'); // prettier-ignore
     assert.equal(statedLifetime(answered(200, 'not json', 'text/plain', 'createToken')), undefined);
   });
 

@@ -64,6 +64,7 @@ describe('the webhook family: what each check is', () => {
     assert.equal(webhookFamily.withdrawals(loadSpec(), DEFAULT_RUN_SHAPE), 3);
     assert.equal(webhookFamily.withdrawals(loadSpec(), { ...DEFAULT_RUN_SHAPE, webhookRetryProbe: true }), 4);
     assert.equal(webhookFamily.file, 'src/checks/webhook.ts');
+    assert.equal(webhookFamily.name, 'webhook');
   });
 });
 
@@ -208,7 +209,7 @@ describe('the ids a withdrawal response returned', () => {
   });
 
   it('leaves out short values, other types, and names that only end like an id', () => {
-    assert.deepEqual(returnedIds({ id: 'abc', withdraw_id: 123, txid: true, uuid: null, status: 'PAID', code: 'W-0001' }), []); // prettier-ignore
+    assert.deepEqual(returnedIds({ id: 'abc', withdraw_id: 123, txid: true, verified_id: false, transactionOk: true, uuid: null, status: 'PAID', code: 'W-0001' }), []); // prettier-ignore
     assert.deepEqual(
       returnedIds({
         paid: '2026-01-01',
@@ -334,6 +335,13 @@ describe('WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE: an address sent as postbackurl 
     assert.deepEqual(callbackFieldCaseSensitive.judge({ deliveries: [delivered('{}', { headers: {} })] }), [
       { verdict: 'FAILED', expected: 'no delivery to the address given under postbackurl', actual: 'POST /hook/1 (no content-type, 2 bytes, matched)' },
     ]); // prettier-ignore
+  });
+
+  it('titles the check with both spellings of the field', () => {
+    assert.equal(
+      callbackFieldCaseSensitive.title,
+      'Posts no webhook to an address sent as postbackurl: the callback field is PostBackUrl, case-sensitive',
+    );
   });
 
   it('sends the valid body with its address under postbackurl and no PostBackUrl', () => {
