@@ -148,8 +148,8 @@ describe('the wrong credentials sent', () => {
 
   it('replaces a wrong value whatever the header’s case, and invents one when there was none', () => {
     const wrongId = caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-ID');
-    const sent = applyCredentialCase({ Client_Id: 'abc-123' }, wrongId, undefined, invent());
-    assert.deepEqual(Object.keys(sent), ['client_id']);
+    const sent = applyCredentialCase({ accept: 'application/json', Client_Id: 'abc-123' }, wrongId, undefined, invent()); // prettier-ignore
+    assert.deepEqual(Object.keys(sent), ['accept', 'client_id']);
     assert.match(sent.client_id ?? '', /^[0-9a-f]{3}-[0-9a-f]{3}$/, 'hex stays hex, the dash kept');
     assert.notEqual(sent.client_id, 'abc-123');
     assert.equal(applyCredentialCase({}, wrongId, undefined, invent()).client_id, 'x');
@@ -176,6 +176,30 @@ describe('the wrong credentials sent', () => {
       first !== 'A'.repeat(64) && second !== `${'B'.repeat(10)}=`,
       'every line of the key is another',
     );
+  });
+
+  it('reads as a PEM only a whole one: with text before or after it, the whole value is redrawn, its length kept', () => {
+    const wrongCert = caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT');
+    const pem = `-----BEGIN PUBLIC KEY-----\n${'A'.repeat(16)}\n-----END PUBLIC KEY-----\n`;
+    for (const text of [`note\n${pem}`, `${pem}note`]) {
+      const real = Buffer.from(text).toString('base64');
+      const other =
+        applyCredentialCase({ cert_client: real }, wrongCert, undefined, invent()).cert_client ?? '';
+      assert.equal(other.length, real.length, text);
+      assert.doesNotMatch(
+        Buffer.from(other, 'base64').toString('latin1'),
+        /-----BEGIN PUBLIC KEY-----/,
+        text,
+      );
+    }
+  });
+
+  it('keeps the bytes of a PEM that are not base64 as they were, one byte each', () => {
+    const pem = Buffer.from('-----BEGIN PUBLIC KEY-----\nAB\u00e9CD\n-----END PUBLIC KEY-----\n', 'latin1');
+    const other = applyCredentialCase({ cert_client: pem.toString('base64') }, caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), undefined, invent()).cert_client ?? ''; // prettier-ignore
+    const decoded = Buffer.from(other, 'base64');
+    assert.equal(decoded.length, pem.length);
+    assert.equal(decoded[29], 0xe9);
   });
 
   it('reads a PEM that ends without a line break', () => {
