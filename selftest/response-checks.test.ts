@@ -54,6 +54,7 @@ describe('what every response is held to (§7, payloads)', () => {
     assert.deepEqual(RESPONSE_CHECKS, [statusDocumented, jsonPayload, schemaConforms]);
     assert.deepEqual(responsesFamily.checks(spec), ANSWER_CHECKS);
     assert.equal(responsesFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 0);
+    assert.equal(responsesFamily.name, 'every response');
   });
 });
 
@@ -164,6 +165,7 @@ describe('check_code (§2.1): a duplicate refused when true, allowed when false'
 
   it('sends each case’s pair, the race’s withdrawals and one copy after them', () => {
     assert.equal(checkCodeFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 10);
+    assert.equal(checkCodeFamily.name, 'check_code');
     assert.equal(checkCodeFamily.withdrawals(spec, { ...DEFAULT_RUN_SHAPE, raceWidth: 5 }), 12);
     assert.deepEqual(
       DUPLICATE_CASES.map((c) => [c.checkCode, c.check?.id, c.clause]),
