@@ -201,10 +201,12 @@ describe('the ids a withdrawal response returned', () => {
         withdraw_id: 1234,
         endToEndId: 'E2E-1',
         uuid: 'u-123',
+        txid: 'tx-0001',
+        E2EID: 'E0001',
         TransactionCode: 'T-99',
         data: { ID: 'deep-1', items: [{ transaction_ref: 'arr-1' }] },
       }),
-      ['abcd', '1234', 'E2E-1', 'u-123', 'T-99', 'deep-1', 'arr-1'],
+      ['abcd', '1234', 'E2E-1', 'u-123', 'tx-0001', 'E0001', 'T-99', 'deep-1', 'arr-1'],
     );
   });
 
@@ -216,6 +218,7 @@ describe('the ids a withdrawal response returned', () => {
         valid: 'true',
         uuids: 'u-1234',
         xuuid: 'u-5678',
+        btxid: 'b-1234',
         identity: 'abcd',
         Identifier: 'efgh',
       }),
