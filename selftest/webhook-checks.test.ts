@@ -219,6 +219,7 @@ describe('the ids a withdrawal response returned', () => {
         uuids: 'u-1234',
         xuuid: 'u-5678',
         btxid: 'b-1234',
+        txids: 't-1234',
         identity: 'abcd',
         Identifier: 'efgh',
       }),
