@@ -255,7 +255,7 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     );
   });
 
-  it('stops after MAX_ATTEMPTS attempts, or as soon as the wait is refused', async () => {
+  it('stops after five attempts, or as soon as the wait is refused', async () => {
     const { ledger, lines } = freshLedger();
     const payouts = new Payouts(target(), ledger);
     let sent = 0;

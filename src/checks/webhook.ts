@@ -113,7 +113,9 @@ export function returnedIds(response: JsonValue | undefined): string[] {
     : Object.entries(response);
   return entries.flatMap(([key, value]) => {
     if (typeof value === 'object') return returnedIds(value);
-    const looksLikeId = /(^|_)id$|Id$|^uuid$|transaction/i.test(key);
+    // The camel-case suffix is read case-sensitively: `transferId` is an id, `paid` and `valid` are not;
+    // Pix's own `txid` and `e2eid` are named whole.
+    const looksLikeId = /(^|_)id$|^uuid$|^(tx|e2e)id$|transaction/i.test(key) || /Id$/.test(key);
     return looksLikeId &&
       (typeof value === 'string' || typeof value === 'number') &&
       String(value).length >= 4

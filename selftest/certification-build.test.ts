@@ -1,0 +1,240 @@
+/**
+ * The rules of src/report/build.ts that the reporter tests leave open, on inputs built here: which
+ * tests are suite errors and how their messages are kept, what evidence and observations carry,
+ * the run's verdict and exit code at each edge (strict, PIX_REQUIRE_COMPLETE, PIX_FAIL_ON_DRIFT), the
+ * catalogue's hash, the run's times and what is reported only when given.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildCertification, clauseTokens, type CertificationInput } from '../src/report/build.ts';
+import type { TestOutcome } from '../src/report/model.ts';
+import type { CheckDefinition, Evaluation } from '../src/checks/vocabulary.ts';
+
+const check = (id: string, level: CheckDefinition['level'] = 'must'): CheckDefinition => ({
+  id,
+  title: `title of ${id}`,
+  clause: '§4.1',
+  level,
+  reason: `reason of ${id}`,
+  remedy: `remedy of ${id}`,
+  needs: [],
+});
+
+const test = (
+  title: string,
+  evaluations: Evaluation[],
+  status: TestOutcome['status'] = 'passed',
+  errors: string[] = [],
+): TestOutcome => ({
+  titlePath: ['mock', 'a.spec.ts', title],
+  status,
+  durationMs: 10,
+  errors,
+  evaluations,
+  observations: [],
+});
+
+const METADATA: CertificationInput['metadata'] = {
+  runId: 'run1',
+  suiteVersion: '0.1.0',
+  specVersion: '1.0.0',
+  specHash: 'abc',
+  mode: 'live',
+  baseUrl: 'https://sandbox.example.test',
+  reportDir: 'reports',
+  strict: false,
+  requireComplete: false,
+  selection: [],
+  seed: 1,
+  options: {},
+};
+
+const passedAll = (ids = ['A', 'B']) => [
+  test(
+    't',
+    ids.map((checkId) => ({ checkId, verdict: 'PASSED' as const })),
+  ),
+];
+
+function certify(tests: TestOutcome[], overrides: Partial<CertificationInput> = {}) {
+  return buildCertification({
+    checks: [check('A'), check('B')],
+    clauses: { '§4.1': 'Create token' },
+    metadata: METADATA,
+    tests,
+    suiteErrors: [],
+    startTime: new Date('2026-01-02T03:04:05.000Z'),
+    durationMs: 1500,
+    ...overrides,
+  });
+}
+
+describe('the tests that are suite errors', () => {
+  it('a test interrupted or timed out without a FAILED check, with its errors one per line', () => {
+    for (const status of ['interrupted', 'timedOut', 'failed'] as const) {
+      const report = certify([
+        test('broke', [{ checkId: 'A', verdict: 'PASSED' }], status, ['first', 'second']),
+      ]);
+      assert.deepEqual(
+        report.suiteErrors,
+        [{ test: 'mock › a.spec.ts › broke', message: 'first\nsecond' }],
+        status,
+      );
+      assert.equal(report.verdict, 'ERROR', status);
+      assert.equal(report.exitCode, 2, status);
+    }
+  });
+
+  it('says how the test ended when it gave no error', () => {
+    const report = certify([...passedAll(), test('quiet', [], 'timedOut')]);
+    assert.deepEqual(report.suiteErrors, [
+      { test: 'mock › a.spec.ts › quiet', message: 'the test ended timedOut' },
+    ]);
+  });
+
+  it('keeps a message of 2000 characters whole and cuts a longer one to 2000 with an ellipsis', () => {
+    const whole = certify([...passedAll(), test('long', [], 'failed', ['m'.repeat(2000)])]);
+    assert.equal(whole.suiteErrors[0]?.message, 'm'.repeat(2000));
+    const cut = certify([...passedAll(), test('longer', [], 'failed', ['m'.repeat(2500)])]);
+    assert.equal(cut.suiteErrors[0]?.message, `${'m'.repeat(1999)}…`);
+  });
+
+  it('names, for a check no test judged, only the tests skipped before recording any check', () => {
+    const report = certify([
+      test('judged A', [{ checkId: 'A', verdict: 'PASSED' }]),
+      test('silent', [], 'skipped'),
+      test('passed, judging nothing', []),
+      test('skipped, judging A', [{ checkId: 'A', verdict: 'SKIPPED', reason: 'why' }], 'skipped'),
+    ]);
+    assert.equal(
+      report.suiteErrors[0]?.message,
+      'no test of this run judged the check B, though the whole suite ran and no test broke: a test skipped without recording the checks it judges (mock › a.spec.ts › silent), a test.only, or a check without a test (src/checks/catalogue.ts).',
+    );
+  });
+});
+
+describe('what a check result and an observation carry', () => {
+  it('evidence holds only the fields an evaluation gave', () => {
+    const report = certify([
+      test('t', [
+        { checkId: 'A', verdict: 'WARNING', expected: 'e' },
+        { checkId: 'A', verdict: 'WARNING', actual: 'a', reproduction: 'curl', reason: 'r' },
+        { checkId: 'B', verdict: 'PASSED' },
+      ]),
+    ]);
+    assert.deepEqual(report.checks[0]?.evidence, [
+      { verdict: 'WARNING', expected: 'e' },
+      { verdict: 'WARNING', actual: 'a', reproduction: 'curl', reason: 'r' },
+    ]);
+  });
+
+  it('a judged check has no notJudged, and a passed one no evidence', () => {
+    assert.deepEqual(certify(passedAll()).checks[0], {
+      id: 'A',
+      title: 'title of A',
+      clause: '§4.1',
+      level: 'must',
+      reason: 'reason of A',
+      remedy: 'remedy of A',
+      verdict: 'PASSED',
+      evaluations: 1,
+      durationMs: 10,
+    });
+  });
+
+  it('an observation has a note only when it was given one', () => {
+    const observed: TestOutcome = {
+      ...test('t', [
+        { checkId: 'A', verdict: 'PASSED' },
+        { checkId: 'B', verdict: 'PASSED' },
+      ]),
+      observations: [
+        { topic: 'b', clause: '§6', value: 1 },
+        { topic: 'a', clause: '§6', value: 2, note: 'n' },
+      ],
+    };
+    assert.deepEqual(certify([observed]).observations, [
+      { topic: 'a', clause: '§6', value: 2, note: 'n' },
+      { topic: 'b', clause: '§6', value: 1 },
+    ]);
+  });
+
+  it('reads every clause id a clause string names, §10 and §4.12 whole', () => {
+    assert.deepEqual(clauseTokens('§10, §4.12 (not shown), payloads, §5'), [
+      '§10',
+      '§4.12',
+      'payloads',
+      '§5',
+    ]);
+  });
+});
+
+describe("the run's verdict and exit code", () => {
+  const strict = { ...METADATA, strict: true };
+  const requireComplete = { ...METADATA, requireComplete: true };
+  const warned = [
+    test('t', [
+      { checkId: 'A', verdict: 'WARNING' },
+      { checkId: 'B', verdict: 'PASSED' },
+    ]),
+  ];
+  const incomplete = [test('t', [{ checkId: 'A', verdict: 'PASSED' }, { checkId: 'B', verdict: 'SKIPPED', reason: 'no payouts', lacks: ['payout'] }])]; // prettier-ignore
+
+  it('PASSED exits 0, strict or not, complete required or not', () => {
+    for (const metadata of [METADATA, strict, requireComplete]) {
+      const report = certify(passedAll(), { metadata });
+      assert.deepEqual([report.verdict, report.exitCode, report.counts], ['PASSED', 0, { PASSED: 2, FAILED: 0, WARNING: 0, SKIPPED: 0 }]); // prettier-ignore
+    }
+  });
+
+  it('WARNING exits 1 only in strict mode', () => {
+    assert.deepEqual([certify(warned).verdict, certify(warned).exitCode], ['WARNING', 0]);
+    assert.equal(certify(warned, { metadata: requireComplete }).exitCode, 0);
+    assert.equal(certify(warned, { metadata: strict }).exitCode, 1);
+  });
+
+  it('INCOMPLETE exits 1 in strict mode or when a complete run is required', () => {
+    assert.deepEqual([certify(incomplete).verdict, certify(incomplete).exitCode], ['INCOMPLETE', 0]);
+    assert.equal(certify(incomplete, { metadata: strict }).exitCode, 1);
+    assert.equal(certify(incomplete, { metadata: requireComplete }).exitCode, 1);
+  });
+
+  it('fails on drift only with PIX_FAIL_ON_DRIFT and at least one regression', () => {
+    const baseline = certify(passedAll());
+    const same = certify(passedAll(), { baseline: { certification: baseline, failOnDrift: true } });
+    assert.deepEqual([same.changes?.regressions, same.exitCode], [0, 0]);
+    const drifted = certify(warned, { baseline: { certification: baseline, failOnDrift: true } });
+    assert.deepEqual([drifted.verdict, drifted.changes?.regressions, drifted.exitCode], ['WARNING', 1, 1]);
+    const told = certify(warned, { baseline: { certification: baseline, failOnDrift: false } });
+    assert.deepEqual([told.changes?.failOnDrift, told.exitCode], [false, 0]);
+    assert.equal('changes' in certify(passedAll()), false);
+  });
+});
+
+describe('the run as reported', () => {
+  it('ends the duration after it started, and names the environment only when it has a name', () => {
+    const report = certify(passedAll());
+    assert.deepEqual([report.run.startTime, report.run.endTime, report.run.durationMs], ['2026-01-02T03:04:05.000Z', '2026-01-02T03:04:06.500Z', 1500]); // prettier-ignore
+    assert.equal('environmentName' in report.run, false);
+    assert.equal(certify(passedAll(), { metadata: { ...METADATA, environmentName: 'Sandbox' } }).run.environmentName, 'Sandbox'); // prettier-ignore
+  });
+
+  it("hashes the catalogue as it judges: the same checks give the same hash, a check's level another", () => {
+    const hash = (checks: CheckDefinition[]) => certify(passedAll(), { checks }).run.catalogueHash;
+    assert.match(hash([check('A'), check('B')]) ?? '', /^[0-9a-f]{64}$/);
+    assert.equal(hash([check('A'), check('B')]), hash([check('A'), check('B')]));
+    assert.notEqual(hash([check('A'), check('B')]), hash([check('A'), check('B', 'should')]));
+    assert.notEqual(hash([check('A'), check('B')]), hash([check('A'), { ...check('B'), remedy: 'another' }]));
+  });
+
+  it('carries the withdrawals only when the ledger gave them', () => {
+    const withdrawals = {
+      ledger: 'reports/ledger.jsonl',
+      sent: 1,
+      outcomes: { accepted: 1, refused: 0, 'rate-limited': 0, unknown: 0, 'not-sent': 0 },
+      unknown: [],
+    };
+    assert.deepEqual(certify(passedAll(), { withdrawals }).withdrawals, withdrawals);
+    assert.equal('withdrawals' in certify(passedAll()), false);
+  });
+});
