@@ -168,6 +168,57 @@ describe('the request gate', () => {
     }
   });
 
+  it('holding tokens: other tests’ withdrawals go on, their token requests wait for the section, which waits for theirs', async () => {
+    const served = await serveGate(localGate({ ...SETTINGS, concurrency: 4 }, quiet), 5_000);
+    try {
+      const one = remoteGate(served.url, served.token, SETTINGS, quiet).gate;
+      const two = remoteGate(served.url, served.token, SETTINGS, quiet).gate;
+      const trace = tracer();
+      const tokenBefore = two.run(trace.request('token-before', 120), 'token');
+      await sleep(20);
+      const section = one.holdingTokens(async (inner) => {
+        await inner.run(trace.request('section-token-1', 60), 'token');
+        await inner.run(trace.request('section-token-2', 60), 'token');
+      });
+      await sleep(20);
+      const elsewhere = [
+        two.run(trace.request('withdrawal-meanwhile', 40)),
+        two.run(trace.request('token-meanwhile', 10), 'token'),
+      ];
+      await Promise.all([tokenBefore, section, ...elsewhere]);
+      const span = (name: string): { start: number; end: number } => {
+        const found = trace.spans.find((s) => s.name === name);
+        assert.ok(found !== undefined, `${name} ran`);
+        return found;
+      };
+      assert.ok(
+        span('section-token-1').start >= span('token-before').end,
+        'the section waits for a token request in flight',
+      );
+      assert.ok(
+        span('withdrawal-meanwhile').end <= span('section-token-2').end,
+        'a withdrawal goes on during the section',
+      );
+      assert.ok(
+        span('token-meanwhile').start >= span('section-token-2').end,
+        'a token request waits for the section',
+      );
+      // Sections of either kind take turns: a race never meets a token section half done.
+      const order: string[] = [];
+      await Promise.all([
+        one.holdingTokens(async () => {
+          order.push('tokens-in');
+          await sleep(40);
+          order.push('tokens-out');
+        }),
+        two.exclusive(() => Promise.resolve(order.push('exclusive'))),
+      ]);
+      assert.deepEqual(order, ['tokens-in', 'tokens-out', 'exclusive']);
+    } finally {
+      await served.close();
+    }
+  });
+
   it('a desk of one process keeps the newest token it was told of', async () => {
     const desk = localDesk();
     await desk.issued({ token: 'a', issuedAt: 5 });

@@ -88,6 +88,16 @@ export class PixClient {
     );
   }
 
+  /**
+   * Runs `section` with no token issued elsewhere in the run until it ends, while the other tests'
+   * withdrawals go on: what a token's reuse and its fate after a newer one need, and no more.
+   */
+  holdingTokens<T>(section: (pix: PixClient) => Promise<T>): Promise<T> {
+    return this.parts.operations.holdingTokens((operations) =>
+      section(new PixClient({ ...this.parts, operations })),
+    );
+  }
+
   /** The worker's access token; without one the test cannot run and is SKIPPED with the reason. */
   async token(checks: Parameters<Recorder['skip']>[0]): Promise<string> {
     const result = await this.parts.session.token(this.parts.operations);

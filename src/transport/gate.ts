@@ -33,18 +33,29 @@ export interface PauseRequest {
   readonly rateLimitedSentAt?: number;
 }
 
+/** What a request is, for a section that holds only token requests (holdingTokens). */
+export type RequestKind = 'token' | 'other';
+
 export interface Gate {
-  /** Runs one request once the run's limits allow it. */
-  run<T>(send: () => Promise<T>): Promise<T>;
+  /** Runs one request once the run's limits allow it; a token request also waits out a holdingTokens section. */
+  run<T>(send: () => Promise<T>, kind?: RequestKind): Promise<T>;
   /** Holds every request of the run for the time asked; resolves false, at once, past a cap. */
   pause(request: PauseRequest): Promise<boolean>;
   /**
    * Runs `section` with the environment to itself: once nothing else of the run is in flight, and
    * with nothing else let out until it ends. Its own requests go through `inner`, a gate with the
    * run's limits. For what only a quiet environment shows: a race of requests released together, a
-   * token used after a newer one was issued with no other token request in between.
+   * duplicate withdrawals that only count if they arrive together.
    */
   exclusive<T>(section: (inner: Gate) => Promise<T>): Promise<T>;
+  /**
+   * Runs `section` once no other token request of the run is queued or in flight, and lets none out
+   * until it ends; every other request goes on. Its own requests, token ones included, go through
+   * `inner`, with the run's limits. For what only needs no token issued meanwhile: a token used after
+   * a newer one was issued, one token reused. Sections of either kind run one at a time, and a section
+   * opens no other.
+   */
+  holdingTokens<T>(section: (inner: Gate) => Promise<T>): Promise<T>;
 }
 
 /** The gate of the process that keeps the run's limits (global setup's, or a process's own). */
@@ -131,34 +142,57 @@ export function localGate(settings: GateSettings, tell: Tell): LocalGate {
   const windowOut = (since: number): Promise<void> =>
     settings.ratePerSecond === undefined ? Promise.resolve() : sleep(since + RATE_WINDOW_MS - Date.now());
   let sections: Promise<unknown> = Promise.resolve();
+  /** One section at a time, of either kind: a race never meets a token section half done. */
+  const inTurn = <T>(section: () => Promise<T>): Promise<T> => {
+    const turn = sections.then(section);
+    sections = turn.catch(() => undefined);
+    return turn;
+  };
+  // Token requests let through and not yet settled, and a holdingTokens section's hold on new ones.
+  let tokensAdmitted = 0;
+  let tokensHeld: Promise<void> | undefined;
+  const tokensSettled: (() => void)[] = [];
+  const admitted = <T>(send: () => Promise<T>): Promise<T> => queue.add(() => paced(send));
+  const tokenRequest = async <T>(send: () => Promise<T>): Promise<T> => {
+    while (tokensHeld !== undefined) await tokensHeld;
+    tokensAdmitted += 1;
+    try {
+      return await admitted(send);
+    } finally {
+      tokensAdmitted -= 1;
+      if (tokensAdmitted === 0) for (const settled of tokensSettled.splice(0)) settled();
+    }
+  };
   let waited = 0;
   let pausedUntil = 0;
   let resume: ReturnType<typeof setTimeout> | undefined;
+  const pause = async ({ ms, why, rateLimitedSentAt }: PauseRequest): Promise<boolean> => {
+    if (rateLimitedSentAt !== undefined) learn(rateLimitedSentAt);
+    if (ms > settings.maxWaitMs || waited + ms > settings.totalWaitMs) {
+      tell(
+        `${why}, asking to wait ${Math.ceil(ms / 1000)} s: past PIX_MAX_RETRY_AFTER_S or the run's wait budget, so the suite stops waiting and leaves what it could not judge unjudged`,
+      );
+      return false;
+    }
+    const until = Date.now() + ms;
+    if (until > pausedUntil) {
+      waited += until - Math.max(pausedUntil, Date.now());
+      pausedUntil = until;
+      tell(`${why}: the whole run waits ${Math.ceil(ms / 1000)} s, as Retry-After asks`);
+      hold('retry-after');
+      clearTimeout(resume);
+      resume = setTimeout(() => letGo('retry-after'), until - Date.now());
+    }
+    await sleep(pausedUntil - Date.now());
+    return true;
+  };
   return {
-    run: <T>(send: () => Promise<T>): Promise<T> => queue.add(() => paced(send)),
-    pause: async ({ ms, why, rateLimitedSentAt }) => {
-      if (rateLimitedSentAt !== undefined) learn(rateLimitedSentAt);
-      if (ms > settings.maxWaitMs || waited + ms > settings.totalWaitMs) {
-        tell(
-          `${why}, asking to wait ${Math.ceil(ms / 1000)} s: past PIX_MAX_RETRY_AFTER_S or the run's wait budget, so the suite stops waiting and leaves what it could not judge unjudged`,
-        );
-        return false;
-      }
-      const until = Date.now() + ms;
-      if (until > pausedUntil) {
-        waited += until - Math.max(pausedUntil, Date.now());
-        pausedUntil = until;
-        tell(`${why}: the whole run waits ${Math.ceil(ms / 1000)} s, as Retry-After asks`);
-        hold('retry-after');
-        clearTimeout(resume);
-        resume = setTimeout(() => letGo('retry-after'), until - Date.now());
-      }
-      await sleep(pausedUntil - Date.now());
-      return true;
-    },
-    exclusive: <T>(section: (inner: Gate) => Promise<T>): Promise<T> => {
-      // One section at a time; each holds the queue, then waits until the requests in flight end.
-      const turn = sections.then(async () => {
+    run: <T>(send: () => Promise<T>, kind: RequestKind = 'other'): Promise<T> =>
+      kind === 'token' ? tokenRequest(send) : admitted(send),
+    pause,
+    exclusive: <T>(section: (inner: Gate) => Promise<T>): Promise<T> =>
+      // Each holds the queue, then waits until the requests in flight end.
+      inTurn(async () => {
         hold('exclusive');
         try {
           while (queue.pending > 0) await new Promise((next) => queue.once('next', next));
@@ -169,11 +203,37 @@ export function localGate(settings: GateSettings, tell: Tell): LocalGate {
           await windowOut(Date.now());
           letGo('exclusive');
         }
-      });
-      sections = turn.catch(() => undefined);
-      return turn;
-    },
+      }),
+    holdingTokens: <T>(section: (inner: Gate) => Promise<T>): Promise<T> =>
+      inTurn(async () => {
+        let release = (): void => undefined;
+        tokensHeld = new Promise<void>((done) => {
+          release = done;
+        });
+        try {
+          while (tokensAdmitted > 0) await new Promise<void>((settled) => tokensSettled.push(settled));
+          return await section(sectionGate((send) => admitted(send), pause));
+        } finally {
+          tokensHeld = undefined;
+          release();
+        }
+      }),
     settings: () => ({ ...settings, learnedGapMs: gapMs }),
+  };
+}
+
+const noSection = (): Promise<never> => Promise.reject(new Error('a section opens no other section'));
+
+/**
+ * A holdingTokens section's own gate: `run` sends with the run's limits, and the section's token
+ * requests are not held by the section itself.
+ */
+export function sectionGate(run: Gate['run'], pause: Gate['pause']): Gate {
+  return {
+    run: (send) => run(send),
+    pause,
+    exclusive: noSection,
+    holdingTokens: noSection,
   };
 }
 

@@ -101,6 +101,16 @@ export class Operations {
     );
   }
 
+  /**
+   * Runs `section` with no other token request of the run let out until it ends (Gate.holdingTokens),
+   * through operations whose requests, token ones included, go through the section's own gate.
+   */
+  holdingTokens<T>(section: (operations: Operations) => Promise<T>): Promise<T> {
+    return this.options.gate.holdingTokens((inner) =>
+      section(new Operations(this.client, { ...this.options, gate: inner })),
+    );
+  }
+
   /** The token a token response carries at PIX_TOKEN_FIELD, if it is a string. */
   tokenIn(exchange: Exchange): string | undefined {
     const token = readPath(exchange.response.json, this.options.tokenField);
@@ -108,13 +118,15 @@ export class Operations {
   }
 
   private post(operation: OperationId, headers: Headers, body: string | undefined): Promise<Exchange> {
-    return this.options.gate.run(() =>
-      send(
-        this.client,
-        operation,
-        { method: 'POST', url: this.urlOf(operation), headers, body },
-        this.options.timeoutMs,
-      ),
+    return this.options.gate.run(
+      () =>
+        send(
+          this.client,
+          operation,
+          { method: 'POST', url: this.urlOf(operation), headers, body },
+          this.options.timeoutMs,
+        ),
+      operation === 'createToken' ? 'token' : 'other',
     );
   }
 }

@@ -12,6 +12,7 @@ import type { Config } from '../config/config.ts';
 import {
   gateSettingsOf,
   localGate,
+  sectionGate,
   type Gate,
   type GateSettings,
   type LocalGate,
@@ -94,8 +95,12 @@ export async function serveGate(
     }
     const released = /^\/release\/(\d+)$/.exec(req.url ?? '');
     if (req.method === 'POST' && req.url === '/slot') grant(res, (work) => gate.run(work), leaseMs);
+    else if (req.method === 'POST' && req.url === '/slot/token')
+      grant(res, (work) => gate.run(work, 'token'), leaseMs);
     else if (req.method === 'POST' && req.url === '/exclusive')
       grant(res, (work) => gate.exclusive(work), EXCLUSIVE_LEASES * leaseMs);
+    else if (req.method === 'POST' && req.url === '/holding-tokens')
+      grant(res, (work) => gate.holdingTokens(work), EXCLUSIVE_LEASES * leaseMs);
     else if (req.method === 'POST' && released !== null) {
       const id = Number(released[1]);
       held.get(id)?.();
@@ -179,12 +184,17 @@ export function remoteGate(
       await call(`/release/${id}`);
     }
   };
+  const pause = async (asked: PauseRequest): Promise<boolean> =>
+    ((await call('/pause', asked)) as { waited: boolean }).waited;
+  // A holdingTokens section's own requests take the run's slots, its token requests not held by it.
+  const ownRequests = sectionGate((send) => holding('/slot', () => send()), pause);
   return {
     gate: {
-      run: (send) => holding('/slot', () => send()),
-      pause: async (asked) => ((await call('/pause', asked)) as { waited: boolean }).waited,
+      run: (send, kind) => holding(kind === 'token' ? '/slot/token' : '/slot', () => send()),
+      pause,
       // The run's gate holds every other worker; this worker's own requests keep the run's limits.
       exclusive: (section) => holding('/exclusive', (now) => section(localGate(now, tell))),
+      holdingTokens: (section) => holding('/holding-tokens', () => section(ownRequests)),
     },
     desk: {
       current: async () => ((await call('/token/current')) as { held: HeldToken | null }).held ?? undefined,

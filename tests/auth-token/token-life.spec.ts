@@ -51,16 +51,17 @@ async function useToken(
 }
 
 /**
- * Alone (no other token request in flight): two tokens in a row, a forged one's answer, then the
- * first token used after the second was issued, and the second (just issued) used as the reading of
- * a good token.
+ * With no other token issued meanwhile (the other tests' withdrawals go on): two tokens in a row,
+ * neither shared with other tests (a provider whose tokens serve once would see them used), a forged
+ * one's answer, then the first token used after the second was issued, and the second (just issued)
+ * used as the reading of a good token.
  */
 async function firstAfterNewer(
   pix: PixClient,
   invent: Inventor,
 ): Promise<{ use: TokenUse; first: Exchange; fate: TokenFate }> {
-  const first = await pix.freshToken([tokenSurvivesNewer]);
-  const newest = await pix.freshToken([tokenSurvivesNewer]);
+  const first = await pix.freshToken([tokenSurvivesNewer], false);
+  const newest = await pix.freshToken([tokenSurvivesNewer], false);
   const mustRefuse = (): string => MUST_REFUSE_BODY;
   const forged = await useToken(pix, forgeToken(first.token, invent), mustRefuse);
   const readsToken = [401, 403].includes(forged.response.status);
@@ -130,7 +131,7 @@ async function probeLifetime(
 async function verifyTokenLife(pix: PixClient, verify: Recorder, invent: Inventor): Promise<void> {
   // The probe waits its seconds on top of the requests' own bound.
   if (probeSeconds !== undefined) test.setTimeout(probeSeconds * 1000 + 60_000);
-  const { use, first, fate } = await pix.alone((alone) => firstAfterNewer(alone, invent));
+  const { use, first, fate } = await pix.holdingTokens((held) => firstAfterNewer(held, invent));
   const why = unreadable(fate, first, use.reading);
   if (why !== undefined) verify.skip(JUDGED, why, blockerOf(first, paymentAccepted));
   verify.check(
