@@ -51,23 +51,28 @@ async function useToken(
 }
 
 /**
- * With no other token issued meanwhile (the other tests' withdrawals go on): two tokens in a row,
- * neither shared with other tests (a provider whose tokens serve once would see them used), a forged
- * one's answer, then the first token used after the second was issued, and the second (just issued)
- * used as the reading of a good token.
+ * With no other token issued meanwhile (the other tests' withdrawals go on): a forged token's answer
+ * while the first token is issued, then the second, neither shared with other tests (a provider
+ * whose tokens serve once would see them used); then, together, the first token used after the
+ * second was issued and the second (just issued) used as the reading of a good token.
  */
 async function firstAfterNewer(
   pix: PixClient,
   invent: Inventor,
 ): Promise<{ use: TokenUse; first: Exchange; fate: TokenFate }> {
-  const first = await pix.freshToken([tokenSurvivesNewer], false);
-  const newest = await pix.freshToken([tokenSurvivesNewer], false);
   const mustRefuse = (): string => MUST_REFUSE_BODY;
-  const forged = await useToken(pix, forgeToken(first.token, invent), mustRefuse);
+  // The forged token is the worker's own, altered: any token of this client has the shape to forge.
+  const forging = pix
+    .token([tokenSurvivesNewer])
+    .then((real) => useToken(pix, forgeToken(real, invent), mustRefuse));
+  const [forged, first] = await Promise.all([forging, pix.freshToken([tokenSurvivesNewer], false)]);
+  const newest = await pix.freshToken([tokenSurvivesNewer], false);
   const readsToken = [401, 403].includes(forged.response.status);
   const body = readsToken ? mustRefuse : (w: NewWithdrawal): string => JSON.stringify(w.body);
-  const firstAnswer = await useToken(pix, first.token, body);
-  const newestAnswer = await useToken(pix, newest.token, body);
+  const [firstAnswer, newestAnswer] = await Promise.all([
+    useToken(pix, first.token, body),
+    useToken(pix, newest.token, body),
+  ]);
   const use: TokenUse = {
     body,
     reading: {
