@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { buildCertification, clauseTokens, type CertificationInput } from '../src/report/build.ts';
 import type { TestOutcome } from '../src/report/model.ts';
 import type { CheckDefinition, Evaluation } from '../src/checks/vocabulary.ts';
+import { RUN_METADATA } from './support/certification.ts';
 
 const check = (id: string, level: CheckDefinition['level'] = 'must'): CheckDefinition => ({
   id,
@@ -34,21 +35,6 @@ const test = (
   observations: [],
 });
 
-const METADATA: CertificationInput['metadata'] = {
-  runId: 'run1',
-  suiteVersion: '0.1.0',
-  specVersion: '1.0.0',
-  specHash: 'abc',
-  mode: 'live',
-  baseUrl: 'https://sandbox.example.test',
-  reportDir: 'reports',
-  strict: false,
-  requireComplete: false,
-  selection: [],
-  seed: 1,
-  options: {},
-};
-
 const passedAll = (ids = ['A', 'B']) => [
   test(
     't',
@@ -60,7 +46,7 @@ function certify(tests: TestOutcome[], overrides: Partial<CertificationInput> = 
   return buildCertification({
     checks: [check('A'), check('B')],
     clauses: { '§4.1': 'Create token' },
-    metadata: METADATA,
+    metadata: RUN_METADATA,
     tests,
     suiteErrors: [],
     startTime: new Date('2026-01-02T03:04:05.000Z'),
@@ -170,8 +156,8 @@ describe('what a check result and an observation carry', () => {
 });
 
 describe("the run's verdict and exit code", () => {
-  const strict = { ...METADATA, strict: true };
-  const requireComplete = { ...METADATA, requireComplete: true };
+  const strict = { ...RUN_METADATA, strict: true };
+  const requireComplete = { ...RUN_METADATA, requireComplete: true };
   const warned = [
     test('t', [
       { checkId: 'A', verdict: 'WARNING' },
@@ -181,7 +167,7 @@ describe("the run's verdict and exit code", () => {
   const incomplete = [test('t', [{ checkId: 'A', verdict: 'PASSED' }, { checkId: 'B', verdict: 'SKIPPED', reason: 'no payouts', lacks: ['payout'] }])]; // prettier-ignore
 
   it('PASSED exits 0, strict or not, complete required or not', () => {
-    for (const metadata of [METADATA, strict, requireComplete]) {
+    for (const metadata of [RUN_METADATA, strict, requireComplete]) {
       const report = certify(passedAll(), { metadata });
       assert.deepEqual([report.verdict, report.exitCode, report.counts], ['PASSED', 0, { PASSED: 2, FAILED: 0, WARNING: 0, SKIPPED: 0 }]); // prettier-ignore
     }
@@ -216,7 +202,7 @@ describe('the run as reported', () => {
     const report = certify(passedAll());
     assert.deepEqual([report.run.startTime, report.run.endTime, report.run.durationMs], ['2026-01-02T03:04:05.000Z', '2026-01-02T03:04:06.500Z', 1500]); // prettier-ignore
     assert.equal('environmentName' in report.run, false);
-    assert.equal(certify(passedAll(), { metadata: { ...METADATA, environmentName: 'Sandbox' } }).run.environmentName, 'Sandbox'); // prettier-ignore
+    assert.equal(certify(passedAll(), { metadata: { ...RUN_METADATA, environmentName: 'Sandbox' } }).run.environmentName, 'Sandbox'); // prettier-ignore
   });
 
   it("hashes the catalogue as it judges: the same checks give the same hash, a check's level another", () => {

@@ -49,6 +49,7 @@ import {
   FIXTURE_CLAUSES,
 } from './fixtures/reporter-project/catalogue.ts';
 import { redact } from '../src/secrets/redact.ts';
+import { RUN_METADATA } from './support/certification.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const REPORTER = join(ROOT, 'reporters', 'certification.ts');
@@ -103,21 +104,6 @@ const outcome = (
   observations: [],
 });
 
-const METADATA: CertificationInput['metadata'] = {
-  runId: 'mhx1run',
-  suiteVersion: '0.1.0',
-  specVersion: '1.0.0',
-  specHash: 'abc123',
-  mode: 'live',
-  baseUrl: 'https://sandbox.example.test',
-  reportDir: 'reports',
-  strict: false,
-  requireComplete: false,
-  selection: [],
-  seed: 1,
-  options: { allowPayouts: true, amount: '0.01' },
-};
-
 function certify(tests: TestOutcome[], overrides: Partial<CertificationInput> = {}): Certification {
   return buildCertification({
     checks: [check('A'), check('B'), check('C', '§4.2, §5.4', 'should')],
@@ -127,7 +113,7 @@ function certify(tests: TestOutcome[], overrides: Partial<CertificationInput> = 
       '§5.4': 'Refused with 403',
       '§9': 'Versioning',
     },
-    metadata: METADATA,
+    metadata: RUN_METADATA,
     tests,
     suiteErrors: [],
     startTime: new Date('2026-01-02T03:04:05.000Z'),
@@ -156,7 +142,7 @@ describe('buildCertification', () => {
           { checkId: 'B', verdict: 'PASSED' },
         ]),
       ],
-      { metadata: { ...METADATA, selection: ['--grep @auth'] } },
+      { metadata: { ...RUN_METADATA, selection: ['--grep @auth'] } },
     );
     assert.equal(checkNamed(report, 'A').verdict, 'FAILED');
     assert.equal(
@@ -325,7 +311,7 @@ describe('buildCertification', () => {
       ]),
     ];
     const lenient = certify(tests);
-    const strict = certify(tests, { metadata: { ...METADATA, strict: true } });
+    const strict = certify(tests, { metadata: { ...RUN_METADATA, strict: true } });
     assert.equal(lenient.exitCode, 0);
     assert.equal(strict.verdict, 'WARNING');
     assert.equal(strict.exitCode, 1);
@@ -366,8 +352,8 @@ describe('buildCertification', () => {
     });
 
     it('exits 1 under PIX_REQUIRE_COMPLETE=1 and under PIX_STRICT=1', () => {
-      const required = certify(payoutsOff, { metadata: { ...METADATA, requireComplete: true } });
-      const strict = certify(payoutsOff, { metadata: { ...METADATA, strict: true } });
+      const required = certify(payoutsOff, { metadata: { ...RUN_METADATA, requireComplete: true } });
+      const strict = certify(payoutsOff, { metadata: { ...RUN_METADATA, strict: true } });
       assert.deepEqual([required.verdict, required.exitCode], ['INCOMPLETE', 1]);
       assert.deepEqual([strict.verdict, strict.exitCode], ['INCOMPLETE', 1]);
     });
@@ -501,7 +487,7 @@ describe('buildCertification', () => {
 
     it('lists a --grep or --shard selection as a reason, with the selection', () => {
       const report = certify([outcome([{ checkId: 'A', verdict: 'PASSED' }])], {
-        metadata: { ...METADATA, selection: ['--grep @auth', '--shard 1/2'] },
+        metadata: { ...RUN_METADATA, selection: ['--grep @auth', '--shard 1/2'] },
       });
       assert.deepEqual(
         report.incomplete.map((i) => [i.cause, i.checks]),
@@ -520,7 +506,7 @@ describe('buildCertification', () => {
             { checkId: 'C', verdict: 'SKIPPED', reason: MISSING_REASONS.provider, lacks: ['provider'] },
           ]),
         ],
-        { metadata: { ...METADATA, mode: 'mock' } },
+        { metadata: { ...RUN_METADATA, mode: 'mock' } },
       );
       assert.equal(report.exitCode, 0);
       for (const text of [
@@ -925,7 +911,7 @@ describe('a certification a person signs', () => {
     ],
     {
       checks: [check('A'), check('B'), check('C', '§4.2, §5.4', 'must')],
-      metadata: { ...METADATA, environmentName: 'Provider X UAT' },
+      metadata: { ...RUN_METADATA, environmentName: 'Provider X UAT' },
     },
   );
   const html = renderHtml(named);
@@ -971,7 +957,7 @@ describe('a certification a person signs', () => {
       [outcome([{ checkId: 'C', verdict: 'WARNING', expected: '403', actual: '401' }])],
       {
         checks: [check('C', '§4.2, §5.4', 'must')],
-        metadata: METADATA,
+        metadata: RUN_METADATA,
       },
     );
     assert.equal(warned.verdict, 'WARNING');

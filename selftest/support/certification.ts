@@ -4,6 +4,7 @@
  */
 import type { JsonValue } from '../../src/base/json.ts';
 import type { Verdict } from '../../src/checks/vocabulary.ts';
+import type { CertificationInput } from '../../src/report/build.ts';
 import type { Certification, RunInfo } from '../../src/report/model.ts';
 
 export const RUN: RunInfo = {
@@ -62,3 +63,19 @@ export function certification(sketch: Sketch = {}): Certification {
     suiteErrors: [],
   };
 }
+
+/** What the reporter knows of a live run before its tests: the builders' and renderers' tests start from it. */
+export const RUN_METADATA: CertificationInput['metadata'] = {
+  runId: 'mhx1run',
+  suiteVersion: '0.1.0',
+  specVersion: '1.0.0',
+  specHash: 'abc123',
+  mode: 'live',
+  baseUrl: 'https://sandbox.example.test',
+  reportDir: 'reports',
+  strict: false,
+  requireComplete: false,
+  selection: [],
+  seed: 1,
+  options: { allowPayouts: true, amount: '0.01' },
+};
