@@ -146,17 +146,23 @@ describe('the request gate', () => {
         const sorted = [...starts].sort((a, b) => a - b);
         return sorted.slice(1).map((t, i) => t - (sorted[i] ?? t));
       };
+      // The gate spaces the starts it schedules; each is read here a little after, by an event loop that
+      // a loaded machine may delay by tens of ms, so the gaps are judged with that much allowed.
+      const JITTER_MS = 50;
       const paced = await Promise.all([startOf(one.gate), startOf(two.gate), startOf(two.gate)]);
-      assert.ok(Math.min(...gaps(paced)) >= 290, `workers' starts ${gaps(paced).join(', ')} ms apart`);
+      assert.ok(
+        Math.min(...gaps(paced)) >= 300 - JITTER_MS,
+        `workers' starts ${gaps(paced).join(', ')} ms apart`,
+      );
       const inSection = await one.gate.exclusive((inner) => Promise.all([startOf(inner), startOf(inner)]));
       assert.ok(
-        Math.min(...gaps(inSection)) >= 290,
+        Math.min(...gaps(inSection)) >= 300 - JITTER_MS,
         `a section's starts ${gaps(inSection).join(', ')} ms apart`,
       );
       // A 429 to a request sent at that pace halves it.
       await two.gate.pause({ ms: 50, why, rateLimitedSentAt: Date.now() });
       const slower = await Promise.all([startOf(one.gate), startOf(two.gate)]);
-      assert.ok(Math.min(...gaps(slower)) >= 590, `then ${gaps(slower).join(', ')} ms apart`);
+      assert.ok(Math.min(...gaps(slower)) >= 600 - JITTER_MS, `then ${gaps(slower).join(', ')} ms apart`);
       assert.deepEqual(
         told
           .filter((line) => line.startsWith('the environment limits its rate'))
