@@ -349,7 +349,7 @@ describe('tokens in responses, value by value', () => {
     assert.deepEqual(registered([configured, elsewhere]), [configured]);
   });
 
-  it('walks eight levels deep, 10,000 members and 64 tokens, and no further', () => {
+  it('walks eight levels deep, 10,000 members and 1,024 tokens, and no further', () => {
     const nested = (depth: number, token: string): JsonValue => (depth === 0 ? { access_token: token } : { a: nested(depth - 1, token) });
     const [deep, tooDeep, inArray] = [fresh(), fresh(), fresh()];
     harvest(JSON.stringify(nested(8, deep)));
@@ -362,18 +362,18 @@ describe('tokens in responses, value by value', () => {
     harvest(members(9_999, last));
     harvest(members(10_000, beyond));
     assert.deepEqual(registered([last, beyond]), [last]);
-    const undecodable = Array.from({ length: 64 }, () => `${fresh(10)}%E0%A4%A`);
+    const undecodable = Array.from({ length: 1_024 }, () => `${fresh(10)}%E0%A4%A`);
     harvest(undecodable.map((token) => `token=${token}`).join(' '));
     assert.deepEqual(registered(undecodable), undecodable, 'a value that cannot be decoded counts once');
-    const many = Array.from({ length: 65 }, () => fresh());
+    const many = Array.from({ length: 1_025 }, () => fresh());
     harvest(JSON.stringify(Object.fromEntries(many.map((token, i) => [`t${i}_token`, token]))));
-    assert.deepEqual(registered(many), many.slice(0, 64));
-    const text = Array.from({ length: 65 }, () => fresh());
+    assert.deepEqual(registered(many), many.slice(0, 1_024));
+    const text = Array.from({ length: 1_025 }, () => fresh());
     harvest(text.map((token) => `token=${token}`).join(' '));
-    assert.deepEqual(registered(text), text.slice(0, 64));
-    const jwts = Array.from({ length: 65 }, () => `eyJ${fresh(8)}.${fresh(8)}.${fresh(8)}`);
+    assert.deepEqual(registered(text), text.slice(0, 1_024));
+    const jwts = Array.from({ length: 1_025 }, () => `eyJ${fresh(8)}.${fresh(8)}.${fresh(8)}`);
     harvest(JSON.stringify({ message: jwts.join(' ') }));
-    assert.deepEqual(registered(jwts), jwts.slice(0, 64));
+    assert.deepEqual(registered(jwts), jwts.slice(0, 1_024));
   }); // prettier-ignore
 });
 

@@ -19,10 +19,14 @@ const KEY_VALUE = /(?:token|secret|password|jwt|assertion)["']?\s*[=:]\s*["']?([
 const BARE_TOKEN = /^[\w\-.~+/]{16,8192}=*$/;
 const JWT = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g;
 
-/** Bounds the work a hostile response can cause. */
+/**
+ * Bounds the work a hostile response can cause. The token bound is wide: a provider that echoes every
+ * token it issued in each refusal (a run issues a few hundred, access, refresh and id) must have the
+ * last of them registered too, or the one it echoes last reaches a report.
+ */
 const MAX_NODES = 10_000;
 const MAX_DEPTH = 8;
-const MAX_TOKENS = 64;
+const MAX_TOKENS = 1_024;
 
 export interface HarvestInput {
   readonly headers: Readonly<Record<string, string>>;
