@@ -120,8 +120,8 @@ async function main(): Promise<void> {
   if (refused !== undefined) stop(refused);
   // A remote webhook receiver must answer and take the token before anything is sent.
   if (!dryRun) await stopOnConfigError(() => checkReceiver(config));
-  // The embedded mock is served from this process, which otherwise only waits for Playwright: its
-  // port now, Prism's second of loading once Playwright's runner is loading beside it.
+  // The embedded mock is served from a thread of this process: its port now, Prism's second of
+  // loading once Playwright's runner is loading beside it.
   const mock = config.mode === 'mock' && !dryRun ? await mockInThisProcess() : undefined;
   if (dryRun) {
     const { describePlan, planFor } = await import('../src/run/plan.ts');

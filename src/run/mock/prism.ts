@@ -146,13 +146,13 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
 
 const PRISM_THREAD = join(dirname(fileURLToPath(import.meta.url)), 'prism-thread.cjs');
 
-/** How long stopping the mock's thread may take: a connection a worker left open must not hold the run. */
-const STOP_LIMIT_MS = 1_000;
-
-export interface MockInThisProcess extends RunningMock {
+/** The embedded mock in a thread of this process: its address now, Prism itself once started. */
+export interface MockInThisProcess {
+  readonly url: string;
   /**
    * Starts Prism in a thread of this process and resolves once it listens (about a second of loading,
    * on the other core). Called after the caller started what should overlap it, e.g. Playwright's runner.
+   * The thread keeps nothing alive and ends with the process, which Playwright ends with the run.
    */
   start(): Promise<void>;
 }
@@ -166,42 +166,26 @@ export interface MockInThisProcess extends RunningMock {
 export async function mockInThisProcess(options: MockOptions = {}): Promise<MockInThisProcess> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port === undefined || options.port === 0 ? await freePort(host) : options.port;
-  let thread: Worker | undefined;
   return {
     url: `http://${host}:${port}`,
-    pid: process.pid,
     start: () =>
       new Promise<void>((resolve, reject) => {
-        const started = new Worker(PRISM_THREAD, {
+        const thread = new Worker(PRISM_THREAD, {
           workerData: { specPath: SPEC_PATH, host, port, logLevel: options.logLevel ?? 'error' },
           // Plain CommonJS: no loader, whatever flags this process runs under.
           execArgv: [],
           env: { ...process.env, FORCE_COLOR: '0' },
         });
-        thread = started;
-        // The run ends when Playwright ends it; the mock must not keep the process alive.
-        started.unref();
-        started.on('message', (message: { log?: string; listening?: true; failed?: string }) => {
+        thread.unref();
+        thread.on('message', (message: { log?: string; listening?: true; failed?: string }) => {
           if (message.listening === true) resolve();
           if (message.failed !== undefined) reject(new Error(message.failed));
           for (const line of (message.log ?? '').split('\n').filter((l) => l.trim() !== ''))
             options.onLog?.(line);
         });
-        started.once('error', reject);
-        started.once('exit', (code) => reject(new Error(`Prism's thread ended (exit ${code})`)));
+        thread.once('error', reject);
+        thread.once('exit', (code) => reject(new Error(`Prism's thread ended (exit ${code})`)));
       }),
-    stop: async () => {
-      if (thread === undefined) return;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        thread.terminate().catch(() => undefined),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, STOP_LIMIT_MS);
-          timer.unref();
-        }),
-      ]);
-      clearTimeout(timer);
-    },
   };
 }
 
