@@ -12,7 +12,7 @@ import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/bas
 import { LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { admissionProblem } from '../src/run/admission.ts';
+import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { mockInThisProcess } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
@@ -33,8 +33,12 @@ function tell(message: string): void {
   for (const line of redact(message).split('\n')) process.stderr.write(`pix-certify: ${line}\n`);
 }
 
+/** Set once the run stops with exit 2: Playwright's exit, if its runner started, must not turn that into another code. */
+let stopped = false;
+
 /** Exit 2 with the message. */
 function stop(message: string): never {
+  stopped = true;
   tell(message);
   process.exit(EXIT.error);
 }
@@ -64,7 +68,7 @@ function runPlaywrightHere(
   // process may run under (Playwright compiles the tests itself, as it does when its own bin starts).
   process.execArgv = [...LEAN_NODE_FLAGS];
   process.once('exit', (code) => {
-    process.exitCode = exitCode(code);
+    if (!stopped) process.exitCode = exitCode(code);
   });
   process.argv = [process.execPath, PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args];
   require(PLAYWRIGHT_CLI);
@@ -107,6 +111,19 @@ async function stopOnConfigError<T>(step: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * One after the other, each a configuration mistake that stops the run: a remote webhook receiver
+ * must answer and take the token before anything is sent; then, live, the preflight's one harmless
+ * request; then the credentials, so that a provider refusing ours stops the run naming the variables
+ * (our mistake or theirs) instead of failing a dozen checks.
+ */
+async function checkEnvironment(config: Config): Promise<void> {
+  await checkReceiver(config);
+  if (config.mode !== 'live') return;
+  await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
+  await checkCredentials(config);
+}
+
 async function main(): Promise<void> {
   await answerInfoFlags(process.argv.slice(2));
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
@@ -118,8 +135,6 @@ async function main(): Promise<void> {
   const dryRun = listOnly || config.dryRun;
   const refused = dryRun ? undefined : await admissionProblem(config);
   if (refused !== undefined) stop(refused);
-  // A remote webhook receiver must answer and take the token before anything is sent.
-  if (!dryRun) await stopOnConfigError(() => checkReceiver(config));
   // The embedded mock is served from a thread of this process: its port now, Prism's second of
   // loading once Playwright's runner is loading beside it.
   const mock = config.mode === 'mock' && !dryRun ? await mockInThisProcess() : undefined;
@@ -132,13 +147,13 @@ async function main(): Promise<void> {
     runPlaywrightHere(listing, {}, (code) => code);
     return;
   }
-  if (config.mode === 'live') {
-    await stopOnConfigError(() =>
-      preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls)),
-    );
-    // Our mistake or theirs: credentials the provider refuses stop the run here, naming the variables.
-    await stopOnConfigError(() => checkCredentials(config));
-  }
+  // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
+  const checks = checkEnvironment(config);
+  checks.catch((error: unknown) => {
+    if (error instanceof ConfigError) stop(error.message);
+    stop(`suite error: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  shareEnvironmentChecks(checks);
   // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock
   // run need not wait for them here.
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { catalogue } from '../src/checks/catalogue.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { routerNotFound, serve } from './support/answering-double.ts';
+import { json, routerNotFound, serve } from './support/answering-double.ts';
 import { selfSigned } from './support/certificates.ts';
 import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
 import { TEST_PAYEE } from './support/live-env.ts';
@@ -151,6 +151,32 @@ describe('certify stops on a configuration mistake, exit 2, one line each', { co
     assert.ok(double.received.length <= 2, 'the probe, and the made-up path it is compared with');
     for (const secret of Object.values(DOUBLE_CREDENTIALS))
       assert.ok(!JSON.stringify(double.received).includes(secret), 'no credential left the machine');
+  });
+
+  it('credentials the provider refuses: the preflight, one token request, and nothing after it', async (t) => {
+    // pix-certify checks the environment while Playwright loads beside it: the workers must still wait,
+    // also for a refusal that comes after Playwright has loaded (the credentials' answer, 2.5 s late).
+    let answered = 0;
+    const double = await serve((_path, res) => {
+      answered += 1;
+      const refuse = (): void => json(res, 403, { error: 'forbidden' });
+      if (answered === 2) setTimeout(refuse, 2_500);
+      else refuse();
+    });
+    t.after(() => double.close());
+    const run = await runSuite({ PIX_BASE_URL: double.url, ...DOUBLE_CREDENTIALS, ...TEST_PAYEE });
+    assertStoppedBeforeTheRun(run);
+    assert.deepEqual(stopLines(run).length, 1);
+    assert.match(
+      run.stderr,
+      /PIX_CLIENT_ID: a token request with PIX_CLIENT_ID and PIX_CERT_CLIENT .* was refused: 403/,
+    );
+    assert.deepEqual(
+      double.received.map(
+        (r) => `${r.method} ${r.path} ${r.headers.client_id === undefined ? 'without' : 'with'} client_id`,
+      ),
+      ['POST /auth/token without client_id', 'POST /auth/token with client_id'],
+    );
   });
 
   it('an untrusted, self-signed certificate', async (t) => {

@@ -23,3 +23,23 @@ export async function admissionProblem(config: Config): Promise<string | undefin
   if (problem === undefined) shareRunState({ admitted: '1' });
   return problem;
 }
+
+/**
+ * pix-certify checks the environment (a remote receiver, the preflight, the credentials) while
+ * Playwright's runner loads beside them in its process, and global setup waits for those checks
+ * before it starts anything a test uses: no test, token or withdrawal goes out before they pass,
+ * and their round trips overlap the runner's start-up instead of preceding it. Playwright loads
+ * global setup with a module loader of its own, so the checks are shared through the process, not
+ * through this module's state.
+ */
+const ENVIRONMENT_CHECKS = Symbol.for('pix-certify.environment-checks');
+type WithEnvironmentChecks = typeof globalThis & { [ENVIRONMENT_CHECKS]?: Promise<void> };
+
+export function shareEnvironmentChecks(checks: Promise<void>): void {
+  (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS] = checks;
+}
+
+/** Once pix-certify's checks of the environment passed; at once where none run (npx playwright test). */
+export async function environmentChecked(): Promise<void> {
+  await (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS];
+}

@@ -8,7 +8,7 @@
 import type { FullConfig } from '@playwright/test';
 import { configOfThisProcess } from '../../src/config/config.ts';
 import { startMock } from '../../src/run/mock/prism.ts';
-import { admissionProblem } from '../../src/run/admission.ts';
+import { admissionProblem, environmentChecked } from '../../src/run/admission.ts';
 import { describePlan, planFor } from '../../src/run/plan.ts';
 import { runIdOfThisRun, runState, shareRunState } from '../../src/base/run-state.ts';
 import { openReceiverRun } from '../../src/webhook/setup.ts';
@@ -26,6 +26,8 @@ async function stopAll(stops: Stop[]): Promise<void> {
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = configOfThisProcess();
+  // pix-certify checks the environment while Playwright loads: nothing starts before they pass.
+  await environmentChecked();
   // First, so that whatever this process or a worker prints from now on is masked.
   openSecretsRegistry();
   registerConfigSecrets(config);
