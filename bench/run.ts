@@ -13,8 +13,8 @@
  * away), with how much the run grows per millisecond added and its time at 100 ms against 0 ms.
  *
  * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
- * (`remote`, `mock`); --tarball <path> or BENCH_TARBALL installs that tarball instead of packing
- * this repository.
+ * (`remote`, `mock`); BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; --tarball <path>
+ * or BENCH_TARBALL installs that tarball instead of packing this repository.
  */
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -54,7 +54,10 @@ const liveEnv = liveEnvOf(sandbox);
 const remote = await Promise.all(
   DELAYS_MS.map(async (delayMs) => ({ delayMs, sandbox: await startSandbox({ delayMs }) })),
 );
-const remoteLabel = (delayMs: number): string => `remote: live, sandbox +${delayMs} ms per request (sources)`;
+/** PIX_CONCURRENCY of the remote column's runs (the run's default when unset): what the cap costs at a distance. */
+const REMOTE_CONCURRENCY = process.env.BENCH_CONCURRENCY;
+const remoteLabel = (delayMs: number): string =>
+  `remote: live, sandbox +${delayMs} ms per request${REMOTE_CONCURRENCY === undefined ? '' : `, PIX_CONCURRENCY=${REMOTE_CONCURRENCY}`} (sources)`;
 
 function rowsFor(path: string, label: string, installDir: string | undefined): Row[] {
   const rows: Row[] = [];
@@ -95,7 +98,11 @@ try {
       file: 'npm',
       args: ['run', 'certify'],
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...liveEnvOf(delayed) },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...liveEnvOf(delayed),
+        ...(REMOTE_CONCURRENCY === undefined ? {} : { PIX_CONCURRENCY: REMOTE_CONCURRENCY }),
+      },
     },
   }));
   const allRows = [
