@@ -260,6 +260,13 @@ describe('compareCertifications', () => {
       compareCertifications(certification(), certification({ run: { baseUrl: 'x' } })).suiteChanged,
       false,
     );
+    const option = (options: Record<string, string>): Certification => certification({ run: { options } });
+    assert.deepEqual(compareCertifications(option({}), option({ raceWidth: '3' })).run, [
+      { field: 'options.raceWidth', before: '(not set)', after: '3', source: 'configuration' },
+    ]);
+    assert.deepEqual(compareCertifications(option({ raceWidth: '3' }), option({})).run, [
+      { field: 'options.raceWidth', before: '3', after: '(not set)', source: 'configuration' },
+    ]);
   });
 });
 
@@ -427,6 +434,25 @@ describe('compareCertifications, topic by topic', () => {
   });
 
   it('compares a list that is not only names, or a list that became a value, as values', () => {
+    // Lists of names on one side only: both sides are compared as values.
+    assert.deepEqual(change('x.ids', [['a'], 'b'], [['a'], ['c']]), [
+      {
+        topic: 'x.ids',
+        kind: 'value-changed',
+        before: '["a"] or b',
+        after: '["a"] or ["c"]',
+        regression: false,
+      },
+    ]);
+    assert.deepEqual(change('x.ids', [['a'], ['c']], [['a'], 'b']), [
+      {
+        topic: 'x.ids',
+        kind: 'value-changed',
+        before: '["a"] or ["c"]',
+        after: '["a"] or b',
+        regression: false,
+      },
+    ]);
     assert.deepEqual(change('x.ids', [['a', 1]], [['a', 2]]), [
       { topic: 'x.ids', kind: 'value-changed', before: '["a",1]', after: '["a",2]', regression: false },
     ]);
@@ -475,6 +501,41 @@ describe('compareCertifications, topic by topic', () => {
     );
   });
 
+  it('shows what changed in the retry probe and the statuses without their times, and other values whole', () => {
+    const changed = (topic: string, before: JsonValue, after: JsonValue, was: string, now: string): void =>
+      assert.deepEqual(change(topic, [before], [after]), [
+        { topic, kind: 'value-changed', before: was, after: now, regression: false },
+      ]);
+    changed(
+      'webhook.retry',
+      { retried: true, attempts: 2, afterSeconds: 30.1 },
+      { retried: false, attempts: 1 },
+      '{"retried":true,"attempts":2}',
+      '{"retried":false,"attempts":1}',
+    );
+    changed(
+      'webhook.statuses',
+      [
+        { statuses: ['PROCESSING'], receivedAt: 'T1' },
+        { statuses: ['PAID'], receivedAt: 'T2' },
+      ],
+      [{ statuses: ['FAILED'], receivedAt: 'T3' }],
+      '[{"statuses":["PROCESSING"]},{"statuses":["PAID"]}]',
+      '[{"statuses":["FAILED"]}]',
+    );
+    // A value that is no object, or null, is compared as it is, on these topics too.
+    changed('webhook.retry', 'a retry after 3 s', null, 'a retry after 3 s', 'null');
+    changed('webhook.retry', null, 'none within 60 s', 'null', 'none within 60 s');
+    // Another topic keeps every member: a time there is the environment's answer, not the run's clock.
+    changed(
+      'token.lifetime-probe',
+      { acceptedAtSeconds: 5, receivedAt: 'T1' },
+      { acceptedAtSeconds: 5, receivedAt: 'T2' },
+      '{"acceptedAtSeconds":5,"receivedAt":"T1"}',
+      '{"acceptedAtSeconds":5,"receivedAt":"T2"}',
+    );
+  });
+
   it('shows the several values of a topic sorted, joined by "or", first or last observed without a regression', () => {
     assert.deepEqual(change('x.status', [], ['b', 'a']), [
       { topic: 'x.status', kind: 'first-observed', after: 'a or b', regression: false },
@@ -489,6 +550,16 @@ describe('compareCertifications, topic by topic', () => {
     assert.deepEqual(change('webhook.delayMs', [600], [1201, 'late']), [
       { topic: 'webhook.delayMs', kind: 'later', before: '600 ms', after: '1201 ms', regression: false },
     ]);
+    const later = compareCertifications(
+      certification({ observations: [['webhook.delayMs', 600]] }),
+      certification({ observations: [['webhook.delayMs', 1201]] }),
+    );
+    assert.ok(
+      renderChanges(later, 200).includes(
+        '  changed     webhook.delayMs: the webhook arrives later, 600 ms → 1201 ms (beyond max(1000 ms, 2 × the baseline))',
+      ),
+      renderChanges(later, 200).join('\n'),
+    );
   });
 
   it('follows fields into arrays and objects, and shows the types a field had sorted', () => {

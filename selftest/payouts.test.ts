@@ -14,7 +14,8 @@ import { LEDGER_FILE, Ledger, maskPayeeKey } from '../src/run/ledger.ts';
 import { type PayoutRequest, Payouts } from '../src/run/payouts.ts';
 import type { Target } from '../src/run/target.ts';
 import type { WebhookClient } from '../src/webhook/client.ts';
-import { NotSentError } from '../src/transport/http.ts';
+import { NotSentError, TransportError } from '../src/transport/http.ts';
+import { summariseLedger } from '../src/report/withdrawals.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'pix-payouts-'));
 let dirs = 0;
@@ -315,6 +316,118 @@ describe('a withdrawal request, gated and written to the ledger', () => {
         ['C-3', false, 0],
       ],
     );
+  });
+});
+
+describe('what really happened to the money: answers that may have paid, reconciled with their webhooks', () => {
+  const SENT = { method: 'POST', url: 'http://127.0.0.1:1/pix/payment', headers: {}, body: BODY } as const;
+  const withCode = (n: number): PayoutRequest =>
+    request({ withdrawal: { code: `C-${n}`, path: `/hook/c${n}` } });
+
+  it('notes what a 429 and a 5xx mean for the money on their outcome lines, and nothing on a clear answer', async () => {
+    const { ledger, lines } = freshLedger();
+    const payouts = new Payouts(target(), ledger);
+    const statuses = [429, 504, 200, 400];
+    for (const status of [...statuses])
+      await payouts.send(withCode(status), () => Promise.resolve(answer(status, '{}')), noWait);
+    assert.deepEqual(
+      lines()
+        .filter((l) => l.type === 'outcome')
+        .map(({ status, outcome, note }) => ({ status, outcome, note })),
+      [
+        { status: 429, outcome: 'rate-limited', note: 'answered 429: not processed by the provider' },
+        {
+          status: 504,
+          outcome: 'unknown',
+          note: 'answered with no clear refusal (5xx or unexpected status): it may have been paid; not resent; check with the provider and the webhooks',
+        },
+        { status: 200, outcome: 'accepted', note: undefined },
+        { status: 400, outcome: 'refused', note: undefined },
+      ],
+    );
+  });
+
+  it("keeps a transport failure the environment's, told with what it means for the money; any other error stays as it was", async () => {
+    const { ledger } = freshLedger();
+    const payouts = new Payouts(target(), ledger);
+    const timedOut = new TransportError(SENT, 'timed out after 10000 ms');
+    const rejected = await payouts
+      .send(withCode(1), () => Promise.reject(timedOut), noWait)
+      .catch((e: unknown) => e);
+    assert.equal(rejected, timedOut, 'the same TransportError, which the recorder blames on the environment');
+    assert.equal(
+      timedOut.message,
+      `POST http://127.0.0.1:1/pix/payment got no complete response: timed out after 10000 ms\nOutcome unknown for withdrawal C-1: it was not resent; see ${ledger.path}.`,
+    );
+    const ours = new Error('socket hang up');
+    const other = await payouts
+      .send(withCode(2), () => Promise.reject(ours), noWait)
+      .catch((e: unknown) => e);
+    assert.notEqual(other, ours);
+    assert.equal(ours.message, 'socket hang up', "an error that is not the transport's is not rewritten");
+  });
+
+  it('waits for the webhooks of every withdrawal that may have paid, records their statuses, and the money line reads them', async () => {
+    const { ledger, lines } = freshLedger();
+    const config = target().config;
+    const payouts = new Payouts(target(), ledger);
+    await payouts.send(withCode(1), () => Promise.resolve(answer(504, '{}')), noWait);
+    await payouts
+      .send(withCode(2), () => Promise.reject(new TransportError(SENT, 'socket hang up')), noWait)
+      .catch(() => undefined);
+    await payouts.send(withCode(3), () => Promise.resolve(answer(200, '{"id":"p-3"}')), noWait);
+    await payouts.send(withCode(4), () => Promise.resolve(answer(400, '{}')), noWait);
+    await payouts.send(withCode(5), () => Promise.resolve(answer(502, '{}')), noWait);
+    const bodies: Record<string, string[]> = {
+      '/hook/c1': ['{"status":"PAID"}'],
+      '/hook/c3': ['not json'],
+      '/hook/c5': ['{"data":{"situacao":"RECUSADO"}}'],
+    };
+    const asked: unknown[] = [];
+    const reportOf = (path: string) =>
+      Promise.resolve({ deliveries: (bodies[path] ?? []).map((body) => ({ body })) });
+    const webhooks = {
+      waitFor: (path: string, wait: unknown) => {
+        asked.push(['waitFor', path, wait]);
+        return reportOf(path);
+      },
+      snapshot: (path: string) => {
+        asked.push(['snapshot', path]);
+        return reportOf(path);
+      },
+    } as unknown as WebhookClient;
+    await payouts.recordWebhooks(webhooks);
+    const wait = { timeoutMs: config.webhook.timeoutMs, graceMs: 0 };
+    assert.deepEqual(asked, [
+      ['waitFor', '/hook/c1', wait],
+      ['waitFor', '/hook/c2', wait],
+      ['snapshot', '/hook/c3'],
+      ['waitFor', '/hook/c5', wait],
+    ]);
+    assert.deepEqual(
+      lines()
+        .filter((l) => l.type === 'webhook')
+        .map(({ time: _time, runId: _runId, type: _type, ...rest }) => rest),
+      [
+        { code: 'C-1', webhookReceived: true, deliveries: 1, statuses: ['PAID'] },
+        { code: 'C-2', webhookReceived: false, deliveries: 0 },
+        { code: 'C-3', webhookReceived: true, deliveries: 1 },
+        { code: 'C-5', webhookReceived: true, deliveries: 1, statuses: ['RECUSADO'] },
+      ],
+    );
+    const summary = summariseLedger(readFileSync(ledger.path, 'utf8'), 'run-7', 'ledger.jsonl');
+    assert.deepEqual(summary?.outcomes, {
+      accepted: 1,
+      refused: 1,
+      'rate-limited': 0,
+      unknown: 3,
+      'not-sent': 0,
+    });
+    assert.deepEqual(summary.unknown, [
+      { code: 'C-1', webhook: 'paid' },
+      { code: 'C-2', webhook: 'none' },
+      { code: 'C-5', webhook: 'failed' },
+    ]);
   });
 });
 

@@ -131,13 +131,14 @@ export class Payouts {
   async recordWebhooks(webhooks: WebhookClient): Promise<void> {
     // An unknown outcome is worth the webhook wait: its webhook is the only word on whether it paid.
     const wait = { timeoutMs: this.target.config.webhook.timeoutMs, graceMs: 0 };
-    const reports = await Promise.all(
-      this.watched.map(({ path, unknown }) =>
-        unknown ? webhooks.waitFor(path, wait) : webhooks.snapshot(path),
-      ),
+    const reported = await Promise.all(
+      this.watched.map(async ({ code, path, unknown }) => ({
+        code,
+        report: await (unknown ? webhooks.waitFor(path, wait) : webhooks.snapshot(path)),
+      })),
     );
-    this.watched.forEach(({ code }, i) => {
-      const deliveries = reports[i]?.deliveries ?? [];
+    for (const { code, report } of reported) {
+      const { deliveries } = report;
       const statuses = deliveries.flatMap((d) => summaryOf(d).statuses);
       this.ledger.webhook({
         code,
@@ -145,6 +146,6 @@ export class Payouts {
         deliveries: deliveries.length,
         ...(statuses.length === 0 ? {} : { statuses }),
       });
-    });
+    }
   }
 }
