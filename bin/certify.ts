@@ -16,11 +16,7 @@ import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.t
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { mockInThisProcess } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
-import { checkCredentials } from '../src/preflight/credentials.ts';
-import { preflight } from '../src/preflight/preflight.ts';
 import { redact } from '../src/secrets/redact.ts';
-import { apiTls } from '../src/transport/tls.ts';
-import { checkReceiver } from '../src/webhook/setup.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 
@@ -118,9 +114,14 @@ async function stopOnConfigError<T>(step: () => T | Promise<T>): Promise<T> {
  * (our mistake or theirs) instead of failing a dozen checks.
  */
 async function checkEnvironment(config: Config): Promise<void> {
+  // Loaded here rather than with this module: Playwright's runner starts without waiting for them.
+  const { checkReceiver } = await import('../src/webhook/setup.ts');
   await checkReceiver(config);
   if (config.mode !== 'live') return;
+  const { preflight } = await import('../src/preflight/preflight.ts');
+  const { apiTls } = await import('../src/transport/tls.ts');
   await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
+  const { checkCredentials } = await import('../src/preflight/credentials.ts');
   await checkCredentials(config);
 }
 

@@ -1147,10 +1147,11 @@ describe('the report directory', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  it("may be new, empty, or hold an earlier run's reports, signature, ledger, output directory and half-written reports", async () => {
+  it("may be new, empty, or hold an earlier run's reports, signature, ledger, output directory, half-written reports and the mutation run's", async () => {
     assert.equal(reportDirProblem(join(dir, 'new')), undefined);
     const earlier = join(dir, 'earlier');
     await mkdir(join(earlier, 'test-results'), { recursive: true });
+    await mkdir(join(earlier, 'mutation'), { recursive: true });
     for (const name of [
       ...Object.values(REPORT_FILES),
       'certification.sig',

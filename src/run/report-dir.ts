@@ -25,6 +25,9 @@ export const SIGNATURE_FILE = 'certification.sig';
 /** Playwright's output directory, which earlier versions of the suite kept in the report directory. */
 const EARLIER_OUTPUT_DIR = 'test-results';
 
+/** Where `npm run mutate` (stryker.config.json) writes its reports in a clone of the suite: the default reports/. */
+const MUTATION_REPORTS_DIR = 'mutation';
+
 /** `.certification.json.3f9a0c1b.tmp`: a report an interrupted run was writing. */
 const TEMPORARY = /^\.(.+)\.[0-9a-f]{16}\.tmp$/;
 
@@ -35,7 +38,7 @@ const OWNED_FILES: ReadonlySet<string> = new Set([
 ]);
 
 function isOwned(name: string, isFile: boolean, isDirectory: boolean): boolean {
-  if (name === EARLIER_OUTPUT_DIR) return isDirectory;
+  if (name === EARLIER_OUTPUT_DIR || name === MUTATION_REPORTS_DIR) return isDirectory;
   const temporary = TEMPORARY.exec(name);
   return isFile && OWNED_FILES.has(temporary?.[1] ?? name);
 }
