@@ -97,14 +97,10 @@ async function baselineEnvironment(
   return { PIX_BASELINE: resolve(path), PIX_FAIL_ON_DRIFT: failOnDrift ? '1' : '0' };
 }
 
-/** A configuration mistake, found by whichever step, stops the run in its own words; anything else is a suite error. */
-async function stopOnConfigError<T>(step: () => T | Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof ConfigError) stop(error.message);
-    throw error;
-  }
+/** Exit 2 for an error: a configuration mistake in its own words, anything else as a suite error. */
+function stopWith(error: unknown): never {
+  if (error instanceof ConfigError) stop(error.message);
+  stop(`suite error: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /**
@@ -130,7 +126,8 @@ async function main(): Promise<void> {
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
   const listOnly = args.includes('--list');
   const passThrough = args.filter((a) => a !== '--list');
-  const config = await stopOnConfigError(() => configOfThisProcess());
+  // A configuration mistake reaches stopWith, which says it in its own words.
+  const config = configOfThisProcess();
   registerConfigSecrets(config);
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
@@ -150,10 +147,7 @@ async function main(): Promise<void> {
   }
   // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
   const checks = checkEnvironment(config);
-  checks.catch((error: unknown) => {
-    if (error instanceof ConfigError) stop(error.message);
-    stop(`suite error: ${error instanceof Error ? error.message : String(error)}`);
-  });
+  checks.catch(stopWith);
   shareEnvironmentChecks(checks);
   // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock
   // run need not wait for them here.
@@ -201,6 +195,4 @@ function exitCodeOf(
   return code;
 }
 
-main().catch((error: unknown) =>
-  stop(`suite error: ${error instanceof Error ? error.message : String(error)}`),
-);
+main().catch(stopWith);

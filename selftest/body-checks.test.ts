@@ -5,7 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyBodyMutation, bodiesFamily, bodyCases, paymentAccepted } from '../src/checks/bodies.ts';
+import {
+  applyBodyMutation,
+  bodiesFamily,
+  bodyCases,
+  paymentAccepted,
+  type BodyCase,
+} from '../src/checks/bodies.ts';
 import { verdictOf } from '../src/checks/check.ts';
 import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
 import { silentValueCases, silentValuesFamily } from '../src/checks/silent-values.ts';
@@ -14,6 +20,14 @@ import { loadSpec } from '../src/spec/spec.ts';
 import { answered } from './support/exchanges.ts';
 
 const spec = loadSpec();
+/** A generated case as the tables below list it: id, clause, level, needs and the mutation it sends. */
+const caseRow = (c: BodyCase): string[] => [
+  c.check.id,
+  c.check.clause,
+  c.check.level,
+  c.check.needs.join(','),
+  JSON.stringify(c.mutation),
+];
 const BODY: WithdrawBody = {
   amount: 0.01,
   code: 'W-1',
@@ -54,7 +68,7 @@ describe('PAYMENT-ACCEPTED: a valid withdrawal gets 200 (§4.2)', () => {
 describe('the bodies that break §2.1 (§4.2, §7)', () => {
   it('one wrong-type case per field of §2.1, then a body that is not JSON, none, and an array', () => {
     assert.deepEqual(
-      bodyCases(spec).map((c) => [c.check.id, c.check.clause, c.check.level, c.check.needs.join(','), JSON.stringify(c.mutation)]),
+      bodyCases(spec).map(caseRow),
       [
         ['PAYMENT-BODY-WRONG-TYPE-AMOUNT', '§2.1, §7', 'must', 'payout', '{"kind":"set","field":"amount","value":{"wrong_type":true}}'],
         ['PAYMENT-BODY-WRONG-TYPE-CODE', '§2.1, §7', 'must', 'payout', '{"kind":"set","field":"code","value":{"wrong_type":true}}'],
@@ -142,7 +156,7 @@ describe('the bodies that break §2.1 (§4.2, §7)', () => {
 describe('the bodies the document is silent on (§2.1, §8 not shown): acceptance warns, never fails', () => {
   it('one case per field that may not be omitted, and one per value no Pix could carry', () => {
     assert.deepEqual(
-      silentValueCases(spec).map((c) => [c.check.id, c.check.clause, c.check.level, c.check.needs.join(','), JSON.stringify(c.mutation)]),
+      silentValueCases(spec).map(caseRow),
       [
         ['PAYMENT-BODY-MISSING-AMOUNT', '§2.1 (not shown)', 'should', 'provider,payout', '{"kind":"missing","field":"amount"}'],
         ['PAYMENT-BODY-MISSING-CODE', '§2.1 (not shown)', 'should', 'provider,payout', '{"kind":"missing","field":"code"}'],
