@@ -19,6 +19,7 @@ import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import type { HeldToken } from '../src/transport/token-desk.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -107,18 +108,19 @@ function stopWith(error: unknown): never {
  * One after the other, each a configuration mistake that stops the run: a remote webhook receiver
  * must answer and take the token before anything is sent; then, live, the preflight's one harmless
  * request; then the credentials, so that a provider refusing ours stops the run naming the variables
- * (our mistake or theirs) instead of failing a dozen checks.
+ * (our mistake or theirs) instead of failing a dozen checks. Resolves to the token the credentials'
+ * request was issued, which the workers use.
  */
-async function checkEnvironment(config: Config): Promise<void> {
+async function checkEnvironment(config: Config): Promise<HeldToken | undefined> {
   // Loaded here rather than with this module: Playwright's runner starts without waiting for them.
   const { checkReceiver } = await import('../src/webhook/setup.ts');
   await checkReceiver(config);
-  if (config.mode !== 'live') return;
+  if (config.mode !== 'live') return undefined;
   const { preflight } = await import('../src/preflight/preflight.ts');
   const { apiTls } = await import('../src/transport/tls.ts');
   await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
   const { checkCredentials } = await import('../src/preflight/credentials.ts');
-  await checkCredentials(config);
+  return checkCredentials(config);
 }
 
 async function main(): Promise<void> {

@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { localGate, type Gate, type GateSettings } from '../src/transport/gate.ts';
 import { remoteGate, serveGate } from '../src/transport/shared-gate.ts';
 import { localDesk } from '../src/transport/token-desk.ts';
+import { runDesk } from '../src/run/session.ts';
 
 const SETTINGS: GateSettings = {
   concurrency: 2,
@@ -231,5 +232,21 @@ describe('the request gate', () => {
     await desk.issued({ token: 'b', issuedAt: 9 });
     await desk.issued({ token: 'c', issuedAt: 7 });
     assert.equal((await desk.current())?.token, 'b');
+  });
+
+  it('the run’s desk starts with the credentials check’s token when every worker can use it', async () => {
+    const checked = { token: 'token-of-the-credentials-check', issuedAt: 1_000 };
+    const served = await serveGate(localGate(SETTINGS, quiet), 5_000, await runDesk(checked));
+    try {
+      const worker = remoteGate(served.url, served.token, SETTINGS, quiet);
+      assert.deepEqual(await worker.desk.current(), checked);
+    } finally {
+      await served.close();
+    }
+    assert.equal(await (await runDesk(undefined)).current(), undefined);
+    // One no header can carry, or larger than the desk serves: the workers ask for their own.
+    assert.equal(await (await runDesk({ token: 'line\nbreak', issuedAt: 1 })).current(), undefined);
+    const huge = { token: 'x'.repeat(9 * 1024 * 1024), issuedAt: 1 };
+    assert.equal(await (await runDesk(huge)).current(), undefined);
   });
 });

@@ -593,7 +593,7 @@ describe('the selection of a run', () => {
         '@auth',
         '--reporter',
         'list',
-        'tests/webhook',
+        'tests/events',
         '--shard=1/2',
         '-x',
         '--retries',
@@ -605,7 +605,7 @@ describe('the selection of a run', () => {
         'mock',
         '--last-failed',
       ]),
-      ['--grep @auth', 'tests/webhook', '--shard 1/2', '-G @payout', '--project live mock', '--last-failed'],
+      ['--grep @auth', 'tests/events', '--shard 1/2', '-G @payout', '--project live mock', '--last-failed'],
     );
     assert.deepEqual(
       selectionIn(['--list', '--workers', '1', '--reporter=./reporters/certification.ts']),

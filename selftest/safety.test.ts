@@ -94,6 +94,9 @@ describe('safety against a live environment', () => {
       assert.notEqual(run.code, 2, run.stderr);
       assert.ok(double.withdrawals.length >= 30, `only ${double.withdrawals.length} withdrawals arrived`);
       assert.deepEqual(double.unledgered, []);
+      // The first token issued is the credentials check's (the preflight's request carries none): the
+      // workers use it rather than each asking for a token of their own.
+      assert.ok(double.bearers.includes(double.issuedTokens[0] ?? '(none issued)'));
       const ledger = readFileSync(join(reportDir, 'ledger.jsonl'), 'utf8');
       const intents = ledger.split('\n').filter((line) => line.includes('"type":"intent"'));
       assert.equal(intents.length, double.withdrawals.length, 'one intent line per withdrawal that arrived');

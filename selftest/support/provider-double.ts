@@ -21,6 +21,8 @@ export interface ProviderDouble {
   /** Withdrawals whose intent line was not in the ledger when they arrived. */
   readonly unledgered: string[];
   readonly issuedTokens: string[];
+  /** The bearer token of each withdrawal, in arrival order. */
+  readonly bearers: string[];
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startProviderDouble(options: DoubleOptions): Promise<Provi
   const withdrawals: string[] = [];
   const unledgered: string[] = [];
   const issuedTokens: string[] = [];
+  const bearers: string[] = [];
   const json = (res: ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
@@ -80,6 +83,7 @@ export async function startProviderDouble(options: DoubleOptions): Promise<Provi
     if (req.url?.endsWith('/pix/payment')) {
       const code = codeOf(text);
       withdrawals.push(code ?? '(no code)');
+      bearers.push(req.headers.authorization?.replace(/^Bearer /, '') ?? '');
       // Bodies without a string code (not JSON, wrong type) are matched to the ledger by count instead.
       if (code !== undefined && !ledgerHasIntent(options.reportDir, code)) unledgered.push(code);
       if (options.hangWithdrawals === true) return [undefined, undefined];
@@ -100,6 +104,7 @@ export async function startProviderDouble(options: DoubleOptions): Promise<Provi
     withdrawals,
     unledgered,
     issuedTokens,
+    bearers,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

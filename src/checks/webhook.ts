@@ -251,7 +251,7 @@ export const callbackFieldCaseSensitive = defineCheck<WrongCaseInput>(
  * accepted, whose webhook is awaited.
  */
 const WEBHOOK_WITHDRAWALS = 3;
-/** The retry probe's (tests/webhook/retry.spec.ts), when PIX_WEBHOOK_RETRY_WAIT_S turns it on. */
+/** The retry probe's (tests/events/retry.spec.ts), when PIX_WEBHOOK_RETRY_WAIT_S turns it on. */
 const RETRY_PROBE_WITHDRAWALS = 1;
 
 export const webhookFamily: Family = {

@@ -6,6 +6,7 @@
  */
 import { runState, shareRunState } from '../base/run-state.ts';
 import type { Config } from '../config/config.ts';
+import type { HeldToken } from '../transport/token-desk.ts';
 import { reportDirProblem } from './report-dir.ts';
 
 async function problemOf(config: Config): Promise<string | undefined> {
@@ -33,13 +34,19 @@ export async function admissionProblem(config: Config): Promise<string | undefin
  * through this module's state.
  */
 const ENVIRONMENT_CHECKS = Symbol.for('pix-certify.environment-checks');
-type WithEnvironmentChecks = typeof globalThis & { [ENVIRONMENT_CHECKS]?: Promise<void> };
+type WithEnvironmentChecks = typeof globalThis & {
+  [ENVIRONMENT_CHECKS]?: Promise<HeldToken | undefined>;
+};
 
-export function shareEnvironmentChecks(checks: Promise<void>): void {
+/** The checks, which resolve to the token the credentials' request was issued, if any. */
+export function shareEnvironmentChecks(checks: Promise<HeldToken | undefined>): void {
   (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS] = checks;
 }
 
-/** Once pix-certify's checks of the environment passed; at once where none run (npx playwright test). */
-export async function environmentChecked(): Promise<void> {
-  await (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS];
+/**
+ * Once pix-certify's checks of the environment passed, the token they were issued (if any); at once,
+ * with none, where no checks run (npx playwright test).
+ */
+export async function environmentChecked(): Promise<HeldToken | undefined> {
+  return (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS];
 }

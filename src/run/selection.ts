@@ -59,7 +59,7 @@ const VARIADIC = new Set(['--project']);
 
 /**
  * The selection in the arguments of `playwright test` (what follows `test`), each as `--name value`
- * (`--grep @auth`, `--shard 1/2`) or a file filter (`tests/webhook`). Empty: the whole suite.
+ * (`--grep @auth`, `--shard 1/2`) or a file filter (`tests/events`). Empty: the whole suite.
  */
 export function selectionIn(args: readonly string[]): string[] {
   const selection: string[] = [];

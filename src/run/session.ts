@@ -7,7 +7,8 @@
 import type { Config } from '../config/config.ts';
 import type { Operations } from '../transport/operations.ts';
 import type { Exchange } from '../evidence/exchange.ts';
-import type { HeldToken, TokenDesk } from '../transport/token-desk.ts';
+import { deskCanHold } from '../transport/shared-gate.ts';
+import { localDesk, type HeldToken, type TokenDesk } from '../transport/token-desk.ts';
 import { tokenHeaders, withdrawalCode } from '../spec/requests.ts';
 import type { Blocker } from '../checks/vocabulary.ts';
 import { sendableInHeader, tokenIssued, tokenUsable } from '../checks/token.ts';
@@ -106,6 +107,19 @@ async function obtain(operations: Operations, config: Config): Promise<TokenResu
       blocker: { answer: 'POST /auth/token got no complete response', at: new Date().toISOString() },
     };
   }
+}
+
+/**
+ * The run's token desk, holding the token pix-certify's credentials check was issued (the run's
+ * first) when every worker can use it: their first requests then need no token request of their own,
+ * a round trip each at a distance. One no header can carry, or too large to serve, is left out: the
+ * workers ask for their own, and the tests judge what they get.
+ */
+export async function runDesk(issued: HeldToken | undefined): Promise<TokenDesk> {
+  const desk = localDesk();
+  if (issued !== undefined && sendableInHeader(issued.token) && deskCanHold(issued))
+    await desk.issued(issued);
+  return desk;
 }
 
 export function workerSession(

@@ -29,6 +29,11 @@ export interface SharedGate {
 
 const DESK_LIMIT_BYTES = 8 * 1024 * 1024;
 
+/** Whether the desk can serve this token to the workers: its answer must fit what they read. */
+export function deskCanHold(held: HeldToken): boolean {
+  return Buffer.byteLength(JSON.stringify({ held })) <= DESK_LIMIT_BYTES;
+}
+
 function readJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

@@ -12,7 +12,8 @@ import { admissionProblem, environmentChecked } from '../../src/run/admission.ts
 import { describePlan, planFor } from '../../src/run/plan.ts';
 import { runIdOfThisRun, runState, shareRunState } from '../../src/base/run-state.ts';
 import { openReceiverRun } from '../../src/webhook/setup.ts';
-import { openSecretsRegistry } from '../../src/secrets/registry.ts';
+import { openSecretsRegistry, registerSecret } from '../../src/secrets/registry.ts';
+import { runDesk } from '../../src/run/session.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
 import { redact } from '../../src/secrets/redact.ts';
 import { gateSettingsOf, localGate } from '../../src/transport/gate.ts';
@@ -27,10 +28,11 @@ async function stopAll(stops: Stop[]): Promise<void> {
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = configOfThisProcess();
   // pix-certify checks the environment while Playwright loads: nothing starts before they pass.
-  await environmentChecked();
+  const issued = await environmentChecked();
   // First, so that whatever this process or a worker prints from now on is masked.
   openSecretsRegistry();
   registerConfigSecrets(config);
+  registerSecret(issued?.token, 'token');
   process.stdout.write(`${describePlan(config, planFor(config))}\n`);
   // pix-certify admitted the run already; started directly, Playwright asks here.
   const refused = await admissionProblem(config);
@@ -45,10 +47,12 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
       stops.push(() => mock.stop());
       shareRunState({ mockUrl: mock.url });
     }
-    // One gate for every worker's requests: the run's limits hold across processes.
+    // One gate for every worker's requests: the run's limits hold across processes; its token desk
+    // starts with the token the credentials check was issued.
     const gate = await serveGate(
       localGate(gateSettingsOf(config), (line) => process.stderr.write(`pix-certify: ${redact(line)}\n`)),
       config.requestTimeoutMs + 5_000,
+      await runDesk(issued),
     );
     stops.push(() => gate.close());
     shareRunState({ gateUrl: gate.url, gateToken: gate.token });

@@ -96,8 +96,27 @@ async function verifyCallbackFieldCase(
   verify.check(callbackFieldCaseSensitive, { deliveries }, sent.exchange);
 }
 
-async function sendAccepted(pix: PixClient, verify: Recorder, headers: Headers): Promise<Sent> {
+/**
+ * The values of promises started together, once every one has settled: the first to fail, in their
+ * order, is thrown only then, so that no request is still in flight when the test stops.
+ */
+async function allAnswered<T extends readonly unknown[]>(started: {
+  readonly [K in keyof T]: Promise<T[K]>;
+}): Promise<T> {
+  const settled = await Promise.allSettled(started);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/** The accepted withdrawal, with when its answer came: the webhook's delay counts from then. */
+async function sendAccepted(
+  pix: PixClient,
+  verify: Recorder,
+  headers: Headers,
+): Promise<Sent & { acceptedAt: number }> {
   const { withdrawal, exchange } = await pix.withdrawNew(webhookDelivered.id, headers);
+  const acceptedAt = Date.now();
   if (exchange.response.status !== 200) {
     verify.skip(
       CHECKS,
@@ -105,7 +124,7 @@ async function sendAccepted(pix: PixClient, verify: Recorder, headers: Headers):
       blockerOf(exchange, paymentAccepted),
     );
   }
-  return { withdrawal, exchange };
+  return { withdrawal, exchange, acceptedAt };
 }
 
 test(
@@ -115,14 +134,15 @@ test(
     verify.requires([webhookDelivered]);
     const headers = await pix.paymentHeaders(CHECKS);
 
-    const { withdrawal: refused, exchange: refusedExchange } = await pix.withdrawNew(
-      noWebhookForRefused.id,
-      withoutHeader(headers, 'client_secret'),
-    );
-    const wrongCase = await sendWrongCase(pix, verify, headers);
-
-    const { withdrawal, exchange } = await sendAccepted(pix, verify, headers);
-    const acceptedAt = Date.now();
+    // The three withdrawals depend on no answer of each other: they go out together, and each is
+    // judged once all have answered (a refusal of the accepted one stops the test only then).
+    const [refusedSent, wrongCase, accepted] = await allAnswered([
+      pix.withdrawNew(noWebhookForRefused.id, withoutHeader(headers, 'client_secret')),
+      sendWrongCase(pix, verify, headers),
+      sendAccepted(pix, verify, headers),
+    ] as const);
+    const { withdrawal: refused, exchange: refusedExchange } = refusedSent;
+    const { withdrawal, exchange, acceptedAt } = accepted;
     const { timeoutMs, graceMs } = target.config.webhook;
 
     // A step, so that the reporter tells the person at the terminal why the run is quiet meanwhile.
