@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { HttpClient, send, TransportError } from '../src/transport/http.ts';
+import { HttpClient, IDLE_CONNECTION_MS, send, TransportError } from '../src/transport/http.ts';
 
 const LIMIT = 64 * 1024;
 
@@ -135,5 +135,32 @@ describe('the HTTP client', () => {
         error instanceof TransportError &&
         /timed out after 200 ms \(PIX_REQUEST_TIMEOUT_MS\)/.test(error.message),
     );
+  });
+
+  it('keeps a connection for the next request, but not one idle long enough for the server to be closing it', async () => {
+    const own = new HttpClient({ maxResponseBytes: LIMIT, tokenField: 'access_token' });
+    const ok = () =>
+      send(own, 'createToken', { method: 'POST', url: `${base}/ok`, headers: {}, body: undefined }, 5_000);
+    const mine = new Set<Socket>();
+    const count = (socket: Socket): void => {
+      mine.add(socket);
+    };
+    server.on('connection', count);
+    try {
+      await ok();
+      await ok();
+      assert.equal(mine.size, 1, 'the second request went out on the first one’s connection');
+      // This process's timers fire in order: the pool's idle close comes before this wait ends.
+      await new Promise((done) => setTimeout(done, IDLE_CONNECTION_MS + 500));
+      assert.ok(
+        [...mine].every((socket) => socket.destroyed),
+        'the idle connection was closed',
+      );
+      await ok();
+      assert.equal(mine.size, 2, 'the request after the pause opened a new connection');
+    } finally {
+      server.off('connection', count);
+      own.close();
+    }
   });
 });

@@ -41,9 +41,9 @@ export function cleanEnvironment(env: Record<string, string>): NodeJS.ProcessEnv
 
 export const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
-/** How a user starts the suite: npm run certify, or Playwright's own command line. */
+/** How a user starts the suite: npm run certify (as package.json starts it), or Playwright's own command line. */
 const ENTRY_POINTS = {
-  certify: ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')],
+  certify: ['--import', 'tsx/esm', join(ROOT, 'bin', 'certify.ts')],
   playwright: [PLAYWRIGHT_CLI, 'test'],
 } as const;
 

@@ -28,15 +28,27 @@ export interface HttpClientOptions {
   readonly tls?: TlsSettings;
 }
 
+/**
+ * How long a connection may wait idle for the next request. A server closes idle connections on its
+ * own clock (node's after 5 s, and it says so in Keep-Alive, which the agent then heeds; others say
+ * nothing), and a request written just as the close arrives dies with "socket hang up": a withdrawal
+ * that is never resent then has an unknown outcome, and a RESPONSE-COMPLETE failure is blamed on
+ * the provider. Closing our side first, well before, leaves that race to a process stalled for
+ * seconds; a request after a longer pause opens a new connection.
+ */
+export const IDLE_CONNECTION_MS = 2_000;
+
 /** One per worker: the connections it keeps alive and the bounds of every exchange. */
 export class HttpClient {
-  readonly #http = new HttpAgent({ keepAlive: true });
+  // `timeout` closes a pooled connection idle that long; a request in flight is bounded by its own timer.
+  readonly #http = new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   readonly #https: HttpsAgent;
 
   constructor(readonly options: HttpClientOptions) {
     const context = secureContextOf(options.tls ?? {});
     this.#https = new HttpsAgent({
       keepAlive: true,
+      timeout: IDLE_CONNECTION_MS,
       ...(context === undefined ? {} : { secureContext: context }),
       rejectUnauthorized: true,
     });

@@ -19,6 +19,7 @@ import {
   type PauseRequest,
   type Tell,
 } from './gate.ts';
+import { IDLE_CONNECTION_MS } from './http.ts';
 import { localDesk, type HeldToken, type TokenDesk } from './token-desk.ts';
 
 export interface SharedGate {
@@ -161,7 +162,8 @@ export function remoteGate(
   settings: GateSettings,
   tell: Tell,
 ): { gate: Gate; desk: TokenDesk } {
-  const agent = new Agent({ keepAlive: true });
+  // Closed before global setup's server closes it: a call written into that close would fail the request.
+  const agent = new Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   const call = (path: string, body?: unknown): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const outgoing = request(`${url}${path}`, {
