@@ -12,14 +12,13 @@ import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/bas
 import { LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.ts';
+import { admissionProblem, shareEnvironmentChecks, type EnvironmentChecked } from '../src/run/admission.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { mockInThisProcess } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
-import type { HeldToken } from '../src/transport/token-desk.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -109,18 +108,20 @@ function stopWith(error: unknown): never {
  * must answer and take the token before anything is sent; then, live, the preflight's one harmless
  * request; then the credentials, so that a provider refusing ours stops the run naming the variables
  * (our mistake or theirs) instead of failing a dozen checks. Resolves to the token the credentials'
- * request was issued, which the workers use.
+ * request was issued, which the workers use, and when the last request was answered, which the
+ * run's rate limit counts.
  */
-async function checkEnvironment(config: Config): Promise<HeldToken | undefined> {
+async function checkEnvironment(config: Config): Promise<EnvironmentChecked> {
   // Loaded here rather than with this module: Playwright's runner starts without waiting for them.
   const { checkReceiver } = await import('../src/webhook/setup.ts');
   await checkReceiver(config);
-  if (config.mode !== 'live') return undefined;
+  if (config.mode !== 'live') return {};
   const { preflight } = await import('../src/preflight/preflight.ts');
   const { apiTls } = await import('../src/transport/tls.ts');
   await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
   const { checkCredentials } = await import('../src/preflight/credentials.ts');
-  return checkCredentials(config);
+  const token = await checkCredentials(config);
+  return { ...(token === undefined ? {} : { token }), lastRequestAt: Date.now() };
 }
 
 async function main(): Promise<void> {

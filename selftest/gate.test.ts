@@ -99,6 +99,21 @@ describe('the request gate', () => {
     assert.deepEqual(order, ['first-in', 'first-out', 'second', 'after']);
   });
 
+  it('with a rate limit, spaces the run’s requests evenly, and releases a section’s together', async () => {
+    const gate = localGate({ ...SETTINGS, concurrency: 4, ratePerSecond: 5 }, quiet);
+    const t0 = Date.now();
+    const stamp = (): Promise<number> => Promise.resolve(Date.now() - t0);
+    const starts = await Promise.all([gate.run(stamp), gate.run(stamp), gate.run(stamp)]);
+    // 1.2 s over 5 requests: a late one never meets the next window's first within a second.
+    for (const [i, start] of starts.slice(1).entries())
+      assert.ok(start - (starts[i] ?? 0) >= 230, `starts ${starts.join(', ')} ms`);
+    const section = await gate.exclusive((inner) => Promise.all([inner.run(stamp), inner.run(stamp)]));
+    assert.ok(
+      Math.abs(section[0] - section[1]) < 30,
+      `the section's requests started at ${section.join(', ')} ms`,
+    );
+  });
+
   it('with a rate limit, keeps a window free of other requests around a section', async () => {
     const gate = localGate({ ...SETTINGS, ratePerSecond: 5 }, quiet);
     const t0 = Date.now();
@@ -248,5 +263,16 @@ describe('the request gate', () => {
     assert.equal(await (await runDesk({ token: 'line\nbreak', issuedAt: 1 })).current(), undefined);
     const huge = { token: 'x'.repeat(9 * 1024 * 1024), issuedAt: 1 };
     assert.equal(await (await runDesk(huge)).current(), undefined);
+  });
+
+  it('with a rate limit, opens its first window only a window after the requests sent before it', async () => {
+    const sentBefore = Date.now();
+    const limited = localGate({ ...SETTINGS, ratePerSecond: 5 }, quiet, { sentBefore });
+    const startedAt = await limited.run(() => Promise.resolve(Date.now()));
+    assert.ok(startedAt - sentBefore >= 1_000, `started ${startedAt - sentBefore} ms after`);
+    // Without a rate limit, nothing to count: the first request leaves at once.
+    const unlimited = localGate(SETTINGS, quiet, { sentBefore: Date.now() });
+    const at = Date.now();
+    assert.ok((await unlimited.run(() => Promise.resolve(Date.now()))) - at < 500);
   });
 });

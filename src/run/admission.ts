@@ -34,19 +34,26 @@ export async function admissionProblem(config: Config): Promise<string | undefin
  * through this module's state.
  */
 const ENVIRONMENT_CHECKS = Symbol.for('pix-certify.environment-checks');
+
+/** What the checks leave the run: the token the credentials' request was issued, and when they last sent. */
+export interface EnvironmentChecked {
+  readonly token?: HeldToken;
+  /** When the last of their requests was answered, in epoch ms: the run's gate counts it in its rate. */
+  readonly lastRequestAt?: number;
+}
+
 type WithEnvironmentChecks = typeof globalThis & {
-  [ENVIRONMENT_CHECKS]?: Promise<HeldToken | undefined>;
+  [ENVIRONMENT_CHECKS]?: Promise<EnvironmentChecked>;
 };
 
-/** The checks, which resolve to the token the credentials' request was issued, if any. */
-export function shareEnvironmentChecks(checks: Promise<HeldToken | undefined>): void {
+export function shareEnvironmentChecks(checks: Promise<EnvironmentChecked>): void {
   (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS] = checks;
 }
 
 /**
- * Once pix-certify's checks of the environment passed, the token they were issued (if any); at once,
- * with none, where no checks run (npx playwright test).
+ * Once pix-certify's checks of the environment passed, what they leave the run; at once, with
+ * nothing, where no checks run (npx playwright test).
  */
-export async function environmentChecked(): Promise<HeldToken | undefined> {
-  return (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS];
+export async function environmentChecked(): Promise<EnvironmentChecked> {
+  return (await (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS]) ?? {};
 }

@@ -1,8 +1,10 @@
 /**
  * The gate every request to the environment goes through: a cap on requests in flight and on the
  * rate, for the whole run, and the run-wide pause a 429 (or a 503 with Retry-After) asks for. The
- * queueing is p-queue's: `strict` spaces requests so that no second at the provider sees more than
- * the rate, never a burst at an interval's edge. Workers are separate processes, so a run shares one
+ * queueing is p-queue's: under a rate, the run's requests start one at a time, evenly spaced over the
+ * counting window, so that no second at the provider sees more than the rate even when one of them
+ * leaves late (a burst of the rate at a window's start, another at the next, leaves no room for a
+ * late one); a section's own requests, which must leave together, start in one burst. Workers are separate processes, so a run shares one
  * gate, served by global setup (shared-gate.ts); a process without one (a unit test) keeps its own.
  */
 import PQueue from 'p-queue';
@@ -89,24 +91,45 @@ function slowerGap(currentGapMs: number, startsInTheSecondBefore: number): numbe
   return Math.min(SLOWEST_GAP_MS, Math.ceil(gap));
 }
 
-export function localGate(settings: GateSettings, tell: Tell): LocalGate {
+/**
+ * The run's gate, or (`together`) a section's own, whose requests leave in one burst. `sentBefore`:
+ * when the run last sent a request without it (pix-certify's checks of the environment, before any
+ * test); with a rate limit, the gate's first window opens a window after it, so that those requests
+ * and the first ones through the gate never share one.
+ */
+export function localGate(
+  settings: GateSettings,
+  tell: Tell,
+  { sentBefore, together = false }: { sentBefore?: number | undefined; together?: boolean } = {},
+): LocalGate {
+  const rate = settings.ratePerSecond;
   const queue = new PQueue({
     concurrency: settings.concurrency,
-    ...(settings.ratePerSecond === undefined
+    ...(rate === undefined
       ? {}
-      : { interval: RATE_WINDOW_MS, intervalCap: settings.ratePerSecond, strict: true }),
+      : together
+        ? { interval: RATE_WINDOW_MS, intervalCap: rate, strict: true }
+        : { interval: Math.ceil(RATE_WINDOW_MS / rate), intervalCap: 1, strict: true }),
   });
-  // What holds the queue: a Retry-After pause, an exclusive section, or both; it starts when none does.
-  const holds = new Set<'retry-after' | 'exclusive'>();
-  const hold = (why: 'retry-after' | 'exclusive'): void => {
+  // What holds the queue: a Retry-After pause, an exclusive section, the window of the requests sent
+  // before the gate; it starts when none does.
+  type Hold = 'retry-after' | 'exclusive' | 'sent-before';
+  const holds = new Set<Hold>();
+  const hold = (why: Hold): void => {
     holds.add(why);
     queue.pause();
   };
-  const letGo = (why: 'retry-after' | 'exclusive'): void => {
+  const letGo = (why: Hold): void => {
     holds.delete(why);
     if (holds.size === 0) queue.start();
   };
-  let lastStart = 0;
+  // A section waits a window out after the last start (windowOut): the requests sent before count.
+  let lastStart = sentBefore ?? 0;
+  const firstWindowIn = rate === undefined ? 0 : lastStart + RATE_WINDOW_MS - Date.now();
+  if (firstWindowIn > 0) {
+    hold('sent-before');
+    setTimeout(() => letGo('sent-before'), firstWindowIn);
+  }
   queue.on('active', () => {
     lastStart = Date.now();
   });
@@ -197,7 +220,7 @@ export function localGate(settings: GateSettings, tell: Tell): LocalGate {
         try {
           while (queue.pending > 0) await new Promise((next) => queue.once('next', next));
           await windowOut(lastStart);
-          return await section(localGate({ ...settings, learnedGapMs: gapMs }, tell));
+          return await section(localGate({ ...settings, learnedGapMs: gapMs }, tell, { together: true }));
         } finally {
           // The section's last request may have left just now: the queue's next ones wait a window out.
           await windowOut(Date.now());

@@ -200,7 +200,8 @@ export function remoteGate(
       run: (send, kind) => holding(kind === 'token' ? '/slot/token' : '/slot', () => send()),
       pause,
       // The run's gate holds every other worker; this worker's own requests keep the run's limits.
-      exclusive: (section) => holding('/exclusive', (now) => section(localGate(now, tell))),
+      exclusive: (section) =>
+        holding('/exclusive', (now) => section(localGate(now, tell, { together: true }))),
       holdingTokens: (section) => holding('/holding-tokens', () => section(ownRequests)),
     },
     desk: {

@@ -28,11 +28,11 @@ async function stopAll(stops: Stop[]): Promise<void> {
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const config = configOfThisProcess();
   // pix-certify checks the environment while Playwright loads: nothing starts before they pass.
-  const issued = await environmentChecked();
+  const checked = await environmentChecked();
   // First, so that whatever this process or a worker prints from now on is masked.
   openSecretsRegistry();
   registerConfigSecrets(config);
-  registerSecret(issued?.token, 'token');
+  registerSecret(checked.token?.token, 'token');
   process.stdout.write(`${describePlan(config, planFor(config))}\n`);
   // pix-certify admitted the run already; started directly, Playwright asks here.
   const refused = await admissionProblem(config);
@@ -47,12 +47,13 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
       stops.push(() => mock.stop());
       shareRunState({ mockUrl: mock.url });
     }
-    // One gate for every worker's requests: the run's limits hold across processes; its token desk
-    // starts with the token the credentials check was issued.
+    // One gate for every worker's requests: the run's limits hold across processes, counting the
+    // environment checks' requests; its token desk starts with the token the credentials check was issued.
+    const tell = (line: string): boolean => process.stderr.write(`pix-certify: ${redact(line)}\n`);
     const gate = await serveGate(
-      localGate(gateSettingsOf(config), (line) => process.stderr.write(`pix-certify: ${redact(line)}\n`)),
+      localGate(gateSettingsOf(config), tell, { sentBefore: checked.lastRequestAt }),
       config.requestTimeoutMs + 5_000,
-      await runDesk(issued),
+      await runDesk(checked.token),
     );
     stops.push(() => gate.close());
     shareRunState({ gateUrl: gate.url, gateToken: gate.token });
