@@ -4,8 +4,9 @@
  * queueing is p-queue's: under a rate, the run's requests start one at a time, evenly spaced over the
  * counting window, so that no second at the provider sees more than the rate even when one of them
  * leaves late (a burst of the rate at a window's start, another at the next, leaves no room for a
- * late one); a section's own requests, which must leave together, start in one burst. Workers are separate processes, so a run shares one
- * gate, served by global setup (shared-gate.ts); a process without one (a unit test) keeps its own.
+ * late one); a section's own requests, which must leave together, start in one burst. Workers are
+ * separate processes, so a run shares one gate, served by global setup (shared-gate.ts); a process
+ * without one (a unit test) keeps its own.
  */
 import PQueue from 'p-queue';
 import type { Config } from '../config/config.ts';
