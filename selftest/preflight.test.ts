@@ -8,6 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { SCENARIOS } from '../sandbox/scenarios.ts';
 import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { preflight } from '../src/preflight/preflight.ts';
+import { checkCredentials } from '../src/preflight/credentials.ts';
+import { loadConfig, type Config } from '../src/config/config.ts';
 import { closing, json, listen, routerNotFound, serve, type Handler } from './support/answering-double.ts';
 import {
   certificateAuthority,
@@ -306,6 +308,43 @@ describe('preflight: private CAs and mutual TLS, one line naming the variable th
     assert.equal(
       message,
       'PIX_TLS_KEY_FILE: does not match the certificate in PIX_TLS_CERT_FILE (their public keys differ). Give the private key that belongs to that certificate.',
+    );
+  });
+});
+
+describe('the credentials check: our mistake, or the run’s first token', () => {
+  const configFor = (baseUrl: string): Config =>
+    loadConfig({
+      PIX_BASE_URL: baseUrl,
+      PIX_CLIENT_ID: 'client',
+      PIX_CLIENT_SECRET: 'secret-value',
+      PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
+    });
+  const answers: [string, Handler, string | undefined][] = [
+    ['a token at PIX_TOKEN_FIELD', (_, res) => json(res, 200, { access_token: 'the-first-token' }), 'the-first-token'],
+    ['a 200 without a token', (_, res) => json(res, 200, { token: 'elsewhere' }), undefined],
+    ['an empty token', (_, res) => json(res, 200, { access_token: '' }), undefined],
+    ['a token with a 201', (_, res) => json(res, 201, { access_token: 'not-issued-as-documented' }), undefined],
+    ['a 500', (_, res) => json(res, 500, { access_token: 'in-an-error' }), undefined],
+  ]; // prettier-ignore
+  for (const [what, handler, token] of answers) {
+    it(`hands on ${token === undefined ? 'no token' : 'the token'} after ${what}`, async (t) => {
+      const double = await serve(handler);
+      t.after(() => double.close());
+      const before = Date.now();
+      const issued = await checkCredentials(configFor(double.url));
+      assert.equal(issued?.token, token);
+      if (issued !== undefined) assert.ok(issued.issuedAt >= before && issued.issuedAt <= Date.now());
+      assert.equal(double.received.length, 1, 'one token request');
+    });
+  }
+
+  it('stops the run naming PIX_CLIENT_ID when the credentials are refused', async (t) => {
+    const double = await serve((_, res) => json(res, 403, { error: 'forbidden' }));
+    t.after(() => double.close());
+    await assert.rejects(
+      checkCredentials(configFor(double.url)),
+      (error) => error instanceof ConfigError && error.variable === 'PIX_CLIENT_ID',
     );
   });
 });
