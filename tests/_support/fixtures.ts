@@ -33,6 +33,7 @@ import type { Gate } from '../../src/transport/gate.ts';
 import type { TokenDesk } from '../../src/transport/token-desk.ts';
 import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
 import { redact } from '../../src/secrets/redact.ts';
+import { allSettledInOrder } from '../../src/base/settled.ts';
 
 interface WorkerFixtures {
   target: Target;
@@ -181,7 +182,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       // As many cases at once as the run lets requests be in flight; one at a time once the
       // environment said 429, so that a rate limit is not met again by a burst after each wait.
       const queue = new PQueue({ concurrency: session.rateLimited ? 1 : target.config.concurrency });
-      const outcomes = await Promise.allSettled(
+      // Every case has settled, its requests answered and recorded, before the first error ends the test.
+      await allSettledInOrder(
         cases
           .filter((testCase) => runnable.has(testCase.check))
           .map((testCase) =>
@@ -203,9 +205,6 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
             }),
           ),
       );
-      // Every case has settled, its requests answered and recorded, before the first error ends the test.
-      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
     });
   },
 });

@@ -22,6 +22,7 @@ import type { NewWithdrawal } from '../../src/run/payouts.ts';
 import type { PixClient } from '../../src/run/client.ts';
 import { type Headers, withoutHeader } from '../../src/spec/requests.ts';
 import { isClientError } from '../../src/base/status.ts';
+import { allSettledInOrder } from '../../src/base/settled.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
 import type { WebhookClient } from '../../src/webhook/client.ts';
 import { webhookObservations } from '../../src/webhook/observations.ts';
@@ -96,19 +97,6 @@ async function verifyCallbackFieldCase(
   verify.check(callbackFieldCaseSensitive, { deliveries }, sent.exchange);
 }
 
-/**
- * The values of promises started together, once every one has settled: the first to fail, in their
- * order, is thrown only then, so that no request is still in flight when the test stops.
- */
-async function allAnswered<T extends readonly unknown[]>(started: {
-  readonly [K in keyof T]: Promise<T[K]>;
-}): Promise<T> {
-  const settled = await Promise.allSettled(started);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as unknown as T;
-}
-
 /** The accepted withdrawal, with when its answer came: the webhook's delay counts from then. */
 async function sendAccepted(
   pix: PixClient,
@@ -136,7 +124,7 @@ test(
 
     // The three withdrawals depend on no answer of each other: they go out together, and each is
     // judged once all have answered (a refusal of the accepted one stops the test only then).
-    const [refusedSent, wrongCase, accepted] = await allAnswered([
+    const [refusedSent, wrongCase, accepted] = await allSettledInOrder([
       pix.withdrawNew(noWebhookForRefused.id, withoutHeader(headers, 'client_secret')),
       sendWrongCase(pix, verify, headers),
       sendAccepted(pix, verify, headers),
