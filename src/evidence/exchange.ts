@@ -7,7 +7,7 @@ import type { OperationId } from '../spec/spec.ts';
 import { excerpt, redact, redactHeaders } from '../secrets/redact.ts';
 import { boundedJson } from './shape.ts';
 import { isRegisteredSecret } from '../secrets/registry.ts';
-import type { JsonValue } from '../base/json.ts';
+import { readPath, type JsonValue } from '../base/json.ts';
 export interface SentRequest {
   readonly method: 'POST';
   readonly url: string;
@@ -137,6 +137,12 @@ export function curlLine(request: SentRequest, operation?: OperationId): string 
     ...(notes.length === 0 ? [] : [`# set ${notes.join('; ')}`]),
     parts.join(' '),
   ].join('\n');
+}
+
+/** The token a token response carries at `tokenField` (PIX_TOKEN_FIELD), if it is a string. */
+export function tokenAt(exchange: Exchange, tokenField: string): string | undefined {
+  const token = readPath(exchange.response.json, tokenField);
+  return typeof token === 'string' ? token : undefined;
 }
 
 const DESCRIBED_BODY_CHARS = 300;

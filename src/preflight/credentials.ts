@@ -8,8 +8,7 @@
  */
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/errors.ts';
-import { readPath } from '../base/json.ts';
-import { describeResponse, type Exchange } from '../evidence/exchange.ts';
+import { describeResponse, tokenAt, type Exchange } from '../evidence/exchange.ts';
 import { tokenHeaders } from '../spec/requests.ts';
 import { HttpClient, send } from '../transport/http.ts';
 import type { HeldToken } from '../transport/token-desk.ts';
@@ -21,8 +20,8 @@ const CREDENTIAL_REFUSALS = new Set([401, 403]);
 
 /** The token a 200 carries at PIX_TOKEN_FIELD, with when it was asked for; undefined without one. */
 function issuedToken(exchange: Exchange, tokenField: string, issuedAt: number): HeldToken | undefined {
-  const token = readPath(exchange.response.json, tokenField);
-  return exchange.response.status === 200 && typeof token === 'string' && token !== ''
+  const token = tokenAt(exchange, tokenField);
+  return exchange.response.status === 200 && token !== undefined && token !== ''
     ? { token, issuedAt }
     : undefined;
 }

@@ -3,10 +3,9 @@
  * builds a request's URL. Every token a response carries is registered as a secret by the HTTP layer
  * (http.ts), whatever the operation, status or content type.
  */
-import { isRateLimited, type Exchange } from '../evidence/exchange.ts';
+import { isRateLimited, tokenAt, type Exchange } from '../evidence/exchange.ts';
 import { retryAfterMs, type Gate } from './gate.ts';
 import { send, type HttpClient } from './http.ts';
-import { readPath } from '../base/json.ts';
 import type { Headers } from '../spec/requests.ts';
 import type { OperationId } from '../spec/spec.ts';
 
@@ -113,8 +112,7 @@ export class Operations {
 
   /** The token a token response carries at PIX_TOKEN_FIELD, if it is a string. */
   tokenIn(exchange: Exchange): string | undefined {
-    const token = readPath(exchange.response.json, this.options.tokenField);
-    return typeof token === 'string' ? token : undefined;
+    return tokenAt(exchange, this.options.tokenField);
   }
 
   private post(operation: OperationId, headers: Headers, body: string | undefined): Promise<Exchange> {
