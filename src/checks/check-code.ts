@@ -124,7 +124,6 @@ export function checkCodeDefault(second: Exchange): string {
 }
 
 export interface DuplicateCase {
-  readonly title: string;
   readonly clause: string;
   /** undefined: the field is left out of both withdrawals. */
   readonly checkCode: boolean | undefined;
@@ -134,19 +133,16 @@ export interface DuplicateCase {
 
 export const DUPLICATE_CASES: readonly DuplicateCase[] = [
   {
-    title: duplicateRefusedWhenChecked.title,
     clause: duplicateRefusedWhenChecked.clause,
     checkCode: true,
     check: duplicateRefusedWhenChecked,
   },
   {
-    title: duplicateAllowedWhenUnchecked.title,
     clause: duplicateAllowedWhenUnchecked.clause,
     checkCode: false,
     check: duplicateAllowedWhenUnchecked,
   },
   {
-    title: 'Records what the service does with a repeated code when check_code is left out',
     clause: '§2.1, not shown',
     checkCode: undefined,
     check: undefined,
