@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/base/run-state.ts';
-import { LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
+import { cacheCompiledCode, LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { admissionProblem, shareEnvironmentChecks, type EnvironmentChecked } from '../src/run/admission.ts';
@@ -125,6 +125,7 @@ async function checkEnvironment(config: Config): Promise<EnvironmentChecked> {
 }
 
 async function main(): Promise<void> {
+  cacheCompiledCode();
   await answerInfoFlags(process.argv.slice(2));
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
   const listOnly = args.includes('--list');

@@ -1,3 +1,5 @@
+import module from 'node:module';
+
 /**
  * V8 flags for the suite's own child processes: Prism, and Playwright's runner, whose workers are
  * forked with the runner's flags. Each lives a few seconds and allocates mostly while loading code,
@@ -6,3 +8,22 @@
  * (measured side by side; 1 MB saved no more and collected more often).
  */
 export const LEAN_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+
+/** Node's compile cache API, from Node 22.8 on (the NODE_COMPILE_CACHE variable from 22.1); Node 20 has neither. */
+interface CompileCacheApi {
+  enableCompileCache?: () => { directory?: string };
+}
+
+/**
+ * Turns on Node's cache of compiled code for this process, and through NODE_COMPILE_CACHE for the
+ * Playwright workers it forks and Prism's thread, where the running Node has one (22 and later):
+ * each of them compiles megabytes of Playwright's or Prism's code before the first request, and on
+ * a mock run that is about 0.3 s of 2.6 s (measured on Node 22 and 24). The cache holds compiled
+ * source, never a value the run reads, so no secret reaches it; it lives where Node puts it (the
+ * system's temporary directory unless NODE_COMPILE_CACHE says otherwise), and
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program.
+ */
+export function cacheCompiledCode(node = module as CompileCacheApi): void {
+  const directory = node.enableCompileCache?.().directory;
+  if (directory !== undefined) process.env.NODE_COMPILE_CACHE = directory;
+}
