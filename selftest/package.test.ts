@@ -153,6 +153,22 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
     });
   }
 
+  for (const release of ['node20', 'node22', 'node24'] as const) {
+    const cached = release !== 'node20';
+    it(`under ${release}: ${cached ? 'compiles through' : 'leaves alone'} Node's compile cache`, async () => {
+      // No NODE_COMPILE_CACHE: a cache in the temporary directory is one pix-certify turned on itself.
+      const temporary = userDir();
+      const run = await pixCertify(node[release], [], { env: { TMPDIR: temporary } });
+      assert.equal(run.code, 0, run.stderr);
+      const cache = join(temporary, 'node-compile-cache');
+      assert.equal(
+        existsSync(cache) && readdirSync(cache).length > 0,
+        cached,
+        `a compile cache in ${temporary}`,
+      );
+    });
+  }
+
   describe("the sandbox's reference reading, under the other Node lines", () => {
     let sandbox: RunningSandbox;
     before(async () => {
