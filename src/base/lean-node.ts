@@ -18,7 +18,7 @@ interface CompileCacheApi {
  * Turns on Node's cache of compiled code for this process, and through NODE_COMPILE_CACHE for the
  * Playwright workers it forks and Prism's thread, where the running Node has one (22 and later):
  * each of them compiles megabytes of Playwright's or Prism's code before the first request, and on
- * a mock run that is about 0.3 s of 2.6 s (measured on Node 22 and 24). The cache holds compiled
+ * a mock run that is about 0.25 s of 2.8 s (measured on Node 22 and 24). The cache holds compiled
  * source, never a value the run reads, so no secret reaches it; it lives where Node puts it (the
  * system's temporary directory unless NODE_COMPILE_CACHE says otherwise), and
  * NODE_DISABLE_COMPILE_CACHE=1 turns it off, as for any Node program.
