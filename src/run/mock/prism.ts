@@ -8,7 +8,7 @@ import { connect, createServer } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LEAN_NODE_FLAGS } from '../../base/lean-node.ts';
+import { LEAN_NODE_FLAGS, LEAN_THREAD_LIMITS } from '../../base/lean-node.ts';
 import { SPEC_PATH } from '../../base/paths.ts';
 
 const require = createRequire(import.meta.url);
@@ -174,6 +174,7 @@ export async function mockInThisProcess(options: MockOptions = {}): Promise<Mock
           workerData: { specPath: SPEC_PATH, host, port, logLevel: options.logLevel ?? 'error' },
           // Plain CommonJS: no loader, whatever flags this process runs under.
           execArgv: [],
+          resourceLimits: LEAN_THREAD_LIMITS,
           env: { ...process.env, FORCE_COLOR: '0' },
         });
         thread.unref();

@@ -1,0 +1,62 @@
+/**
+ * How the suite's own Node processes and threads are started (src/base/lean-node.ts). Node's compile
+ * cache: on a Node that has one, the run's own process turns it on and hands its directory to its
+ * children through NODE_COMPILE_CACHE; on Node 20, which has none, nothing changes (the installed
+ * tool under Node 20, 22 and 24 is held to the same in package.test.ts). The young generation: a
+ * thread started with the thread limits gets the new space a process gets from the flags.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { cacheCompiledCode, LEAN_NODE_FLAGS, LEAN_THREAD_LIMITS } from '../src/base/lean-node.ts';
+
+const before = process.env.NODE_COMPILE_CACHE;
+
+describe('compile cache', () => {
+  afterEach(() => {
+    if (before === undefined) delete process.env.NODE_COMPILE_CACHE;
+    else process.env.NODE_COMPILE_CACHE = before;
+  });
+
+  it('hands the directory of a cache it turned on to the processes started after', () => {
+    delete process.env.NODE_COMPILE_CACHE;
+    cacheCompiledCode({ enableCompileCache: () => ({ directory: '/tmp/a-compile-cache' }) });
+    assert.equal(process.env.NODE_COMPILE_CACHE, '/tmp/a-compile-cache');
+  });
+
+  it('changes nothing on a Node without one, or where it could not be turned on', () => {
+    delete process.env.NODE_COMPILE_CACHE;
+    cacheCompiledCode({});
+    cacheCompiledCode({ enableCompileCache: () => ({}) });
+    assert.equal(process.env.NODE_COMPILE_CACHE, undefined);
+  });
+});
+
+/** Churns through short-lived objects until the new space has grown to its limit: an expression of its size. */
+const NEW_SPACE_AT_LIMIT = `(() => {
+  let kept = [];
+  for (let i = 0; i < 2e6; i++) { kept.push({ i, text: 'x' + i }); if (kept.length > 1000) kept = []; }
+  return require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+})()`;
+
+describe('young generation', () => {
+  it("gives Prism's thread the new space the flags give a process, and less than V8's default", async () => {
+    const inProcess = (flags: readonly string[]): number =>
+      Number(execFileSync(process.execPath, [...flags, '-p', NEW_SPACE_AT_LIMIT], { encoding: 'utf8' }));
+    const inThread = new Promise<number>((resolve, reject) => {
+      const thread = new Worker(
+        `require('node:worker_threads').parentPort.postMessage(${NEW_SPACE_AT_LIMIT})`,
+        {
+          eval: true,
+          resourceLimits: LEAN_THREAD_LIMITS,
+        },
+      );
+      thread.once('message', (size: string) => resolve(Number(size)));
+      thread.once('error', reject);
+    });
+    const lean = inProcess(LEAN_NODE_FLAGS);
+    assert.equal(await inThread, lean);
+    assert.ok(lean < inProcess([]), 'the flags make the new space smaller than the default');
+  });
+});
