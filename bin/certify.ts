@@ -158,13 +158,12 @@ async function main(): Promise<void> {
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));
   const outcomeFile = join(outcomeDir, 'outcome.json');
   const env = { ...baseline, ...runStateEnvironment({ mockUrl: mock?.url, outcomeFile }) };
-  runPlaywrightHere(passThrough, env, (playwrightCode) => {
-    try {
-      return exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile));
-    } finally {
-      rmSync(outcomeDir, { recursive: true, force: true });
-    }
-  });
+  runPlaywrightHere(passThrough, env, (playwrightCode) =>
+    exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile)),
+  );
+  // After the exit code is read from it, whichever way the run ends: a stop by the environment's
+  // checks (exit 2) reads nothing, and left the directory behind when it was removed only there.
+  process.once('exit', () => rmSync(outcomeDir, { recursive: true, force: true }));
   // The workers wait for the mock themselves; if it never comes up, this says why.
   mock
     ?.start()

@@ -6,7 +6,8 @@
  * is judged whole; an id is found only as a whole value; a token no header can carry is one finding.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
@@ -29,6 +30,9 @@ function busiestSecond(arrivals: readonly Logged[], scenario: string): number {
   return Math.max(0, ...times.map((start) => times.filter((t) => t >= start && t < start + 1_000).length));
 }
 
+/** The temporary directory of the run the credentials check stops: it must leave none of its own there. */
+const STOPPED_RUN_TMPDIR = mkdtempSync(join(tmpdir(), 'pix-stopped-run-'));
+
 /** The runs this file judges, each a scenario and the variables that differ from a plain live run. */
 const RUNS = {
   rateLimited: ['rate-limited', {}],
@@ -39,7 +43,7 @@ const RUNS = {
   idStatus: ['id-status', {}],
   lineBreakToken: ['token-line-break', {}],
   hugeToken: ['token-huge', {}],
-  wrongClientId: ['reference', { PIX_CLIENT_ID: 'not-the-registered-client' }],
+  wrongClientId: ['reference', { PIX_CLIENT_ID: 'not-the-registered-client', TMPDIR: STOPPED_RUN_TMPDIR }],
   wrongSecret: ['reference', { PIX_CLIENT_SECRET: 'a-wrong-secret-of-some-length' }],
 } as const satisfies Record<string, readonly [string, Readonly<Record<string, string>>]>;
 
@@ -69,7 +73,10 @@ describe('the run tells one true story', () => {
     };
     await Promise.all([lane(), lane()]);
   });
-  after(() => sandbox.close());
+  after(async () => {
+    await sandbox.close();
+    rmSync(STOPPED_RUN_TMPDIR, { recursive: true, force: true });
+  });
 
   it('waits out a rate limit and judges every check, with no FAILED', () => {
     const run = runOf('rateLimited');
@@ -159,6 +166,8 @@ describe('the run tells one true story', () => {
       /PIX_CLIENT_ID: a token request with PIX_CLIENT_ID and PIX_CERT_CLIENT \(or PIX_CERT_FILE\) was refused: 403/,
     );
     assert.match(run.stderr, /If they are right, the provider refuses a request §4\.1 allows/);
+    const left = readdirSync(STOPPED_RUN_TMPDIR).filter((name) => name.startsWith('pix-'));
+    assert.deepEqual(left, [], 'the stopped run removed its temporary directories');
   });
 
   it('tells a wrong PIX_CLIENT_SECRET once, first as the likely cause, and judges no body on its refusals', () => {
