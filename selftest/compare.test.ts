@@ -4,8 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCertification } from '../src/report/build.ts';
@@ -24,6 +23,7 @@ import { runSuite, type SuiteRun } from './support/run-suite.ts';
 import { certification, RUN, type Sketch } from './support/certification.ts';
 import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import type { JsonValue } from '../src/base/json.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const PATHS = {
@@ -638,8 +638,8 @@ describe('readCertification', () => {
     assert.fail(`${path} was read`);
   };
 
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'pix-compare-'));
+  before(() => {
+    dir = temporaryDir('pix-compare-');
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -697,8 +697,8 @@ describe('npm run compare on hand-built certifications', () => {
     return path;
   };
 
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'pix-compare-cli-'));
+  before(() => {
+    dir = temporaryDir('pix-compare-cli-');
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -753,7 +753,7 @@ describe('certify --baseline and npm run compare against the sandbox', { skip: I
 
   before(async () => {
     sandbox = await startSandbox({ log: (line) => requests.push(line) });
-    work = await mkdtemp(join(tmpdir(), 'pix-baseline-'));
+    work = temporaryDir('pix-baseline-');
     oldSchemaPath = join(work, 'old-schema.json');
     await writeFile(oldSchemaPath, JSON.stringify({ ...certification(), schemaVersion: 0 }));
     // The runs with an unusable baseline have a scenario to themselves, so that their requests would show.

@@ -1,7 +1,6 @@
 /** The configuration is the suite's public interface: every mistake stops the run with a message naming the variable. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseEnv } from 'node:util';
@@ -17,6 +16,7 @@ import { VARIABLES } from '../src/config/variables.ts';
 import { webhookCollection } from '../src/run/run-metadata.ts';
 import { planFor, withdrawalPlan } from '../src/run/plan.ts';
 import { loadSpec } from '../src/spec/spec.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const LIVE_WITHOUT_TARGET = {
   PIX_CLIENT_ID: 'client',
@@ -268,7 +268,7 @@ describe('every problem at once, one line each', () => {
 
 describe('.env', () => {
   const dotEnv = (text: string): string => {
-    const path = join(mkdtempSync(join(tmpdir(), 'pix-dotenv-')), '.env');
+    const path = join(temporaryDir('pix-dotenv-'), '.env');
     writeFileSync(path, text);
     return path;
   };
@@ -291,7 +291,7 @@ describe('.env', () => {
 });
 
 describe('private CAs and mutual TLS: every problem at once, naming the file, never its contents', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-config-tls-'));
+  const dir = temporaryDir('pix-config-tls-');
   const passphrase = 'config-test-passphrase';
   const files = {
     ca: join(dir, 'ca.pem'),

@@ -5,8 +5,7 @@
  * linked to its report, and the page loads nothing.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
@@ -14,6 +13,7 @@ import { buildHistory } from '../src/report/history.ts';
 import type { Certification } from '../src/report/model.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { cleanEnvironment, runCommand, runSuite, type SuiteRun } from './support/run-suite.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -28,7 +28,7 @@ describe('pix-certify history', () => {
   before(
     async () => {
       sandbox = await startSandbox();
-      work = mkdtempSync(join(tmpdir(), 'pix-history-'));
+      work = temporaryDir('pix-history-');
       // One after the other, so that the runs' start times order them as they ran.
       for (const [name, scenario] of [
         ['Nightly A', 'reference'],

@@ -9,8 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -25,6 +24,7 @@ import { TEST_PAYEE } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
 import { watchProcessTree, type TreeWatch } from './support/process-tree.ts';
 import { parseXml } from './support/xml.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const MB = 1024 * 1024;
 
@@ -78,8 +78,8 @@ function clientCredentials(keyDir: string): {
 }
 
 describe('against a hostile provider', () => {
-  const reportDir = mkdtempSync(join(tmpdir(), 'pix-hostile-'));
-  const keyDir = mkdtempSync(join(tmpdir(), 'pix-hostile-key-'));
+  const reportDir = temporaryDir('pix-hostile-');
+  const keyDir = temporaryDir('pix-hostile-key-');
   const { credentials, certFile, pem } = clientCredentials(keyDir);
   const pemBody = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
   let double: HostileDouble;
@@ -276,7 +276,7 @@ describe('against a hostile provider', () => {
  * Neither may pass for a delivery, and the flood may not cost the report.
  */
 describe('webhooks from a hostile provider', () => {
-  const keyDir = mkdtempSync(join(tmpdir(), 'pix-hostile-key-'));
+  const keyDir = temporaryDir('pix-hostile-key-');
   const { credentials, certFile } = clientCredentials(keyDir);
   const STRAYS = 10_000;
   const doubles: HostileDouble[] = [];
@@ -289,7 +289,7 @@ describe('webhooks from a hostile provider', () => {
   ): Promise<{ run: SuiteRun; double: HostileDouble }> => {
     const double = await startHostileDouble(credentials, switches);
     doubles.push(double);
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-hostile-webhook-'));
+    const reportDir = temporaryDir('pix-hostile-webhook-');
     const run = await runSuite(
       { ...liveEnv(double, credentials, certFile, reportDir), PIX_WEBHOOK_TIMEOUT_MS: timeoutMs },
       ['--grep', '@webhook'],

@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DEPCRUISE = join(ROOT, 'node_modules', '.bin', 'depcruise');
@@ -15,7 +15,7 @@ const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 
 /** depcruise with the project's rules over a tree of the given files, from that tree's root. */
 function cruise(files: Readonly<Record<string, string>>): { code: number | null; output: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-layers-'));
+  const dir = temporaryDir('pix-layers-');
   try {
     const tsconfig = {
       compilerOptions: { module: 'NodeNext', allowImportingTsExtensions: true, noEmit: true },

@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
@@ -14,6 +13,7 @@ import { agesUpTo, describeLifetime, type LifetimeResult } from '../src/run/life
 import { ROOT } from '../src/base/paths.ts';
 import { cleanEnvironment, runCommand } from './support/run-suite.ts';
 import { sandboxEnv } from './support/live-env.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const LIFETIME = ['--import', 'tsx', join(ROOT, 'bin', 'lifetime.ts')];
 
@@ -37,7 +37,7 @@ describe('the token lifetime probe, alone', () => {
   after(() => sandbox.close());
 
   const probe = (scenario: string, max: string) => {
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-lifetime-'));
+    const reportDir = temporaryDir('pix-lifetime-');
     return runCommand(process.execPath, [...LIFETIME, '--max', max], {
       cwd: ROOT,
       env: cleanEnvironment({ ...sandboxEnv(sandbox, scenario), PIX_REPORT_DIR: reportDir }),
@@ -85,7 +85,7 @@ describe('the token lifetime probe, alone', () => {
   });
 
   it('reports what it measured when interrupted, with exit 1', async () => {
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-lifetime-'));
+    const reportDir = temporaryDir('pix-lifetime-');
     const child = spawn(process.execPath, [...LIFETIME, '--max', '40s'], {
       cwd: ROOT,
       env: cleanEnvironment({ ...sandboxEnv(sandbox, 'reference'), PIX_REPORT_DIR: reportDir }),
@@ -114,7 +114,7 @@ describe('the token lifetime probe, alone', () => {
 
   it('refuses to run without payouts allowed, naming the variable', async () => {
     const sentBefore = sandbox.withdrawalsReceived('reference');
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-lifetime-'));
+    const reportDir = temporaryDir('pix-lifetime-');
     const run = await runCommand(process.execPath, [...LIFETIME, '--max', '2s'], {
       cwd: ROOT,
       env: cleanEnvironment({

@@ -7,14 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PLAYWRIGHT_CLI, runSuite, type Certification } from './support/run-suite.ts';
 import { answers } from '../src/run/mock/prism.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -96,9 +96,9 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
 
   it('gives the same certification from two merged shards as from one run', async () => {
     // Each shard runs as if on its own machine; the blob reporter empties its own directory first.
-    const blobs = mkdtempSync(join(tmpdir(), 'pix-blobs-'));
+    const blobs = temporaryDir('pix-blobs-');
     for (const shard of [1, 2]) {
-      const own = mkdtempSync(join(tmpdir(), `pix-shard-${shard}-`));
+      const own = temporaryDir(`pix-shard-${shard}-`);
       const run = await runSuite({ PLAYWRIGHT_BLOB_OUTPUT_DIR: own }, [
         `--shard=${shard}/2`,
         '--reporter=blob',
@@ -107,7 +107,7 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
       for (const file of readdirSync(own).filter((f) => f.endsWith('.zip')))
         copyFileSync(join(own, file), join(blobs, file));
     }
-    const merged = mkdtempSync(join(tmpdir(), 'pix-merged-'));
+    const merged = temporaryDir('pix-merged-');
     await promisify(execFile)(
       process.execPath,
       [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', './reporters/certification.ts', blobs],
@@ -141,7 +141,7 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     it(`leaves no mock listening when the suite is stopped with ${signal}`, async () => {
       const before = prismProcesses();
       const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
-      const reportDir = mkdtempSync(join(tmpdir(), `pix-lifecycle-${signal}-`));
+      const reportDir = temporaryDir(`pix-lifecycle-${signal}-`);
       const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')], {
         cwd: ROOT,
         env: { ...env, PIX_REPORT_DIR: reportDir },

@@ -8,8 +8,7 @@
  * a passing run holds the passphrase, the key or a line of its PEM body.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fixFor } from '../src/report/errors.ts';
@@ -35,6 +34,7 @@ import { sandboxEnv } from './support/live-env.ts';
 import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const PASSPHRASE = 'selftest-mtls-passphrase-7c1e';
 
@@ -47,7 +47,7 @@ function describeRun(run: SuiteRun): string {
 }
 
 describe('certify through mutual TLS with a private CA (a CA made here)', { concurrency: true }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-mtls-'));
+  const dir = temporaryDir('pix-mtls-');
   const file = (name: string, contents: string | Buffer): string => {
     const path = join(dir, name);
     writeFileSync(path, contents, { mode: 0o600 });
@@ -162,7 +162,7 @@ describe('a remote receiver behind a private CA', () => {
   const token = 'selftest-remote-receiver-token-0123456789';
   let authority: Authority;
   let receiver: RunningReceiver;
-  const dir = mkdtempSync(join(tmpdir(), 'pix-mtls-receiver-'));
+  const dir = temporaryDir('pix-mtls-receiver-');
   before(async () => {
     authority = certificateAuthority('Receiver CA');
     const { cert, key } = authority.issue({ names: ['127.0.0.1'] });
@@ -214,7 +214,7 @@ describe('a remote receiver behind a private CA', () => {
 
 describe('the TLS material is a secret of the one redaction path', () => {
   it('masks the passphrase and every line of the key once the configuration is registered', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pix-mtls-unit-'));
+    const dir = temporaryDir('pix-mtls-unit-');
     try {
       const client = certificateAuthority('Unit CA').issue({ client: '/CN=unit' });
       const encrypted = encryptedKey(client.key, PASSPHRASE);

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { SPEC_PATH } from '../src/base/paths.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SPECTRAL = join(ROOT, 'node_modules', '.bin', 'spectral');
@@ -172,7 +172,7 @@ describe('the OpenAPI ruleset', { concurrency: 2 }, () => {
 
   before(async () => {
     source = await readFile(SPEC_PATH, 'utf8');
-    workDir = await mkdtemp(join(tmpdir(), 'pix-openapi-lint-'));
+    workDir = temporaryDir('pix-openapi-lint-');
   });
 
   after(async () => {

@@ -7,17 +7,8 @@
  * guard's table is held to package.json's engines.
  */
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { enginesRange, nodeProblem } from '../bin/installation.ts';
@@ -29,6 +20,7 @@ import { readAction, runComposite, type ActionRun } from './support/composite-ac
 import { nodeReleases, packAndInstall, type InstalledPackage } from './support/installed-package.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { cleanEnvironment, runCommand, type SuiteRun } from './support/run-suite.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -64,7 +56,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
   /** The directories this test made: the installation's and each user's. */
   const made: string[] = [];
   const userDir = (): string => {
-    const dir = mkdtempSync(join(tmpdir(), 'pix-user-'));
+    const dir = temporaryDir('pix-user-');
     made.push(dir);
     return dir;
   };

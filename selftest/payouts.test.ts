@@ -4,8 +4,7 @@
  * once, its outcome written after, and the webhooks of the accepted ones recorded at the end.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../src/config/config.ts';
@@ -16,8 +15,9 @@ import type { Target } from '../src/run/target.ts';
 import type { WebhookClient } from '../src/webhook/client.ts';
 import { NotSentError, TransportError } from '../src/transport/http.ts';
 import { summariseLedger } from '../src/report/withdrawals.ts';
+import { temporaryDir } from './support/temporary.ts';
 
-const work = mkdtempSync(join(tmpdir(), 'pix-payouts-'));
+const work = temporaryDir('pix-payouts-');
 let dirs = 0;
 
 /** A ledger of its own for each test, and what it holds, line by line. */

@@ -5,14 +5,14 @@
  * certification.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseEnv } from 'node:util';
 import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const README = join(ROOT, 'README.md');
@@ -91,7 +91,7 @@ describe("the README's live example, run against the sandbox", () => {
   before(
     async () => {
       sandbox = await startSandbox();
-      work = mkdtempSync(join(tmpdir(), 'pix-readme-'));
+      work = temporaryDir('pix-readme-');
       const certFile = join(work, 'client-public-key.pem');
       writeFileSync(certFile, Buffer.from(sandbox.credentials.certClient, 'base64'));
       const port = await freePort();

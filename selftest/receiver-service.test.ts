@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
@@ -22,6 +21,7 @@ import { sandboxEnv } from './support/live-env.ts';
 import { send, type Answer } from './support/receiver-requests.ts';
 import { runSuite } from './support/run-suite.ts';
 import { ConfigError } from '../src/config/errors.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const TOKEN = 'selftest-service-token-0123456789abcdef';
@@ -90,7 +90,7 @@ function refusal(env: Record<string, string>): Promise<{ code: number | null; st
 }
 
 test('a configuration the receiver cannot serve is one line naming the variable', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-receiver-config-'));
+  const dir = temporaryDir('pix-receiver-config-');
   const missing = join(dir, 'missing.pem');
   const cases: [string, Record<string, string>][] = [
     ['PIX_RECEIVER_TOKEN', {}],
@@ -205,7 +205,7 @@ describe('the receiver as a service, used by the suite', () => {
   });
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'pix-receiver-service-'));
+    dataDir = temporaryDir('pix-receiver-service-');
     [sandbox, service] = await Promise.all([
       startSandbox({ log: (line) => sandboxLog.push(line) }),
       startService(serviceEnv()),
@@ -315,7 +315,7 @@ describe('mutual TLS for webhooks, with a CA made here', () => {
   }
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pix-receiver-tls-'));
+    dir = temporaryDir('pix-receiver-tls-');
     const ca = certificateAuthority('Selftest Client CA');
     write('ca', ca);
     write('server', ca.issue({ names: ['127.0.0.1'] }));

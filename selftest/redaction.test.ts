@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -21,6 +21,7 @@ import { ConfigError } from '../src/config/errors.ts';
 import { isRegisteredSecret, openSecretsRegistry, registerSecret } from '../src/secrets/registry.ts';
 import type { JsonValue } from '../src/base/json.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 12)}`;
@@ -400,7 +401,7 @@ describe('bounds on what reaches a report', () => {
   it('writes no secret to the ledger, even as the id the provider returned', () => {
     const secret = unique('canary-withdrawal-id');
     registerSecret(secret);
-    const dir = mkdtempSync(join(tmpdir(), 'pix-ledger-'));
+    const dir = temporaryDir('pix-ledger-');
     const ledger = new Ledger(dir, 'run');
     ledger.intent({
       checkId: 'X',

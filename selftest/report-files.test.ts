@@ -4,14 +4,14 @@
  * The reports' atomic writes and links are tested on the writer itself (selftest/reporters.test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runSuite } from './support/run-suite.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 function directoryWith(files: Readonly<Record<string, string>>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-report-files-'));
+  const dir = temporaryDir('pix-report-files-');
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   return dir;
 }

@@ -4,19 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import {
-  copyFile,
-  link,
-  lstat,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  rm,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, link, lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -50,6 +38,7 @@ import {
 } from './fixtures/reporter-project/catalogue.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { RUN_METADATA } from './support/certification.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const REPORTER = join(ROOT, 'reporters', 'certification.ts');
@@ -1142,8 +1131,8 @@ describe('text from the environment in the artifacts', () => {
 
 describe('the report directory', () => {
   let dir: string;
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'pix-report-dir-'));
+  before(() => {
+    dir = temporaryDir('pix-report-dir-');
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -1267,7 +1256,7 @@ describe('a Playwright run with the certification reporter', { skip: IN_PROCESS_
   const EARLIER = '{"an earlier certification":true}\n';
 
   before(async () => {
-    work = await mkdtemp(join(tmpdir(), 'pix-reporter-'));
+    work = temporaryDir('pix-reporter-');
     const earlier = join(work, 'earlier');
     await mkdir(earlier);
     await writeFile(join(earlier, 'certification.json'), EARLIER);

@@ -6,13 +6,13 @@
  * is judged whole; an id is found only as a whole value; a token no header can carry is one finding.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 interface Logged {
   readonly at: number;
@@ -31,7 +31,7 @@ function busiestSecond(arrivals: readonly Logged[], scenario: string): number {
 }
 
 /** The temporary directory of the run the credentials check stops: it must leave none of its own there. */
-const STOPPED_RUN_TMPDIR = mkdtempSync(join(tmpdir(), 'pix-stopped-run-'));
+const STOPPED_RUN_TMPDIR = temporaryDir('pix-stopped-run-');
 
 /** The runs this file judges, each a scenario and the variables that differ from a plain live run. */
 const RUNS = {
@@ -73,10 +73,7 @@ describe('the run tells one true story', () => {
     };
     await Promise.all([lane(), lane()]);
   });
-  after(async () => {
-    await sandbox.close();
-    rmSync(STOPPED_RUN_TMPDIR, { recursive: true, force: true });
-  });
+  after(() => sandbox.close());
 
   it('waits out a rate limit and judges every check, with no FAILED', () => {
     const run = runOf('rateLimited');

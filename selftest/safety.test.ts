@@ -3,8 +3,7 @@
  * shown by running the real suite against a provider double that watches what arrives.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DOUBLE_CREDENTIALS, startProviderDouble, type ProviderDouble } from './support/provider-double.ts';
@@ -14,6 +13,7 @@ import { budgetProblem, planFor, withdrawalPlan } from '../src/run/plan.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 /** The complete suite's plan at the default amount of 0.01. */
 const PLAN = withdrawalPlan(loadSpec(), 0.01);
@@ -34,7 +34,7 @@ function liveAgainst(
 
 describe('safety against a live environment', () => {
   describe('without PIX_ALLOW_PAYOUTS', () => {
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    const reportDir = temporaryDir('pix-safety-');
     let double: ProviderDouble;
     before(async () => {
       double = await startProviderDouble({ reportDir });
@@ -62,7 +62,7 @@ describe('safety against a live environment', () => {
   });
 
   describe('with PIX_ALLOW_PAYOUTS=1', () => {
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    const reportDir = temporaryDir('pix-safety-');
     let double: ProviderDouble;
     before(async () => {
       double = await startProviderDouble({ reportDir });
@@ -112,7 +112,7 @@ describe('safety against a live environment', () => {
   });
 
   describe('a withdrawal that times out', () => {
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    const reportDir = temporaryDir('pix-safety-');
     let double: ProviderDouble;
     before(async () => {
       double = await startProviderDouble({ reportDir, hangWithdrawals: true });
@@ -141,7 +141,7 @@ describe('safety against a live environment', () => {
   });
 
   describe('asked to retry failed tests', () => {
-    const reportDir = mkdtempSync(join(tmpdir(), 'pix-safety-'));
+    const reportDir = temporaryDir('pix-safety-');
     let double: ProviderDouble;
     before(async () => {
       double = await startProviderDouble({ reportDir, hangWithdrawals: true });

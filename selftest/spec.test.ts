@@ -1,8 +1,7 @@
 /** The OpenAPI document drives everything: its examples must be realistic and its cases complete. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -14,6 +13,7 @@ import { silentValueCases } from '../src/checks/silent-values.ts';
 import { isValidDocument, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
 import { ROOT, SPEC_PATH } from '../src/base/paths.ts';
 import { loadSpec } from '../src/spec/spec.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 interface Example {
   value: { amount: number; key_type: string; key_pix: string; document: string };
@@ -99,7 +99,7 @@ describe('the spec', () => {
   });
 
   it('has its TypeScript types generated from the current spec (npm run generate:types)', () => {
-    const fresh = join(mkdtempSync(join(tmpdir(), 'pix-types-')), 'pix-withdrawal.ts');
+    const fresh = join(temporaryDir('pix-types-'), 'pix-withdrawal.ts');
     execFileSync(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [SPEC_PATH, '-o', fresh], {
       stdio: 'ignore',
     });

@@ -10,8 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -31,6 +30,7 @@ import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { readSigningKey } from '../src/config/signing-key.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -92,7 +92,7 @@ function problemLines(result: Verified): string[] {
 }
 
 describe('a signed report, verified as its signer would (npm run verify)', { skip: IN_PROCESS_ONLY }, () => {
-  const work = mkdtempSync(join(tmpdir(), 'pix-verify-'));
+  const work = temporaryDir('pix-verify-');
   const file = (name: string, contents: string): string => {
     const path = join(work, name);
     writeFileSync(path, contents, { mode: 0o600 });
@@ -313,7 +313,7 @@ describe('a signed report, verified as its signer would (npm run verify)', { ski
 });
 
 describe('PIX_SIGNING_KEY_FILE is checked with the configuration', () => {
-  const work = mkdtempSync(join(tmpdir(), 'pix-signing-key-'));
+  const work = temporaryDir('pix-signing-key-');
   after(() => rmSync(work, { recursive: true, force: true }));
   const file = (name: string, contents: string): string => {
     const path = join(work, name);
@@ -388,7 +388,7 @@ describe('PIX_SIGNING_KEY_FILE is checked with the configuration', () => {
  * the word, its kind, the exit code, and what a valid result says.
  */
 describe('verifyReportDir, on report directories made here', () => {
-  const work = mkdtempSync(join(tmpdir(), 'pix-verify-dir-'));
+  const work = temporaryDir('pix-verify-dir-');
   after(() => rmSync(work, { recursive: true, force: true }));
   let dirs = 0;
   const ARTIFACTS = {

@@ -6,12 +6,10 @@
  * Everything on 127.0.0.1, every loop bounded.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { verdictOf } from '../src/checks/check.ts';
 import { webhookDelivered } from '../src/checks/webhook.ts';
@@ -22,6 +20,7 @@ import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts
 import { LIMITS, ReceiverStore } from '../src/receiver/store.ts';
 import { connectionRefused, send, sendRaw } from './support/receiver-requests.ts';
 import { registerSecret } from '../src/secrets/registry.ts';
+import { temporaryDir } from './support/temporary.ts';
 
 const HOST = '127.0.0.1';
 const TOKEN = 'selftest-receiver-token-0123456789abcdef';
@@ -497,7 +496,7 @@ test('after close nothing listens, and pending waits end', async () => {
 });
 
 test('with a data directory, what was acknowledged survives a restart; a closed run leaves no file', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pix-receiver-data-'));
+  const dataDir = temporaryDir('pix-receiver-data-');
   const options = { host: HOST, port: 0, token: TOKEN, shared: true, dataDir } as const;
   const first = await startReceiver(options);
   const connection = new ReceiverConnection(first.url, TOKEN);
@@ -523,7 +522,7 @@ test('with a data directory, what was acknowledged survives a restart; a closed 
 });
 
 test('a refusal asked for at registration survives a restart, and one given is not given again', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pix-receiver-data-'));
+  const dataDir = temporaryDir('pix-receiver-data-');
   const options = { host: HOST, port: 0, token: TOKEN, shared: true, dataDir } as const;
   const first = await startReceiver(options);
   const runUrl = await new ReceiverConnection(first.url, TOKEN).openRun('http://hooks.example.test');

@@ -5,10 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { temporaryDir } from './temporary.ts';
 
 export interface Certificate {
   /** PEM, for a server's or a client's `key`. */
@@ -56,7 +56,7 @@ commonName = supplied
 function withOpenssl<T>(
   make: (openssl: (...args: string[]) => void, file: (name: string) => string) => T,
 ): T {
-  const dir = mkdtempSync(join(tmpdir(), 'pix-cert-'));
+  const dir = temporaryDir('pix-cert-');
   try {
     return make(
       (...args) => execFileSync('/usr/bin/openssl', args, { cwd: dir, stdio: 'ignore' }),

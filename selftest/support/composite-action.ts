@@ -5,11 +5,11 @@
  * only recorded. An expression this runner does not know fails the run: the self-test then says which.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { temporaryDir } from './temporary.ts';
 
 const run = promisify(execFile);
 
@@ -97,7 +97,7 @@ export async function runComposite(
     readonly cwd: string;
   },
 ): Promise<ActionRun> {
-  const runnerTemp = mkdtempSync(join(tmpdir(), 'pix-action-runner-'));
+  const runnerTemp = temporaryDir('pix-action-runner-');
   const summaryFile = join(runnerTemp, 'step-summary.md');
   writeFileSync(summaryFile, '');
   const defaults = Object.fromEntries(

@@ -5,10 +5,10 @@
  * registry otherwise. The package self-test and the bench both install it this way.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { temporaryDir } from './temporary.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -76,7 +76,7 @@ export interface InstalledPackage {
 }
 
 export async function packAndInstall(): Promise<InstalledPackage> {
-  const work = mkdtempSync(join(tmpdir(), 'pix-package-'));
+  const work = temporaryDir('pix-package-');
   const packed = await packTarball(work);
   const dir = join(work, 'project');
   await installTarball(packed.tarball, dir);

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { temporaryDir } from './temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -53,7 +53,7 @@ export function runSuite(
   timeoutMs = 120_000,
   entry: keyof typeof ENTRY_POINTS = 'certify',
 ): Promise<SuiteRun> {
-  const reportDir = env.PIX_REPORT_DIR ?? mkdtempSync(join(tmpdir(), 'pix-run-'));
+  const reportDir = env.PIX_REPORT_DIR ?? temporaryDir('pix-run-');
   return runCommand(process.execPath, [...ENTRY_POINTS[entry], ...args], {
     cwd: ROOT,
     env: cleanEnvironment({ PIX_REPORT_DIR: reportDir, ...env }),
