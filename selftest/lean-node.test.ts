@@ -52,7 +52,7 @@ describe('young generation', () => {
           resourceLimits: LEAN_THREAD_LIMITS,
         },
       );
-      thread.once('message', (size: string) => resolve(Number(size)));
+      thread.once('message', (size: number) => resolve(size));
       thread.once('error', reject);
     });
     const lean = inProcess(LEAN_NODE_FLAGS);
