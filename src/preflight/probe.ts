@@ -5,6 +5,7 @@
 import { request, type IncomingMessage } from 'node:http';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type SecureContext, type TLSSocket } from 'node:tls';
+import { deadline as deadlineOf } from '../base/deadline.ts';
 import { type TlsSettings } from '../transport/tls.ts';
 import { alertProblem, certificateProblem, connectionProblem } from './diagnosis.ts';
 import { fail, PreflightError, shown } from './errors.ts';
@@ -63,11 +64,11 @@ export function connect({ base, deadline, tls, context, timeoutMs }: Attempt): P
           rejectUnauthorized: false,
         })
       : netConnect({ host, port });
-    const timer = setTimeout(() => {
+    const timer = deadlineOf(remaining(deadline), () => {
       stop(timeOut(base, timeoutMs));
-    }, remaining(deadline));
+    });
     function stop(error: PreflightError): void {
-      clearTimeout(timer);
+      timer.clear();
       socket.destroy();
       reject(error);
     }
@@ -80,7 +81,7 @@ export function connect({ base, deadline, tls, context, timeoutMs }: Attempt): P
         stop(problem);
         return;
       }
-      clearTimeout(timer);
+      timer.clear();
       socket.removeAllListeners('error');
       resolve(socket);
     });
@@ -108,13 +109,13 @@ export async function ask(attempt: Attempt, target: URL): Promise<Answer> {
     let atDeadline = (): void => {
       reject(timeOut(attempt.base, attempt.timeoutMs));
     };
-    const timer = setTimeout(() => {
+    const timer = deadlineOf(remaining(attempt.deadline), () => {
       socket.destroy();
       atDeadline();
-    }, remaining(attempt.deadline));
+    });
     // Also after the answer, when the sample is taken and the rest dropped: then rejecting is a no-op.
     req.on('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
+      timer.clear();
       const code = error.code ?? 'error';
       reject(
         (target.protocol === 'https:' ? alertProblem(attempt.base, attempt.tls, code, true) : undefined) ??
@@ -128,7 +129,7 @@ export async function ask(attempt: Attempt, target: URL): Promise<Answer> {
       const chunks: Buffer[] = [];
       let size = 0;
       const done = (): void => {
-        clearTimeout(timer);
+        timer.clear();
         socket.destroy();
         resolve({
           status: response.statusCode ?? 0,

@@ -18,6 +18,7 @@ import { harvestTokens } from '../secrets/harvest.ts';
 import { redact } from '../secrets/redact.ts';
 import type { OperationId } from '../spec/spec.ts';
 import { secureContextOf, type TlsSettings } from './tls.ts';
+import { deadline } from '../base/deadline.ts';
 
 export interface HttpClientOptions {
   /** Bytes of a response body, counted after decompression, past which the exchange is a transport error. */
@@ -209,7 +210,7 @@ function exchangeOnce(client: HttpClient, request: SentRequest, timeoutMs: numbe
     const settle = (outcome: () => void): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      timer.clear();
       outcome();
     };
     const fail = (error: Error): void =>
@@ -217,9 +218,8 @@ function exchangeOnce(client: HttpClient, request: SentRequest, timeoutMs: numbe
         outgoing.destroy();
         reject(error);
       });
-    const timer = setTimeout(
-      () => fail(new Error(`timed out after ${timeoutMs} ms (PIX_REQUEST_TIMEOUT_MS)`)),
-      timeoutMs,
+    const timer = deadline(timeoutMs, () =>
+      fail(new Error(`timed out after ${timeoutMs} ms (PIX_REQUEST_TIMEOUT_MS)`)),
     );
     outgoing.on('error', fail);
     outgoing.on('response', (response) => {
