@@ -12,7 +12,8 @@ import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/bas
 import { cacheCompiledCode, LEAN_NODE_FLAGS } from '../src/base/lean-node.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { admissionProblem, shareEnvironmentChecks, type EnvironmentChecked } from '../src/run/admission.ts';
+import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.ts';
+import { startEnvironmentChecks } from '../src/run/environment-checks.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { mockInThisProcess } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
@@ -103,27 +104,6 @@ function stopWith(error: unknown): never {
   stop(`suite error: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-/**
- * One after the other, each a configuration mistake that stops the run: a remote webhook receiver
- * must answer and take the token before anything is sent; then, live, the preflight's one harmless
- * request; then the credentials, so that a provider refusing ours stops the run naming the variables
- * (our mistake or theirs) instead of failing a dozen checks. Resolves to the token the credentials'
- * request was issued, which the workers use, and when the last request was answered, which the
- * run's rate limit counts.
- */
-async function checkEnvironment(config: Config): Promise<EnvironmentChecked> {
-  // Loaded here rather than with this module: Playwright's runner starts without waiting for them.
-  const { checkReceiver } = await import('../src/webhook/setup.ts');
-  await checkReceiver(config);
-  if (config.mode !== 'live') return {};
-  const { preflight } = await import('../src/preflight/preflight.ts');
-  const { apiTls } = await import('../src/transport/tls.ts');
-  await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
-  const { checkCredentials } = await import('../src/preflight/credentials.ts');
-  const token = await checkCredentials(config);
-  return { ...(token === undefined ? {} : { token }), lastRequestAt: Date.now() };
-}
-
 async function main(): Promise<void> {
   cacheCompiledCode();
   await answerInfoFlags(process.argv.slice(2));
@@ -150,9 +130,8 @@ async function main(): Promise<void> {
     return;
   }
   // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
-  const checks = checkEnvironment(config);
-  checks.catch(stopWith);
-  shareEnvironmentChecks(checks);
+  const { checked } = await startEnvironmentChecks(config, stopWith);
+  shareEnvironmentChecks(checked);
   // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock
   // run need not wait for them here.
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));
