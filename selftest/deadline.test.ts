@@ -5,12 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
+import { holdThread } from './support/hold-thread.ts';
 import { deadline } from '../src/base/deadline.ts';
-
-/** Holds this thread without a turn of its event loop, as Playwright's runner does while it loads. */
-function holdThread(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
 
 describe('a deadline', () => {
   it('expires when nothing arrives in time', async () => {

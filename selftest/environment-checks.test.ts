@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../src/config/config.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { startEnvironmentChecks } from '../src/run/environment-checks.ts';
 import { Worker } from 'node:worker_threads';
+import { holdThread } from './support/hold-thread.ts';
 import { routerNotFound, serve } from './support/answering-double.ts';
 
 /** A live run's configuration; without PIX_BASE_URL a run is a mock one. */
@@ -70,11 +71,6 @@ async function tokenEndpointThread(): Promise<EndpointThread> {
       await new Promise((resolve) => setTimeout(resolve, 10));
   };
   return { url: `http://127.0.0.1:${port}`, arrivals, arrived, stop: () => thread.terminate() };
-}
-
-/** Holds this thread without a turn of its event loop, as Playwright's runner does while it loads. */
-function holdThread(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 describe('the environment checks before a run', () => {
