@@ -152,7 +152,8 @@ export interface MockInThisProcess {
   /**
    * Starts Prism in a thread of this process and resolves once it listens (about a second of loading,
    * on the other core). Called after the caller started what should overlap it, e.g. Playwright's runner.
-   * The thread keeps nothing alive and ends with the process, which Playwright ends with the run.
+   * Once it listens the thread keeps nothing alive and ends with the process, which Playwright ends
+   * with the run (its warm-up requests included, whatever is left of them).
    */
   start(): Promise<void>;
 }
@@ -177,9 +178,12 @@ export async function mockInThisProcess(options: MockOptions = {}): Promise<Mock
           resourceLimits: LEAN_THREAD_LIMITS,
           env: { ...process.env, FORCE_COLOR: '0' },
         });
-        thread.unref();
         thread.on('message', (message: { log?: string; listening?: true; failed?: string }) => {
-          if (message.listening === true) resolve();
+          if (message.listening === true) {
+            // Only now: until it listens the caller waits for it, and its port's listener would ref it again.
+            thread.unref();
+            resolve();
+          }
           if (message.failed !== undefined) reject(new Error(message.failed));
           for (const line of (message.log ?? '').split('\n').filter((l) => l.trim() !== ''))
             options.onLog?.(line);
