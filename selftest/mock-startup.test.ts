@@ -1,11 +1,13 @@
 /**
- * The embedded mock's start-up preload (src/run/mock/faker-english-only.cjs): Prism gets
- * faker's English build instead of every locale, and faker still works inside Prism's generator.
+ * The embedded mock's start-up: its preload (src/run/mock/faker-english-only.cjs) gives Prism
+ * faker's English build instead of every locale, and faker still works inside Prism's generator;
+ * its thread (src/run/mock/prism-thread.cjs) warms Prism up without a webhook leaving.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { mockInThisProcess } from '../src/run/mock/prism.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const PRELOAD = join(ROOT, 'src', 'run', 'mock', 'faker-english-only.cjs');
@@ -37,5 +39,26 @@ describe('embedded mock start-up', () => {
 
   it('keeps faker working in Prism generator: x-faker still gives a first name', () => {
     assert.match(String(inPrismProcess(true).firstName), /^[A-Z][a-z]+$/);
+  });
+
+  it('warms Prism up once it listens, with requests none of which posts a webhook', async () => {
+    const lines: string[] = [];
+    const mock = await mockInThisProcess({ logLevel: 'info', onLog: (line) => lines.push(line) });
+    await mock.start();
+    const count = (text: string | RegExp): number =>
+      lines.filter((line) => (typeof text === 'string' ? line.includes(text) : text.test(line))).length;
+    const WARM_UP_REQUESTS = 12;
+    for (let waited = 0; count('Request received') < WARM_UP_REQUESTS && waited < 10_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(count('Request received'), WARM_UP_REQUESTS, 'three rounds of four requests');
+    // Prism runs its callback on every withdrawal, even a refused one: with no PostBackUrl, each fails here.
+    // The lines are JSON, their quotes escaped.
+    const tried = count(/Executing \\?"post\\?" callback/);
+    assert.ok(tried > 0, 'the withdrawals went as far as the callback');
+    assert.equal(
+      count('Request failed: Only absolute URLs are supported'),
+      tried,
+      'no callback had an address',
+    );
   });
 });

@@ -4,6 +4,8 @@
 // runs on the other core beside Playwright's runner, which shares the main thread with certify, and
 // there is still no node process of its own. It tells the main thread `listening` or `failed`, and
 // sends Prism's log lines as `log`.
+const { Buffer } = require('node:buffer');
+const { request } = require('node:http');
 const { parentPort, workerData } = require('node:worker_threads');
 const { PassThrough } = require('node:stream');
 const { createRequire } = require('node:module');
@@ -41,6 +43,59 @@ async function serve() {
   });
   await server.listen(port, host);
   parentPort.postMessage({ listening: true });
+  await warmUp(host, port);
+}
+
+// Prism compiles a route's security check, its validators and its answer on the first request that
+// needs them: the first answer takes about 0.1 s, the next ones about 10 ms until V8 has optimised
+// them, then 3 to 5 ms. Playwright's worker is still loading for most of a second once the mock
+// listens, so the thread spends that time answering a few requests of its own, and the tests' first
+// requests find the code ready. None is a valid withdrawal and none names a PostBackUrl: Prism has no
+// address to post a webhook to. Each is bounded, and a test's request meanwhile is simply answered.
+const WARM_UP_ROUNDS = 3;
+const WARM_UP_TIMEOUT_MS = 2_000;
+const WARM_UP_REQUESTS = [
+  ['/auth/token', { client_id: 'warm-up', cert_client: 'd2FybS11cA==', accept: 'application/json' }, ''],
+  ['/auth/token', { accept: 'application/json' }, ''],
+  [
+    '/pix/payment',
+    {
+      client_id: 'warm-up',
+      client_secret: 'warm-up',
+      authorization: 'Bearer warm-up',
+      accept: 'application/json',
+    },
+    '{"amount":"not a number"}',
+  ],
+  ['/pix/payment', { accept: 'application/json' }, '{}'],
+];
+
+async function warmUp(host, port) {
+  for (let round = 0; round < WARM_UP_ROUNDS; round += 1)
+    for (const [path, headers, body] of WARM_UP_REQUESTS) await answered(host, port, path, headers, body);
+}
+
+function answered(host, port, path, headers, body) {
+  return new Promise((resolve) => {
+    const req = request(
+      {
+        host,
+        port,
+        path,
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+        timeout: WARM_UP_TIMEOUT_MS,
+      },
+      (res) => res.resume().on('end', resolve).on('error', resolve),
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', resolve);
+    req.end(body);
+  });
 }
 
 serve().catch((error) =>
