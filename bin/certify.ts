@@ -117,8 +117,9 @@ async function main(): Promise<void> {
   const dryRun = listOnly || config.dryRun;
   const refused = dryRun ? undefined : await admissionProblem(config);
   if (refused !== undefined) stop(refused);
-  // The embedded mock is served from a thread of this process: its port now, Prism's second of
-  // loading once Playwright's runner is loading beside it.
+  // The embedded mock is served from a thread of this process: its port now, its thread started
+  // before Playwright's runner loads (below), so that Prism's second of loading and its warm-up take
+  // the other core meanwhile and are done before the worker's first request.
   const mock = config.mode === 'mock' && !dryRun ? await mockInThisProcess() : undefined;
   if (dryRun) {
     const { describePlan, planFor } = await import('../src/run/plan.ts');
@@ -129,6 +130,15 @@ async function main(): Promise<void> {
     runPlaywrightHere(listing, {}, (code) => code);
     return;
   }
+  // On the other core from now on. The workers wait for the mock themselves; if it never comes up,
+  // this says why.
+  mock
+    ?.start()
+    .catch((error: unknown) =>
+      process.stderr.write(
+        `pix-certify: the embedded mock (Prism) did not start on ${mock.url}: ${error instanceof Error ? error.message : String(error)}\n`,
+      ),
+    );
   // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
   const { checked } = await startEnvironmentChecks(config, stopWith);
   shareEnvironmentChecks(checked);
@@ -143,14 +153,6 @@ async function main(): Promise<void> {
   // After the exit code is read from it, whichever way the run ends: a stop by the environment's
   // checks (exit 2) reads nothing, and left the directory behind when it was removed only there.
   process.once('exit', () => rmSync(outcomeDir, { recursive: true, force: true }));
-  // The workers wait for the mock themselves; if it never comes up, this says why.
-  mock
-    ?.start()
-    .catch((error: unknown) =>
-      process.stderr.write(
-        `pix-certify: the embedded mock (Prism) did not start on ${mock.url}: ${error instanceof Error ? error.message : String(error)}\n`,
-      ),
-    );
 }
 
 /** The certification's exit code, the single place where the verdict becomes one. */

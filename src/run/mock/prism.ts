@@ -151,7 +151,7 @@ export interface MockInThisProcess {
   readonly url: string;
   /**
    * Starts Prism in a thread of this process and resolves once it listens (about a second of loading,
-   * on the other core). Called after the caller started what should overlap it, e.g. Playwright's runner.
+   * on the other core): the caller goes on meanwhile, pix-certify loading Playwright's runner.
    * Once it listens the thread keeps nothing alive and ends with the process, which Playwright ends
    * with the run (its warm-up requests included, whatever is left of them).
    */
