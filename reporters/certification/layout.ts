@@ -62,24 +62,30 @@ function keepLabelsWithValues(words: readonly string[]): string[] {
  */
 export function wrap(text: string, width: number, indent = '', first = indent): string[] {
   const lines: string[] = [];
+  const indentLength = graphemes(indent).length;
   let line = first;
+  // The line's length in graphemes, counted as it grows: segmenting the whole line again for every
+  // word made wrapping a long report quadratic (about 0.1 s of every run's end, before the reports).
+  let length = graphemes(first).length;
   let empty = true;
   const newLine = (): void => {
     lines.push(line.trimEnd());
     line = indent;
+    length = indentLength;
     empty = true;
   };
-  const room = (): number => Math.max(1, width - graphemes(line).length - (empty ? 0 : 1));
+  const room = (): number => Math.max(1, width - length - (empty ? 0 : 1));
   text.split('\n').forEach((paragraph, index) => {
     if (index > 0) newLine();
     for (const word of keepLabelsWithValues(paragraph.split(/[ \t]+/).filter((w) => w !== ''))) {
       let rest = graphemes(word);
       if (!empty && rest.length > room()) newLine();
       while (rest.length > 0) {
-        const part = rest.slice(0, room()).join('');
-        line = empty ? `${line}${part}` : `${line} ${part}`;
+        const part = rest.slice(0, room());
+        line = empty ? `${line}${part.join('')}` : `${line} ${part.join('')}`;
+        length += empty ? part.length : part.length + 1;
         empty = false;
-        rest = rest.slice(graphemes(part).length);
+        rest = rest.slice(part.length);
         if (rest.length > 0) newLine();
       }
     }
