@@ -44,6 +44,8 @@ interface Line {
 export function summariseLedger(text: string, runId: string, ledger: string): WithdrawalSummary | undefined {
   const lines = text
     .split('\n')
+    // Only lines that can be this run's are parsed: a report directory's ledger keeps every run's.
+    .filter((raw) => raw.includes(runId))
     .flatMap((raw): Line[] => {
       try {
         return raw.trim() === '' ? [] : [JSON.parse(raw) as Line];
