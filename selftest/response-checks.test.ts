@@ -172,7 +172,7 @@ describe('check_code (§2.1): a duplicate refused when true, allowed when false'
       [
         [true, 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', '§2.1'],
         [false, 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE', '§2.1'],
-        [undefined, undefined, '§2.1, not shown'],
+        [undefined, undefined, '§2.1 (not shown)'],
       ],
     );
   });

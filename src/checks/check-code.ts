@@ -143,7 +143,7 @@ export const DUPLICATE_CASES: readonly DuplicateCase[] = [
     check: duplicateAllowedWhenUnchecked,
   },
   {
-    clause: '§2.1, not shown',
+    clause: '§2.1 (not shown)',
     checkCode: undefined,
     check: undefined,
   },

@@ -57,7 +57,7 @@ function verifyPair(verify: Recorder, testCase: DuplicateCase, pair: DuplicatePa
   if (testCase.check === undefined) {
     verify.observe(
       'check_code.default',
-      '§2.1 (not shown)',
+      testCase.clause,
       checkCodeDefault(pair.second),
       'whether a repeated code is refused when check_code is left out',
     );
