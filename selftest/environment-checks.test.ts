@@ -11,15 +11,10 @@ import { startEnvironmentChecks } from '../src/run/environment-checks.ts';
 import { Worker } from 'node:worker_threads';
 import { holdThread } from './support/hold-thread.ts';
 import { routerNotFound, serve } from './support/answering-double.ts';
+import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
 
 /** A live run's configuration; without PIX_BASE_URL a run is a mock one. */
-const liveConfig = (baseUrl: string): Config =>
-  loadConfig({
-    PIX_BASE_URL: baseUrl,
-    PIX_CLIENT_ID: 'client',
-    PIX_CLIENT_SECRET: 'secret-value',
-    PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
-  });
+const liveConfig = (baseUrl: string): Config => loadConfig({ PIX_BASE_URL: baseUrl, ...DOUBLE_CREDENTIALS });
 
 const failOnCall = (error: unknown): never => {
   throw new Error(`no check should fail here: ${String(error)}`);
@@ -93,7 +88,7 @@ describe('the environment checks before a run', () => {
     await endpoint.arrived(2);
     assert.deepEqual(
       endpoint.arrivals.map((a) => a.clientId),
-      [null, 'client'],
+      [null, DOUBLE_CREDENTIALS.PIX_CLIENT_ID],
       'then the credentials, once the preflight was answered',
     );
   });

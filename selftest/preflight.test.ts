@@ -11,6 +11,7 @@ import { preflight } from '../src/preflight/preflight.ts';
 import { checkCredentials } from '../src/preflight/credentials.ts';
 import { loadConfig, type Config } from '../src/config/config.ts';
 import { closing, json, listen, routerNotFound, serve, type Handler } from './support/answering-double.ts';
+import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
 import {
   certificateAuthority,
   pkcs12,
@@ -313,13 +314,7 @@ describe('preflight: private CAs and mutual TLS, one line naming the variable th
 });
 
 describe('the credentials check: our mistake, or the run’s first token', () => {
-  const configFor = (baseUrl: string): Config =>
-    loadConfig({
-      PIX_BASE_URL: baseUrl,
-      PIX_CLIENT_ID: 'client',
-      PIX_CLIENT_SECRET: 'secret-value',
-      PIX_CERT_CLIENT: Buffer.from('public key').toString('base64'),
-    });
+  const configFor = (baseUrl: string): Config => loadConfig({ PIX_BASE_URL: baseUrl, ...DOUBLE_CREDENTIALS });
   const answers: [string, Handler, string | undefined][] = [
     ['a token at PIX_TOKEN_FIELD', (_, res) => json(res, 200, { access_token: 'the-first-token' }), 'the-first-token'],
     ['a 200 without a token', (_, res) => json(res, 200, { token: 'elsewhere' }), undefined],
