@@ -3,13 +3,20 @@
  * cache: on a Node that has one, the run's own process turns it on and hands its directory to its
  * children through NODE_COMPILE_CACHE; on Node 20, which has none, nothing changes (the installed
  * tool under Node 20, 22 and 24 is held to the same in package.test.ts). The young generation: a
- * thread started with the thread limits gets the new space a process gets from the flags.
+ * thread started with the thread limits gets the new space a process gets from the flags. Playwright's
+ * TypeScript loader: switched off for the compiled package's own configuration only (that the installed
+ * tool's tests load and run without it, package.test.ts shows under Node 20, 22 and 24).
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { cacheCompiledCode, LEAN_NODE_FLAGS, LEAN_THREAD_LIMITS } from '../src/base/lean-node.ts';
+import {
+  cacheCompiledCode,
+  LEAN_NODE_FLAGS,
+  LEAN_THREAD_LIMITS,
+  playwrightLoaderEnvironment,
+} from '../src/base/lean-node.ts';
 
 const before = process.env.NODE_COMPILE_CACHE;
 
@@ -58,5 +65,21 @@ describe('young generation', () => {
     const lean = inProcess(LEAN_NODE_FLAGS);
     assert.equal(await inThread, lean);
     assert.ok(lean < inProcess([]), 'the flags make the new space smaller than the default');
+  });
+});
+
+describe("Playwright's TypeScript loader", () => {
+  const OFF = { PW_DISABLE_TS_ESM: '1' };
+
+  it("is switched off for the compiled package's own configuration", () => {
+    assert.deepEqual(playwrightLoaderEnvironment([], '.js', {}), OFF);
+    assert.deepEqual(playwrightLoaderEnvironment(['--grep', 'token', '-x'], '.js', {}), OFF);
+  });
+
+  it('stays from the sources, with a configuration of the user, or when the user chose', () => {
+    assert.deepEqual(playwrightLoaderEnvironment([], '.ts', {}), {});
+    for (const args of [['--config', 'mine.ts'], ['-c', 'mine.ts'], ['--config=mine.ts']])
+      assert.deepEqual(playwrightLoaderEnvironment(args, '.js', {}), {}, args.join(' '));
+    assert.deepEqual(playwrightLoaderEnvironment([], '.js', { PW_DISABLE_TS_ESM: '' }), {});
   });
 });
