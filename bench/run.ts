@@ -38,6 +38,9 @@ interface Row {
 }
 
 type Target = 'mock' | 'live';
+const TARGETS: readonly Target[] = ['mock', 'live'];
+/** A tarball row's label after its Node version: BENCH_ONLY is matched against it before the tarball is made. */
+const tarballLabel = (target: Target): string => `npx ${BIN} (tarball, ${target})`;
 
 /** The added round trips of the remote column, in ms per request. */
 const DELAYS_MS = [0, 50, 100, 150] as const;
@@ -61,7 +64,7 @@ const remoteLabel = (delayMs: number): string =>
 
 function rowsFor(path: string, label: string, installDir: string | undefined): Row[] {
   const rows: Row[] = [];
-  for (const target of ['mock', 'live'] as Target[]) {
+  for (const target of TARGETS) {
     const env = { PATH: path, ...(target === 'live' ? liveEnv : {}) };
     rows.push({
       label: `${label}  npm run certify (sources, ${target})`,
@@ -69,7 +72,7 @@ function rowsFor(path: string, label: string, installDir: string | undefined): R
     });
     if (installDir !== undefined)
       rows.push({
-        label: `${label}  npx ${BIN} (tarball, ${target})`,
+        label: `${label}  ${tarballLabel(target)}`,
         command: { file: 'npx', args: ['--no', BIN], cwd: installDir, env },
       });
   }
@@ -81,7 +84,7 @@ let historyDir: string | undefined;
 try {
   // Packing and installing the tarball, and making 200 runs, take a while: only for rows that run.
   const installed =
-    ONLY === '' || 'tarball'.includes(ONLY)
+    ONLY === '' || TARGETS.some((target) => tarballLabel(target).includes(ONLY))
       ? await installedPackage(process.argv.slice(2))
       : { skipped: `BENCH_ONLY=${ONLY}` };
   if ('skipped' in installed) notes.push(`tarball rows skipped: ${installed.skipped}`);
