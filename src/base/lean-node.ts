@@ -42,8 +42,8 @@ export function cacheCompiledCode(node = module as CompileCacheApi): void {
  * Spares Playwright's TypeScript loader where it has nothing to do: the compiled package's
  * configuration and tests are JavaScript already. Without Node's in-thread module hooks (Node 20; 22.15
  * and later have them) that loader runs on a thread of its own and every import of the runner and of
- * each worker waits for it: 0.6 s of an installed mock run on Node 20 (3.3 s against 2.7 s, 6
- * interleaved runs), nothing measurable on Node 22. PW_DISABLE_TS_ESM is Playwright's own switch for
+ * each worker waits for it: 0.6 s of an installed mock run on Node 20 (3.08 s against 2.48 s, 7
+ * interleaved runs, as docs/bench.md quotes), nothing measurable on Node 22. PW_DISABLE_TS_ESM is Playwright's own switch for
  * it, an internal one: should a later Playwright drop it, the run is the same, only slower. From the
  * sources, with a user's own --config (which may be TypeScript), or when the user set the variable,
  * nothing changes.
