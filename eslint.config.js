@@ -8,6 +8,7 @@ export default defineConfig(
   globalIgnores([
     'node_modules/',
     'dist/',
+    '.build/',
     'reports/',
     'test-results/',
     'blob-report/',
@@ -63,6 +64,12 @@ export default defineConfig(
         },
       ],
     },
+  },
+
+  {
+    // The scripts that run before anything is compiled (npm run certify's build) are plain ES modules for Node.
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', performance: 'readonly' } },
   },
 
   {

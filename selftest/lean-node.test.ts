@@ -74,11 +74,21 @@ describe("Playwright's TypeScript loader", () => {
   it("is switched off for the compiled package's own configuration", () => {
     assert.deepEqual(playwrightLoaderEnvironment([], '.js', {}), OFF);
     assert.deepEqual(playwrightLoaderEnvironment(['--grep', 'token', '-x'], '.js', {}), OFF);
+    assert.deepEqual(
+      playwrightLoaderEnvironment(['--reporter=./mine.js', 'tests/a.spec.js:40'], '.js', {}),
+      OFF,
+    );
   });
 
   it('stays from the sources, with a configuration of the user, or when the user chose', () => {
     assert.deepEqual(playwrightLoaderEnvironment([], '.ts', {}), {});
     for (const args of [['--config', 'mine.ts'], ['-c', 'mine.ts'], ['--config=mine.ts']])
+      assert.deepEqual(playwrightLoaderEnvironment(args, '.js', {}), {}, args.join(' '));
+    for (const args of [
+      ['--reporter=./mine.ts'],
+      ['--reporter', 'list,./mine.mts'],
+      ['--reporter=./mine.cts,dot'],
+    ])
       assert.deepEqual(playwrightLoaderEnvironment(args, '.js', {}), {}, args.join(' '));
     assert.deepEqual(playwrightLoaderEnvironment([], '.js', { PW_DISABLE_TS_ESM: '' }), {});
   });

@@ -43,10 +43,7 @@ async function runAll(sandbox: RunningSandbox): Promise<Map<string, SuiteRun>> {
   const worker = async (): Promise<void> => {
     for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) {
       const env = sandboxEnv(sandbox, scenario.name, scenario.suiteEnv);
-      results.set(
-        scenario.name,
-        await runSuite(env, ['--workers=1', '--reporter=./reporters/certification.ts']),
-      );
+      results.set(scenario.name, await runSuite(env, ['--workers=1']));
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_RUNS }, worker));

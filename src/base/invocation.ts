@@ -4,14 +4,18 @@
  * a command (help, errors, closing lines, hints in the reports) asks here, so that the installed tool
  * never sends its user to an npm script that does not exist in their project.
  */
-import { MODULE_EXTENSION } from './paths.ts';
+import { basename } from 'node:path';
+import { CODE_ROOT, MODULE_EXTENSION } from './paths.ts';
 
 /** The commands a message may name: pix-certify's, and `list` (certify --list). */
 export type SuiteCommand =
   'certify' | 'list' | 'compare' | 'verify' | 'history' | 'sandbox' | 'mock' | 'receiver' | 'lifetime';
 
-/** The suite runs compiled only as the installed package (dist/); from the sources, it is a clone. */
-export const INSTALLED = MODULE_EXTENSION === '.js';
+/**
+ * Installed, the suite runs compiled from the package's dist/; a clone runs its sources, under tsx or
+ * compiled into .build/ by npm run certify (scripts/sources-build.mjs).
+ */
+export const INSTALLED = MODULE_EXTENSION === '.js' && basename(CODE_ROOT) === 'dist';
 
 const NPM_SCRIPT: Readonly<Record<SuiteCommand, readonly [script: string, option?: string]>> = {
   certify: ['certify'],

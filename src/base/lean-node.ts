@@ -38,6 +38,9 @@ export function cacheCompiledCode(node = module as CompileCacheApi): void {
   if (directory !== undefined) process.env.NODE_COMPILE_CACHE = directory;
 }
 
+/** An argument naming a TypeScript file: `--reporter=list,./mine.ts`, `tests/a.spec.ts:40`, `x.config.mts`. */
+const NAMES_TYPESCRIPT = /\.[cm]?tsx?(?:$|[:,])/;
+
 /**
  * Spares Playwright's TypeScript loader where it has nothing to do: the compiled package's
  * configuration and tests are JavaScript already. Without Node's in-thread module hooks (Node 20; 22.15
@@ -45,8 +48,9 @@ export function cacheCompiledCode(node = module as CompileCacheApi): void {
  * each worker waits for it: 0.6 s of an installed mock run on Node 20 (3.08 s against 2.48 s, 7
  * interleaved runs, as docs/bench.md quotes), nothing measurable on Node 22. PW_DISABLE_TS_ESM is Playwright's own switch for
  * it, an internal one: should a later Playwright drop it, the run is the same, only slower. From the
- * sources, with a user's own --config (which may be TypeScript), or when the user set the variable,
- * nothing changes.
+ * sources, with a user's own --config (which may be TypeScript), a command line naming a TypeScript
+ * file (a reporter of one's own: `--reporter=./mine.ts`), or when the user set the variable, nothing
+ * changes.
  */
 export function playwrightLoaderEnvironment(
   playwrightArgs: readonly string[],
@@ -54,6 +58,7 @@ export function playwrightLoaderEnvironment(
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, string> {
   const ownConfig = playwrightArgs.some((a) => a === '-c' || a === '--config' || a.startsWith('--config='));
-  if (extension !== '.js' || ownConfig || env.PW_DISABLE_TS_ESM !== undefined) return {};
+  const namesTypeScript = playwrightArgs.some((a) => NAMES_TYPESCRIPT.test(a));
+  if (extension !== '.js' || ownConfig || namesTypeScript || env.PW_DISABLE_TS_ESM !== undefined) return {};
   return { PW_DISABLE_TS_ESM: '1' };
 }
