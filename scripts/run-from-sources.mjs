@@ -18,7 +18,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUILD_DIR, build, outputOf, ROOT } from './sources-build.mjs';
 
-/** `tests/token/issue.spec.ts:40`, `--reporter=list,./mine.ts`, `-c my.config.mts`. */
+/**
+ * `tests/token/issue.spec.ts:40`, `--reporter=list,./mine.ts`, `-c my.config.mts`: the test
+ * src/base/lean-node.ts makes to keep Playwright's loader for an installed run (this file cannot import it).
+ */
 const NAMES_TYPESCRIPT = /\.[cm]?tsx?(?:$|[:,])/;
 
 const [entry, ...args] = process.argv.slice(2);

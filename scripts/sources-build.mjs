@@ -8,7 +8,16 @@
  * the sources (milliseconds). Plain JavaScript, as it runs before anything is compiled.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +30,7 @@ export const BUILD_DIR = join(ROOT, '.build');
 /** Holds each compiled source's hash, and what the whole build depends on. */
 const MANIFEST = join(BUILD_DIR, 'sources.json');
 /** The package build's `include` (tsconfig.build.json); selftest/run-from-sources.test.ts keeps them equal. */
-export const SOURCES = ['playwright.config.ts', 'src', 'bin', 'tests', 'reporters', 'sandbox'];
+const SOURCES = ['playwright.config.ts', 'src', 'bin', 'tests', 'reporters', 'sandbox'];
 /**
  * Files compiled (TypeScript) or copied as they are (Prism's CommonJS preloads, under src/run/mock/).
  * @param {string} path
@@ -35,16 +44,15 @@ const hash = (text) => createHash('sha256').update(text).digest('hex');
 
 /**
  * Every source file, by its path from the root (forward slashes), sorted.
- * @param {string} root
  * @returns {string[]}
  */
-export function sourcePaths(root = ROOT) {
+export function sourcePaths() {
   /** @type {string[]} */
   const paths = [];
   for (const entry of SOURCES) {
-    const path = join(root, entry);
+    const path = join(ROOT, entry);
     if (!existsSync(path)) continue;
-    if (!entry.includes('.')) {
+    if (statSync(path).isDirectory()) {
       for (const file of readdirSync(path, { recursive: true })) paths.push(join(entry, String(file)));
     } else paths.push(entry);
   }

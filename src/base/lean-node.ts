@@ -42,8 +42,8 @@ export function cacheCompiledCode(node = module as CompileCacheApi): void {
 const NAMES_TYPESCRIPT = /\.[cm]?tsx?(?:$|[:,])/;
 
 /**
- * Spares Playwright's TypeScript loader where it has nothing to do: the compiled package's
- * configuration and tests are JavaScript already. Without Node's in-thread module hooks (Node 20; 22.15
+ * Spares Playwright's TypeScript loader where it has nothing to do: compiled, the configuration and
+ * the tests (the installed package's dist/, a clone's .build/) are JavaScript already. Without Node's in-thread module hooks (Node 20; 22.15
  * and later have them) that loader runs on a thread of its own and every import of the runner and of
  * each worker waits for it: 0.6 s of an installed mock run on Node 20 (3.08 s against 2.48 s, 7
  * interleaved runs, as docs/bench.md quotes), nothing measurable on Node 22. PW_DISABLE_TS_ESM is Playwright's own switch for
