@@ -212,6 +212,6 @@ export function build() {
   writeAtomically(MANIFEST, JSON.stringify({ key, files }, null, 1));
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stderr.write(
-    `pix-certify: compiled ${changed.length} of ${sources.size} source files (those changed since the last run) into ${relative(process.cwd(), BUILD_DIR)}/ in ${seconds} s\n`,
+    `pix-certify: compiled ${changed.length} of ${sources.size} source files into ${relative(process.cwd(), BUILD_DIR)}/ in ${seconds} s\n`,
   );
 }
