@@ -1,5 +1,7 @@
 /**
  * §4.2 Create withdraw and §5.2/§5.3: a valid withdrawal is accepted, and one token serves many.
+ * The reuse test comes first: its withdrawals go one after another, and dispatched before the
+ * credentials' families it runs beside tests that fill the run's other slots (playwright.config.ts).
  */
 import { paymentAccepted } from '../../src/checks/bodies.ts';
 import { TOKEN_REUSE_WITHDRAWALS, tokenReusable } from '../../src/checks/token.ts';
@@ -8,17 +10,6 @@ import type { Exchange } from '../../src/evidence/exchange.ts';
 import { test } from '../_support/fixtures.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
 import type { PixClient } from '../../src/run/client.ts';
-
-test(
-  titleOf(paymentAccepted.title, '§4.2'),
-  judging({ checks: [paymentAccepted], tags: ['@smoke', '@payout', '@mutating'] }),
-  async ({ pix, verify }) => {
-    verify.requires([paymentAccepted]);
-    const headers = await pix.paymentHeaders([paymentAccepted]);
-    const { exchange } = await pix.withdrawNew(paymentAccepted.id, headers);
-    verify.check(paymentAccepted, exchange, exchange);
-  },
-);
 
 /**
  * Withdrawals one after another with one token. Reuse is judged from an accepted first use: a first
@@ -51,5 +42,16 @@ test(
     // No token issued elsewhere meanwhile: one could revoke this one, which is not what reuse asks.
     const exchanges = await pix.holdingTokens((held) => sendWithOneToken(held, verify));
     verify.check(tokenReusable, exchanges, exchanges.find((e) => e.response.status !== 200) ?? exchanges[0]);
+  },
+);
+
+test(
+  titleOf(paymentAccepted.title, '§4.2'),
+  judging({ checks: [paymentAccepted], tags: ['@smoke', '@payout', '@mutating'] }),
+  async ({ pix, verify }) => {
+    verify.requires([paymentAccepted]);
+    const headers = await pix.paymentHeaders([paymentAccepted]);
+    const { exchange } = await pix.withdrawNew(paymentAccepted.id, headers);
+    verify.check(paymentAccepted, exchange, exchange);
   },
 );
