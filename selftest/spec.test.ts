@@ -12,7 +12,7 @@ import { credentialCases } from '../src/checks/credentials.ts';
 import { silentValueCases } from '../src/checks/silent-values.ts';
 import { isValidDocument, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
 import { ROOT, SPEC_PATH } from '../src/base/paths.ts';
-import { loadSpec } from '../src/spec/spec.ts';
+import { loadSpec, schemaStoreOf } from '../src/spec/spec.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 interface Example {
@@ -21,6 +21,7 @@ interface Example {
 
 const document = parse(readFileSync(SPEC_PATH, 'utf8')) as {
   components: {
+    schemas: Record<string, object>;
     requestBodies: {
       WithdrawRequest: { content: { 'application/json': { examples: Record<string, Example> } } };
     };
@@ -96,6 +97,16 @@ describe('the spec', () => {
       assert.ok(check.reason.length > 20, check.id);
       assert.ok(check.remedy.length > 20, `${check.id} says what to do`);
     }
+  });
+
+  it('holds component schemas that JSON Schema 2020-12 accepts (a run does not check, src/spec/spec.ts)', () => {
+    const store = schemaStoreOf({});
+    const schemas = Object.entries(document.components.schemas);
+    assert.ok(schemas.length >= 3);
+    for (const [name, schema] of schemas)
+      assert.ok(store.validateSchema(schema), `${name}: ${store.errorsText(store.errors)}`);
+    // What only the meta-schema finds (strict compilation takes a negative minLength): the check can fail.
+    assert.equal(store.validateSchema({ type: 'string', minLength: -1 }), false);
   });
 
   it('has its TypeScript types generated from the current spec (npm run generate:types)', () => {
