@@ -28,6 +28,8 @@ const CARRIERS = {
   admitted: 'PIX_RUN_ADMITTED',
   /** Where the reporter leaves the run's outcome for the CLI that started it. */
   outcomeFile: 'PIX_RUN_OUTCOME_FILE',
+  /** The OpenAPI document as the first process parsed it, and which file it read (spec/spec.ts). */
+  specDocument: 'PIX_SPEC_DOCUMENT',
 } as const;
 
 export type RunStateKey = keyof typeof CARRIERS;

@@ -4,11 +4,12 @@
  * validators are derived from here, never written out by hand.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { SPEC_PATH } from '../base/paths.ts';
+import { runState, shareRunState } from '../base/run-state.ts';
 
 type Node = Record<string, unknown>;
 
@@ -142,8 +143,8 @@ export function schemaStoreOf(schemas: object): Ajv2020 {
   return ajv;
 }
 
-function buildSpecModel(source: string): SpecModel {
-  const root = asNode(parse(source), 'document');
+function buildSpecModel(document: unknown, hash: string): SpecModel {
+  const root = asNode(document, 'document');
   const info = asNode(root.info, 'info');
   const paths = asNode(root.paths, 'paths');
   const operations = {} as Record<OperationId, OperationModel>;
@@ -192,7 +193,7 @@ function buildSpecModel(source: string): SpecModel {
 
   return {
     version: text(info, 'version', 'info'),
-    hash: createHash('sha256').update(source).digest('hex'),
+    hash,
     clauses: asNode(root['x-doc-clauses'], 'x-doc-clauses') as Record<string, string>,
     operations,
     bodyFields,
@@ -200,10 +201,48 @@ function buildSpecModel(source: string): SpecModel {
   };
 }
 
+/** The document as the run's first process parsed it, with what identifies the file it read. */
+interface SharedDocument {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly hash: string;
+  readonly document: unknown;
+}
+
+/**
+ * The parsed document a process started this one with, if it read the file as it is now: each
+ * Playwright worker loads the configuration and the spec files, which read the spec, and parsing its
+ * YAML took 40 to 100 ms of each worker's start; JSON takes under a millisecond. A file changed since
+ * (a self-test's copy, an edit between runs) is parsed again.
+ */
+function sharedDocument(): SharedDocument | undefined {
+  const carried = runState('specDocument');
+  if (carried === undefined) return undefined;
+  const shared = JSON.parse(carried) as SharedDocument;
+  const { size, mtimeMs } = statSync(SPEC_PATH);
+  return shared.size === size && shared.mtimeMs === mtimeMs ? shared : undefined;
+}
+
+function readDocument(): SharedDocument {
+  const { size, mtimeMs } = statSync(SPEC_PATH);
+  const source = readFileSync(SPEC_PATH, 'utf8');
+  const read: SharedDocument = {
+    size,
+    mtimeMs,
+    hash: createHash('sha256').update(source).digest('hex'),
+    document: parse(source) as unknown,
+  };
+  shareRunState({ specDocument: JSON.stringify(read) });
+  return read;
+}
+
 let cached: SpecModel | undefined;
 
 export function loadSpec(): SpecModel {
-  cached ??= buildSpecModel(readFileSync(SPEC_PATH, 'utf8'));
+  if (cached === undefined) {
+    const { document, hash } = sharedDocument() ?? readDocument();
+    cached = buildSpecModel(document, hash);
+  }
   return cached;
 }
 
