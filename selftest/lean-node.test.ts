@@ -5,10 +5,14 @@
  * tool under Node 20, 22 and 24 is held to the same in package.test.ts). The young generation: a
  * thread started with the thread limits gets the new space a process gets from the flags. Playwright's
  * TypeScript loader: switched off for the compiled package's own configuration only (that the installed
- * tool's tests load and run without it, package.test.ts shows under Node 20, 22 and 24).
+ * tool's tests load and run without it, package.test.ts shows under Node 20, 22 and 24). The stacks
+ * of a worker's steps: mapped without reading Playwright's bundles.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import {
@@ -16,6 +20,7 @@ import {
   LEAN_NODE_FLAGS,
   LEAN_THREAD_LIMITS,
   playwrightLoaderEnvironment,
+  spareStackFileReads,
 } from '../src/base/lean-node.ts';
 
 const before = process.env.NODE_COMPILE_CACHE;
@@ -91,5 +96,35 @@ describe("Playwright's TypeScript loader", () => {
     ])
       assert.deepEqual(playwrightLoaderEnvironment(args, '.js', {}), {}, args.join(' '));
     assert.deepEqual(playwrightLoaderEnvironment([], '.js', { PW_DISABLE_TS_ESM: '' }), {});
+  });
+});
+
+describe("the stacks of a worker's test steps", () => {
+  it("are mapped without reading Playwright's own modules, and still read the others", () => {
+    // The source-map-support Playwright's worker maps stacks with (common/index.js installs it).
+    const fromPlaywright = createRequire(createRequire(import.meta.url).resolve('playwright'));
+    const { sourceMapSupport } = fromPlaywright('playwright-core/lib/utilsBundle') as {
+      sourceMapSupport: { retrieveSourceMap: (source: string) => unknown };
+    };
+    const lib = join(fromPlaywright.resolve('playwright'), '..', 'lib');
+    const reads: string[] = [];
+    const read = fs.readFileSync;
+    const counting = ((path: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+      reads.push(String(path));
+      return (read as (...args: unknown[]) => unknown)(path, ...rest);
+    }) as typeof fs.readFileSync;
+    fs.readFileSync = counting;
+    try {
+      // Before: looking for a map reads the module (the reading this spares).
+      sourceMapSupport.retrieveSourceMap(join(lib, 'util.js'));
+      assert.ok(reads.some((path) => path.endsWith('util.js')));
+      spareStackFileReads();
+      reads.length = 0;
+      sourceMapSupport.retrieveSourceMap(join(lib, 'globals.js'));
+      sourceMapSupport.retrieveSourceMap(import.meta.filename);
+      assert.deepEqual(reads, [import.meta.filename]);
+    } finally {
+      fs.readFileSync = read;
+    }
   });
 });

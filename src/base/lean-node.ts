@@ -1,4 +1,4 @@
-import module from 'node:module';
+import module, { createRequire } from 'node:module';
 import { MODULE_EXTENSION } from './paths.ts';
 
 /**
@@ -61,4 +61,42 @@ export function playwrightLoaderEnvironment(
   const namesTypeScript = playwrightArgs.some((a) => NAMES_TYPESCRIPT.test(a));
   if (extension !== '.js' || ownConfig || namesTypeScript || env.PW_DISABLE_TS_ESM !== undefined) return {};
   return { PW_DISABLE_TS_ESM: '1' };
+}
+
+/** Where Playwright's own modules live: bundles without a source map (none carries the comment). */
+const PLAYWRIGHT_LIB = /[\\/]node_modules[\\/](?:playwright|playwright-core)[\\/]lib[\\/]/;
+
+/** What source-map-support reads for such a module instead: no sourceMappingURL comment, so no map. */
+const WITHOUT_SOURCE_MAP = '// a Playwright module: no source map';
+
+interface SourceMapSupport {
+  install?: (options: {
+    handleUncaughtExceptions: boolean;
+    retrieveFile: (path: string) => string | null;
+  }) => void;
+}
+
+/**
+ * Spares a Playwright worker a read of Playwright's own bundles. Every test step captures a stack
+ * (its location), whose frames Playwright maps through the source-map-support of its utilsBundle:
+ * that reads each frame's file in full, looking for a sourceMappingURL comment, and keeps it. The
+ * first step of the first test read coreBundle.js, 3.6 MB held as 7 MB of UTF-16 for the rest of the
+ * worker's life, about 50 ms of its start (profiled, Node 20). Playwright's modules carry no source
+ * map, so their frames read the same; ours (a clone's .build/ has maps) are read as before. The
+ * handler goes to source-map-support's own install, on the copy Playwright's runtime requires; a
+ * Playwright without it changes nothing.
+ */
+export function spareStackFileReads(): void {
+  let support: SourceMapSupport | undefined;
+  try {
+    const fromPlaywright = createRequire(createRequire(import.meta.url).resolve('playwright'));
+    support = (fromPlaywright('playwright-core/lib/utilsBundle') as { sourceMapSupport?: SourceMapSupport })
+      .sourceMapSupport;
+  } catch {
+    return;
+  }
+  support?.install?.({
+    handleUncaughtExceptions: false,
+    retrieveFile: (path) => (PLAYWRIGHT_LIB.test(path) ? WITHOUT_SOURCE_MAP : null),
+  });
 }

@@ -28,12 +28,16 @@ import { CaseStopped, Recorder } from '../../src/run/recorder.ts';
 import type { CheckDefinition } from '../../src/checks/vocabulary.ts';
 import { WebhookClient } from '../../src/webhook/client.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
+import { spareStackFileReads } from '../../src/base/lean-node.ts';
 import { runState } from '../../src/base/run-state.ts';
 import type { Gate } from '../../src/transport/gate.ts';
 import type { TokenDesk } from '../../src/transport/token-desk.ts';
 import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
 import { redact } from '../../src/secrets/redact.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
+
+// Loaded in each worker before its first test, whose first step would read Playwright's bundles.
+spareStackFileReads();
 
 interface WorkerFixtures {
   target: Target;
