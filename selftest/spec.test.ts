@@ -109,7 +109,7 @@ describe('the spec', () => {
     assert.equal(store.validateSchema({ type: 'string', minLength: -1 }), false);
   });
 
-  it('is parsed once per run: a process started after loadSpec reads the document it was handed, unless the file changed', () => {
+  it('is parsed once per run: a process started after loadSpec reads the document it was handed, unless it names another file, the file changed or the value is not ours', () => {
     const specVersion = (env: NodeJS.ProcessEnv): string =>
       execFileSync(
         process.execPath,
@@ -137,6 +137,8 @@ describe('the spec', () => {
       .version;
     assert.equal(specVersion({ PIX_SPEC_DOCUMENT: marked({ mtimeMs: shared.mtimeMs - 1 }) }), fileVersion);
     assert.equal(specVersion({ PIX_SPEC_DOCUMENT: marked({ size: shared.size + 1 }) }), fileVersion);
+    assert.equal(specVersion({ PIX_SPEC_DOCUMENT: marked({ path: `${SPEC_PATH}.elsewhere` }) }), fileVersion);
+    assert.equal(specVersion({ PIX_SPEC_DOCUMENT: '{"size":' }), fileVersion);
   });
 
   it('has its TypeScript types generated from the current spec (npm run generate:types)', () => {

@@ -203,6 +203,7 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
 
 /** The document as the run's first process parsed it, with what identifies the file it read. */
 interface SharedDocument {
+  readonly path: string;
   readonly size: number;
   readonly mtimeMs: number;
   readonly hash: string;
@@ -212,21 +213,28 @@ interface SharedDocument {
 /**
  * The parsed document a process started this one with, if it read the file as it is now: each
  * Playwright worker loads the configuration and the spec files, which read the spec, and parsing its
- * YAML took 40 to 100 ms of each worker's start; JSON takes under a millisecond. A file changed since
- * (a self-test's copy, an edit between runs) is parsed again.
+ * YAML took 40 to 100 ms of each worker's start; JSON takes under a millisecond. Another file, or
+ * this one changed since (an edit between runs), is parsed again, as is a value that is not ours.
  */
 function sharedDocument(): SharedDocument | undefined {
   const carried = runState('specDocument');
   if (carried === undefined) return undefined;
-  const shared = JSON.parse(carried) as SharedDocument;
+  let shared: Partial<SharedDocument>;
+  try {
+    shared = JSON.parse(carried) as Partial<SharedDocument>;
+  } catch {
+    return undefined;
+  }
   const { size, mtimeMs } = statSync(SPEC_PATH);
-  return shared.size === size && shared.mtimeMs === mtimeMs ? shared : undefined;
+  const same = shared.path === SPEC_PATH && shared.size === size && shared.mtimeMs === mtimeMs;
+  return same && typeof shared.hash === 'string' ? (shared as SharedDocument) : undefined;
 }
 
 function readDocument(): SharedDocument {
   const { size, mtimeMs } = statSync(SPEC_PATH);
   const source = readFileSync(SPEC_PATH, 'utf8');
   const read: SharedDocument = {
+    path: SPEC_PATH,
     size,
     mtimeMs,
     hash: createHash('sha256').update(source).digest('hex'),
