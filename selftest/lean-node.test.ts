@@ -20,6 +20,7 @@ import {
   LEAN_NODE_FLAGS,
   LEAN_THREAD_LIMITS,
   playwrightLoaderEnvironment,
+  playwrightSourceMapSupport,
   spareStackFileReads,
 } from '../src/base/lean-node.ts';
 
@@ -101,12 +102,10 @@ describe("Playwright's TypeScript loader", () => {
 
 describe("the stacks of a worker's test steps", () => {
   it("are mapped without reading Playwright's own modules, and still read the others", () => {
-    // The source-map-support Playwright's worker maps stacks with (common/index.js installs it).
-    const fromPlaywright = createRequire(createRequire(import.meta.url).resolve('playwright'));
-    const { sourceMapSupport } = fromPlaywright('playwright-core/lib/utilsBundle') as {
-      sourceMapSupport: { retrieveSourceMap: (source: string) => unknown };
-    };
-    const lib = join(fromPlaywright.resolve('playwright'), '..', 'lib');
+    // The source-map-support Playwright's worker maps stacks with (its common/index.js installs it).
+    const retrieveSourceMap = playwrightSourceMapSupport()?.retrieveSourceMap;
+    assert.ok(retrieveSourceMap !== undefined, "Playwright's runtime has its source-map-support");
+    const lib = join(createRequire(import.meta.url).resolve('playwright'), '..', 'lib');
     const reads: string[] = [];
     const read = fs.readFileSync;
     const counting = ((path: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
@@ -116,12 +115,12 @@ describe("the stacks of a worker's test steps", () => {
     fs.readFileSync = counting;
     try {
       // Before: looking for a map reads the module (the reading this spares).
-      sourceMapSupport.retrieveSourceMap(join(lib, 'util.js'));
+      retrieveSourceMap(join(lib, 'util.js'));
       assert.ok(reads.some((path) => path.endsWith('util.js')));
       spareStackFileReads();
       reads.length = 0;
-      sourceMapSupport.retrieveSourceMap(join(lib, 'globals.js'));
-      sourceMapSupport.retrieveSourceMap(import.meta.filename);
+      retrieveSourceMap(join(lib, 'globals.js'));
+      retrieveSourceMap(import.meta.filename);
       assert.deepEqual(reads, [import.meta.filename]);
     } finally {
       fs.readFileSync = read;

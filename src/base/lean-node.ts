@@ -69,11 +69,24 @@ const PLAYWRIGHT_LIB = /[\\/]node_modules[\\/](?:playwright|playwright-core)[\\/
 /** What source-map-support reads for such a module instead: no sourceMappingURL comment, so no map. */
 const WITHOUT_SOURCE_MAP = '// a Playwright module: no source map';
 
-interface SourceMapSupport {
+/** The source-map-support Playwright's runtime maps stacks with, as far as the suite uses it. */
+export interface SourceMapSupport {
   install?: (options: {
     handleUncaughtExceptions: boolean;
     retrieveFile: (path: string) => string | null;
   }) => void;
+  retrieveSourceMap?: (source: string) => unknown;
+}
+
+/** The copy of source-map-support Playwright's runtime requires (its utilsBundle's), if it has one. */
+export function playwrightSourceMapSupport(): SourceMapSupport | undefined {
+  try {
+    const fromPlaywright = createRequire(createRequire(import.meta.url).resolve('playwright'));
+    return (fromPlaywright('playwright-core/lib/utilsBundle') as { sourceMapSupport?: SourceMapSupport })
+      .sourceMapSupport;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -87,15 +100,7 @@ interface SourceMapSupport {
  * Playwright without it changes nothing.
  */
 export function spareStackFileReads(): void {
-  let support: SourceMapSupport | undefined;
-  try {
-    const fromPlaywright = createRequire(createRequire(import.meta.url).resolve('playwright'));
-    support = (fromPlaywright('playwright-core/lib/utilsBundle') as { sourceMapSupport?: SourceMapSupport })
-      .sourceMapSupport;
-  } catch {
-    return;
-  }
-  support?.install?.({
+  playwrightSourceMapSupport()?.install?.({
     handleUncaughtExceptions: false,
     retrieveFile: (path) => (PLAYWRIGHT_LIB.test(path) ? WITHOUT_SOURCE_MAP : null),
   });
