@@ -201,22 +201,26 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
   };
 }
 
-/** The document as the run's first process parsed it, with what identifies the file it read. */
-interface SharedDocument {
+/** Which file a document was parsed from, and as it was then. */
+interface SpecFile {
   readonly path: string;
   readonly size: number;
   readonly mtimeMs: number;
+}
+
+/** The document as the run's first process parsed it, with the file it read. */
+interface SharedDocument extends SpecFile {
   readonly hash: string;
   readonly document: unknown;
 }
 
 /**
- * The parsed document a process started this one with, if it read the file as it is now: each
+ * The parsed document a process started this one with, if it read `file` as it is now: each
  * Playwright worker loads the configuration and the spec files, which read the spec, and parsing its
  * YAML took 40 to 100 ms of each worker's start; JSON takes under a millisecond. Another file, or
  * this one changed since (an edit between runs), is parsed again, as is a value that is not ours.
  */
-function sharedDocument(): SharedDocument | undefined {
+function sharedDocument(file: SpecFile): SharedDocument | undefined {
   const carried = runState('specDocument');
   if (carried === undefined) return undefined;
   let shared: Partial<SharedDocument>;
@@ -225,18 +229,15 @@ function sharedDocument(): SharedDocument | undefined {
   } catch {
     return undefined;
   }
-  const { size, mtimeMs } = statSync(SPEC_PATH);
-  const same = shared.path === SPEC_PATH && shared.size === size && shared.mtimeMs === mtimeMs;
+  const same = shared.path === file.path && shared.size === file.size && shared.mtimeMs === file.mtimeMs;
   return same && typeof shared.hash === 'string' ? (shared as SharedDocument) : undefined;
 }
 
-function readDocument(): SharedDocument {
-  const { size, mtimeMs } = statSync(SPEC_PATH);
-  const source = readFileSync(SPEC_PATH, 'utf8');
+/** Parses `file`, and hands the document to the processes this one starts. */
+function readDocument(file: SpecFile): SharedDocument {
+  const source = readFileSync(file.path, 'utf8');
   const read: SharedDocument = {
-    path: SPEC_PATH,
-    size,
-    mtimeMs,
+    ...file,
     hash: createHash('sha256').update(source).digest('hex'),
     document: parse(source) as unknown,
   };
@@ -248,7 +249,9 @@ let cached: SpecModel | undefined;
 
 export function loadSpec(): SpecModel {
   if (cached === undefined) {
-    const { document, hash } = sharedDocument() ?? readDocument();
+    const { size, mtimeMs } = statSync(SPEC_PATH);
+    const file = { path: SPEC_PATH, size, mtimeMs };
+    const { document, hash } = sharedDocument(file) ?? readDocument(file);
     cached = buildSpecModel(document, hash);
   }
   return cached;
