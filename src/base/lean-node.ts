@@ -43,14 +43,14 @@ const NAMES_TYPESCRIPT = /\.[cm]?tsx?(?:$|[:,])/;
 
 /**
  * Spares Playwright's TypeScript loader where it has nothing to do: compiled, the configuration and
- * the tests (the installed package's dist/, a clone's .build/) are JavaScript already. Without Node's in-thread module hooks (Node 20; 22.15
- * and later have them) that loader runs on a thread of its own and every import of the runner and of
- * each worker waits for it: 0.6 s of an installed mock run on Node 20 (3.08 s against 2.48 s, 7
- * interleaved runs, as docs/bench.md quotes), nothing measurable on Node 22. PW_DISABLE_TS_ESM is Playwright's own switch for
- * it, an internal one: should a later Playwright drop it, the run is the same, only slower. From the
- * sources, with a user's own --config (which may be TypeScript), a command line naming a TypeScript
- * file (a reporter of one's own: `--reporter=./mine.ts`), or when the user set the variable, nothing
- * changes.
+ * the tests (the installed package's dist/, a clone's .build/) are JavaScript already. Without Node's
+ * in-thread module hooks (Node 20; 22.15 and later have them) that loader runs on a thread of its own
+ * and every import of the runner and of each worker waits for it: 0.6 s of an installed mock run on
+ * Node 20 (3.08 s against 2.48 s, 7 interleaved runs, as docs/bench.md quotes), nothing measurable on
+ * Node 22. PW_DISABLE_TS_ESM is Playwright's own switch for it, an internal one: should a later
+ * Playwright drop it, the run is the same, only slower. From the sources, with a user's own --config
+ * (which may be TypeScript), a command line naming a TypeScript file (a reporter of one's own:
+ * `--reporter=./mine.ts`), or when the user set the variable, nothing changes.
  */
 export function playwrightLoaderEnvironment(
   playwrightArgs: readonly string[],
