@@ -9,7 +9,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/base/run-state.ts';
-import { cacheCompiledCode, LEAN_NODE_FLAGS, playwrightLoaderEnvironment } from '../src/base/lean-node.ts';
+import {
+  cacheCompiledCode,
+  LEAN_NODE_FLAGS,
+  leanAllocatorEnvironment,
+  playwrightLoaderEnvironment,
+} from '../src/base/lean-node.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.ts';
@@ -60,7 +65,7 @@ function runPlaywrightHere(
   env: Record<string, string>,
   exitCode: (playwrightCode: number) => number,
 ): void {
-  Object.assign(process.env, playwrightLoaderEnvironment(args), env);
+  Object.assign(process.env, playwrightLoaderEnvironment(args), leanAllocatorEnvironment(), env);
   // Workers are forked with this process's flags: the lean ones, without the TypeScript loader this
   // process may run under (Playwright compiles the tests itself, as it does when its own bin starts).
   process.execArgv = [...LEAN_NODE_FLAGS];

@@ -6,7 +6,8 @@
  * thread started with the thread limits gets the new space a process gets from the flags. Playwright's
  * TypeScript loader: switched off for the compiled package's own configuration only (that the installed
  * tool's tests load and run without it, package.test.ts shows under Node 20, 22 and 24). The stacks
- * of a worker's steps: mapped without reading Playwright's bundles.
+ * of a worker's steps: mapped without reading Playwright's bundles. The allocator: two glibc arenas
+ * for the suite's children, unless the user chose.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import {
   cacheCompiledCode,
   LEAN_NODE_FLAGS,
   LEAN_THREAD_LIMITS,
+  leanAllocatorEnvironment,
   playwrightLoaderEnvironment,
   playwrightSourceMapSupport,
   spareStackFileReads,
@@ -43,6 +45,17 @@ describe('compile cache', () => {
     cacheCompiledCode({});
     cacheCompiledCode({ enableCompileCache: () => ({}) });
     assert.equal(process.env.NODE_COMPILE_CACHE, undefined);
+  });
+});
+
+describe('allocator', () => {
+  it("gives the suite's children two malloc arenas", () => {
+    assert.deepEqual(leanAllocatorEnvironment({}), { MALLOC_ARENA_MAX: '2' });
+  });
+
+  it('leaves a value the user set, whatever it is', () => {
+    assert.deepEqual(leanAllocatorEnvironment({ MALLOC_ARENA_MAX: '8' }), {});
+    assert.deepEqual(leanAllocatorEnvironment({ MALLOC_ARENA_MAX: '' }), {});
   });
 });
 

@@ -6,10 +6,25 @@ import { MODULE_EXTENSION } from './paths.ts';
  * forked with the runner's flags. Each lives a few seconds and allocates mostly while loading code,
  * so V8's default young generation (semi-spaces of up to 16 MB) is mostly held memory: at 2 MB a
  * mock run's whole process tree keeps about 80 MB less resident, for the same processor time
- * (measured side by side; 1 MB saved no more and collected more often).
+ * (measured side by side; 1 MB saved no more and collected more often). V8's helper threads (one per
+ * core but one, by default) each allocate, and so each hold memory of their own, for heaps this small
+ * to collect: one is enough (a live run's tree 8 to 10 MB lighter, the same wall time; docs/bench.md).
  */
 const SEMI_SPACE_MB = 2;
-export const LEAN_NODE_FLAGS: readonly string[] = [`--max-semi-space-size=${SEMI_SPACE_MB}`];
+export const LEAN_NODE_FLAGS: readonly string[] = [
+  `--max-semi-space-size=${SEMI_SPACE_MB}`,
+  '--v8-pool-size=1',
+];
+
+/**
+ * The environment of the suite's own child processes, for glibc's allocator: by default it gives
+ * every thread that allocates an arena of its own, up to eight per core, and a node process runs a
+ * dozen threads; two arenas hold 3 to 8 MB less per process for the same wall time (docs/bench.md).
+ * A value the user set is theirs; an allocator other than glibc's reads no such variable.
+ */
+export function leanAllocatorEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return env.MALLOC_ARENA_MAX === undefined ? { MALLOC_ARENA_MAX: '2' } : {};
+}
 
 /**
  * The same young generation for a worker thread of the suite's (Prism's), whatever flags its process

@@ -8,7 +8,7 @@ import { connect, createServer } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LEAN_NODE_FLAGS, LEAN_THREAD_LIMITS } from '../../base/lean-node.ts';
+import { LEAN_NODE_FLAGS, LEAN_THREAD_LIMITS, leanAllocatorEnvironment } from '../../base/lean-node.ts';
 import { SPEC_PATH } from '../../base/paths.ts';
 
 const require = createRequire(import.meta.url);
@@ -119,7 +119,7 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
   args.push('--cors', 'false', '--multiprocess', 'false', '--verboseLevel', options.logLevel ?? 'error');
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, FORCE_COLOR: '0' },
+    env: { ...process.env, ...leanAllocatorEnvironment(), FORCE_COLOR: '0' },
   });
   const tail: string[] = [];
   const keep = (chunk: Buffer): void => {
