@@ -8,7 +8,7 @@ import { MODULE_EXTENSION } from './paths.ts';
  * mock run's whole process tree keeps about 80 MB less resident, for the same processor time
  * (measured side by side; 1 MB saved no more and collected more often). V8's helper threads (one per
  * core but one, by default) each allocate, and so each hold memory of their own, for heaps this small
- * to collect: one is enough (a live run's tree 8 to 10 MB lighter, the same wall time; docs/bench.md).
+ * to collect: one is enough (a live run's tree 2 to 10 MB lighter, the same wall time; docs/bench.md).
  */
 const SEMI_SPACE_MB = 2;
 export const LEAN_NODE_FLAGS: readonly string[] = [
@@ -19,7 +19,7 @@ export const LEAN_NODE_FLAGS: readonly string[] = [
 /**
  * The environment of the suite's own child processes, for glibc's allocator: by default it gives
  * every thread that allocates an arena of its own, up to eight per core, and a node process runs a
- * dozen threads; two arenas hold 3 to 8 MB less per process for the same wall time (docs/bench.md).
+ * dozen threads; with two, a live run's tree held 2 to 8 MB less, for the same wall time (docs/bench.md).
  * A value the user set is theirs; an allocator other than glibc's reads no such variable.
  */
 export function leanAllocatorEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
