@@ -26,6 +26,7 @@ import { BIN } from '../selftest/support/installed-package.ts';
 import { installedPackage } from './tarball.ts';
 import { historyRuns } from './history-runs.ts';
 import { rmSync } from 'node:fs';
+import { DEFAULT_CONCURRENCY } from '../src/config/config.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? '7');
@@ -53,9 +54,13 @@ const liveEnvOf = (running: RunningSandbox): Record<string, string> =>
     Object.entries(sandboxEnv(running, 'reference')).filter(([key]) => key !== 'PIX_WEBHOOK_TIMEOUT_MS'),
   );
 const liveEnv = liveEnvOf(sandbox);
-/** One sandbox per added delay, each a far-away environment's reference reading. */
+/** One sandbox per added delay, each a far-away environment's reference reading, counting what it is sent. */
 const remote = await Promise.all(
-  DELAYS_MS.map(async (delayMs) => ({ delayMs, sandbox: await startSandbox({ delayMs }) })),
+  DELAYS_MS.map(async (delayMs) => {
+    const received = { requests: 0 };
+    const delayed = await startSandbox({ delayMs, onArrival: () => (received.requests += 1) });
+    return { delayMs, sandbox: delayed, received };
+  }),
 );
 /** PIX_CONCURRENCY of the remote column's runs (the run's default when unset): what the cap costs at a distance. */
 const REMOTE_CONCURRENCY = process.env.BENCH_CONCURRENCY;
@@ -157,12 +162,30 @@ try {
     for (const failed of summary.failedRuns)
       lines.push(`  a run exited ${failed.exitCode} instead of 0:\n${failed.stderrTail}`);
   }
-  lines.push(...remoteSummary(remoteRows, samples));
+  lines.push(
+    ...remoteSummary(remoteRows, samples),
+    ...remoteFloor(remote[0]?.received.requests ?? 0, remoteRows[0] && samples.get(remoteRows[0])?.length),
+  );
   process.stdout.write(`${[...lines, ...notes.map((n) => `note: ${n}`)].join('\n')}\n`);
 } finally {
   await sandbox.close();
   await Promise.all(remote.map((r) => r.sandbox.close()));
   if (historyDir !== undefined) rmSync(historyDir, { recursive: true, force: true });
+}
+
+/**
+ * What no schedule can beat at a distance: the requests of one run (the +0 ms sandbox's count over its
+ * runs), PIX_CONCURRENCY at a time, each waiting the added delay. Against the run's time at +100 ms, it
+ * tells how much of that time the cap itself costs and how much the order of the run's requests does.
+ */
+function remoteFloor(requestsReceived: number, runs: number | undefined): string[] {
+  if (runs === undefined || runs === 0 || requestsReceived === 0) return [];
+  const perRun = requestsReceived / runs;
+  const cap = REMOTE_CONCURRENCY === undefined ? DEFAULT_CONCURRENCY : Number(REMOTE_CONCURRENCY);
+  const roundTrips = Math.ceil(perRun / cap);
+  return [
+    `remote: ${perRun.toFixed(0)} requests a run at PIX_CONCURRENCY=${cap} need at least ${roundTrips} round trips one after another, ${((roundTrips * 100) / 1000).toFixed(2)} s of the run at +100 ms whatever their order`,
+  ];
 }
 
 /**

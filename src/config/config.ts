@@ -99,6 +99,8 @@ export interface Config {
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
 export const DEFAULT_MAX_PAYOUTS = 60;
 export const DEFAULT_AMOUNT = '0.01';
+/** PIX_CONCURRENCY when unset: requests in flight at once, for the whole run. */
+export const DEFAULT_CONCURRENCY = 4;
 /** The longest retry probe: an hour of waiting for a webhook the receiver refused. */
 export const MAX_RETRY_WAIT_S = 3_600;
 /** Far above any real answer of the two operations, far below what would strain memory. */
@@ -421,7 +423,7 @@ function readConfig(read: Reader, env: Env): Config {
     amount: 0,
   });
   const maxPayouts = read.integer('PIX_MAX_PAYOUTS', DEFAULT_MAX_PAYOUTS, 0, 10_000);
-  const concurrency = read.integer('PIX_CONCURRENCY', 4, 1, 64);
+  const concurrency = read.integer('PIX_CONCURRENCY', DEFAULT_CONCURRENCY, 1, 64);
   const rateLimit =
     read.text('PIX_RATE_LIMIT') === undefined ? undefined : read.integer('PIX_RATE_LIMIT', 1, 1, 1_000);
   return {
