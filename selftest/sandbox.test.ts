@@ -157,7 +157,6 @@ function withdraw(
   );
 }
 
-/** Waits at most one second for the deliveries at a path. */
 /**
  * The deliveries to `path` once `count` arrived, or what arrived within `withinMs`: a webhook sent right
  * after its withdrawal's answer by default, longer for one sent again after a scenario's own delay.
