@@ -7,7 +7,7 @@
  * TypeScript loader: switched off for the compiled package's own configuration only (that the installed
  * tool's tests load and run without it, package.test.ts shows under Node 20, 22 and 24). The stacks
  * of a worker's steps: mapped without reading Playwright's bundles. The allocator: two glibc arenas
- * for the suite's children, unless the user chose.
+ * for the suite's children, unless the user chose. The flags: `npm run certify` starts with the same.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -45,6 +45,18 @@ describe('compile cache', () => {
     cacheCompiledCode({});
     cacheCompiledCode({ enableCompileCache: () => ({}) });
     assert.equal(process.env.NODE_COMPILE_CACHE, undefined);
+  });
+});
+
+describe('flags', () => {
+  it("start npm run certify's own process as the suite starts its children", () => {
+    const manifest = JSON.parse(fs.readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    assert.ok(
+      manifest.scripts.certify?.startsWith(`node ${LEAN_NODE_FLAGS.join(' ')} `),
+      `the certify script (${String(manifest.scripts.certify)}) repeats LEAN_NODE_FLAGS, which package.json cannot import`,
+    );
   });
 });
 
