@@ -1,7 +1,7 @@
 /**
  * The sandbox's scenarios: two conforming profiles and the faults, each fault a deliberate break of
  * one rule on top of the reference profile. A fault declares the clause it breaks and the checks it
- * must trip; the fault matrix (selftest/matrix.test.ts) runs the suite against every scenario and
+ * must trip; the fault matrix (selftest/slow/matrix.test.ts) runs the suite against every scenario and
  * holds each fault to its declaration, and every check to at least one fault.
  */
 import {
@@ -125,7 +125,7 @@ const FAULTS: readonly FaultScenario[] = [
     clause: '§4.1',
     level: 'FAILED',
     description:
-      'answers every valid token request with 500 (one refused with 401 or 403 stops the run as a configuration mistake, selftest/run-truth.test.ts)',
+      'answers every valid token request with 500 (one refused with 401 or 403 stops the run as a configuration mistake, selftest/slow/run-truth.test.ts)',
     trips: ['TOKEN-ISSUED'],
     breaks: { tokenReply: 'server-error' },
   }),
@@ -576,7 +576,7 @@ export const SCENARIOS: readonly Scenario[] = [
 
 /**
  * What real environments do to a whole run, not to one rule: each conforms to the document, so none
- * is a fault of the matrix; selftest/run-truth.test.ts holds the suite to the story it must tell
+ * is a fault of the matrix; selftest/slow/run-truth.test.ts holds the suite to the story it must tell
  * (complete and no FAILED, a ledger that says what was paid, a finding where the document is broken).
  */
 export interface RunScenario extends ScenarioBase {

@@ -1,7 +1,7 @@
 /**
  * action.yml, the GitHub Action: its structure (composite, inputs that name real PIX_* variables, no secret
  * as an input, no expression spliced into a script, outputs from the certify step, reports kept even on
- * failure). Its `run:` steps are executed on this machine against the packed tool in package.test.ts.
+ * failure). Its `run:` steps are executed on this machine against the packed tool in slow/package.test.ts.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -4,8 +4,8 @@
  * the shared gate, with the run's token desk.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { localGate, type Gate, type GateSettings } from '../src/transport/gate.ts';
+import { describe, it, type TestContext } from 'node:test';
+import { localGate, type Gate, type GateSettings, type LocalGate } from '../src/transport/gate.ts';
 import { remoteGate, serveGate } from '../src/transport/shared-gate.ts';
 import { localDesk } from '../src/transport/token-desk.ts';
 import { runDesk } from '../src/run/session.ts';
@@ -17,70 +17,171 @@ const SETTINGS: GateSettings = {
   totalWaitMs: 5_000,
 };
 const quiet = (): void => undefined;
-const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
-/** What ran through a gate: each request's start and end, in ms since the trace began. */
+/** A promise and its resolver (Promise.withResolvers is Node 22's). */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = (): void => undefined;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+/** Lets whatever is ready run: pending callbacks, and loopback I/O already arrived. */
+async function settle(turns = 20): Promise<void> {
+  for (let turn = 0; turn < turns; turn += 1) await new Promise((done) => setImmediate(done));
+}
+
+/**
+ * What ran through a gate, told by events, never by time: each request starts, records it, and
+ * holds its slot until the test releases it.
+ */
 function tracer() {
-  const t0 = Date.now();
-  const spans: { name: string; start: number; end: number }[] = [];
+  const events: string[] = [];
+  const requests = new Map<
+    string,
+    { started: ReturnType<typeof deferred>; release: ReturnType<typeof deferred> }
+  >();
+  const of = (name: string) => {
+    const found = requests.get(name) ?? { started: deferred(), release: deferred() };
+    requests.set(name, found);
+    return found;
+  };
   let inFlight = 0;
   let most = 0;
   return {
-    spans,
+    events,
     most: () => most,
-    request: (name: string, ms: number) => async () => {
+    request: (name: string) => async () => {
       inFlight += 1;
       most = Math.max(most, inFlight);
-      const start = Date.now() - t0;
-      await sleep(ms);
-      spans.push({ name, start, end: Date.now() - t0 });
+      events.push(`start ${name}`);
+      of(name).started.resolve();
+      await of(name).release.promise;
+      events.push(`end ${name}`);
       inFlight -= 1;
+    },
+    started: (name: string) => of(name).started.promise,
+    release: (name: string) => of(name).release.resolve(),
+    /** Where `event` ('start x', 'end x') happened; -1 if it did not. */
+    at: (event: string) => events.indexOf(event),
+  };
+}
+
+/** The gate, telling each time a section (exclusive, or holding tokens) is asked of it. */
+function watched(gate: LocalGate): { gate: LocalGate; sectionAsked: () => Promise<void> } {
+  let asked = deferred();
+  return {
+    gate: {
+      ...gate,
+      exclusive: (section) => {
+        asked.resolve();
+        return gate.exclusive(section);
+      },
+      holdingTokens: (section) => {
+        asked.resolve();
+        return gate.holdingTokens(section);
+      },
+    },
+    sectionAsked: async () => {
+      await asked.promise;
+      asked = deferred();
     },
   };
 }
 
-/** Two requests in flight, then a section of two, then one more request: the order an exclusive section owes. */
-async function exerciseExclusive(outer: Gate, other: Gate): Promise<ReturnType<typeof tracer>> {
+/**
+ * Two requests in flight, then a section of two, then one more request, each released in turn:
+ * the order an exclusive section owes. `sectionAsked` resolves once the gate that holds the queue was asked.
+ */
+async function exerciseExclusive(
+  outer: Gate,
+  other: Gate,
+  sectionAsked: () => Promise<void>,
+): Promise<ReturnType<typeof tracer>> {
   const trace = tracer();
-  const before = [outer.run(trace.request('before-1', 120)), other.run(trace.request('before-2', 160))];
-  await sleep(20);
+  const before = [outer.run(trace.request('before-1')), other.run(trace.request('before-2'))];
+  await Promise.all([trace.started('before-1'), trace.started('before-2')]);
+  const asked = sectionAsked();
   const section = outer.exclusive(async (inner) => {
-    await Promise.all([inner.run(trace.request('race-1', 80)), inner.run(trace.request('race-2', 80))]);
+    await Promise.all([inner.run(trace.request('race-1')), inner.run(trace.request('race-2'))]);
   });
-  await sleep(20);
-  const afterwards = other.run(trace.request('after', 10));
+  await asked;
+  await settle();
+  const afterwards = other.run(trace.request('after'));
+  await settle();
+  trace.release('before-1');
+  await settle();
+  trace.release('before-2');
+  // Both start while neither has ended: the section lets its requests go together.
+  await Promise.all([trace.started('race-1'), trace.started('race-2')]);
+  await settle();
+  trace.release('race-1');
+  await settle();
+  trace.release('race-2');
+  await trace.started('after');
+  trace.release('after');
   await Promise.all([...before, section, afterwards]);
   return trace;
 }
 
 function assertExclusive(trace: ReturnType<typeof tracer>): void {
-  const span = (name: string): { start: number; end: number } => {
-    const found = trace.spans.find((s) => s.name === name);
-    assert.ok(found !== undefined, `${name} ran`);
-    return found;
-  };
-  const raceStart = Math.min(span('race-1').start, span('race-2').start);
-  const raceEnd = Math.max(span('race-1').end, span('race-2').end);
-  assert.ok(raceStart >= span('before-2').end, 'the section waits for the requests in flight');
+  const { at } = trace;
+  const raceStart = Math.min(at('start race-1'), at('start race-2'));
   assert.ok(
-    Math.abs(span('race-1').start - span('race-2').start) < 30,
+    raceStart > at('end before-2'),
+    `the section waits for the requests in flight: ${trace.events.join(', ')}`,
+  );
+  assert.ok(
+    Math.max(at('start race-1'), at('start race-2')) < Math.min(at('end race-1'), at('end race-2')),
     'the section releases its requests together',
   );
-  assert.ok(span('after').start >= raceEnd, 'nothing queued after the section leaves before it ends');
+  assert.ok(
+    at('start after') > Math.max(at('end race-1'), at('end race-2')),
+    `nothing queued after the section leaves before it ends: ${trace.events.join(', ')}`,
+  );
 }
+
+/**
+ * Node's mock timers for setTimeout, setInterval and Date: `until` is driven to its end a millisecond
+ * at a time, each due timer fired at its very millisecond, and whatever it let go run before the next.
+ */
+async function driven<T>(context: TestContext, until: Promise<T>, limitMs = 60_000): Promise<T> {
+  const state = { done: false };
+  const result = until.finally(() => {
+    state.done = true;
+  });
+  for (let elapsed = 0; !state.done; elapsed += 1) {
+    assert.ok(elapsed < limitMs, `not done after ${limitMs} ms of mocked time`);
+    await settle(3);
+    context.mock.timers.tick(0);
+    await settle(3);
+    context.mock.timers.tick(1);
+  }
+  return result;
+}
+
+const mockTime = (context: TestContext): void =>
+  context.mock.timers.enable({ apis: ['setTimeout', 'setInterval', 'Date'], now: 1_000_000 });
 
 describe('the request gate', () => {
   it('holds the run to PIX_CONCURRENCY requests in flight', async () => {
     const gate = localGate(SETTINGS, quiet);
-    const trace = tracer();
-    await Promise.all(Array.from({ length: 6 }, (_, i) => gate.run(trace.request(`r${i}`, 30))));
-    assert.equal(trace.most(), 2);
-    assert.equal(trace.spans.length, 6);
+    let inFlight = 0;
+    let most = 0;
+    const request = async (): Promise<void> => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await settle(2);
+      inFlight -= 1;
+    };
+    await Promise.all(Array.from({ length: 6 }, () => gate.run(request)));
+    assert.equal(most, 2);
   });
 
   it('gives an exclusive section the environment to itself', async () => {
-    const gate = localGate(SETTINGS, quiet);
-    assertExclusive(await exerciseExclusive(gate, gate));
+    const { gate, sectionAsked } = watched(localGate(SETTINGS, quiet));
+    assertExclusive(await exerciseExclusive(gate, gate, sectionAsked));
   });
 
   it('runs exclusive sections one at a time, and a failed one lets the queue go', async () => {
@@ -88,7 +189,7 @@ describe('the request gate', () => {
     const order: string[] = [];
     const first = gate.exclusive(async () => {
       order.push('first-in');
-      await sleep(40);
+      await settle();
       order.push('first-out');
       throw new Error('the section failed');
     });
@@ -99,39 +200,43 @@ describe('the request gate', () => {
     assert.deepEqual(order, ['first-in', 'first-out', 'second', 'after']);
   });
 
-  it('with a rate limit, spaces the run’s requests evenly, and releases a section’s together', async () => {
+  it('with a rate limit, spaces the run’s requests evenly, and releases a section’s together', async (context) => {
+    mockTime(context);
     const gate = localGate({ ...SETTINGS, concurrency: 4, ratePerSecond: 5 }, quiet);
-    const t0 = Date.now();
-    const stamp = (): Promise<number> => Promise.resolve(Date.now() - t0);
-    const starts = await Promise.all([gate.run(stamp), gate.run(stamp), gate.run(stamp)]);
+    const stamp = (): Promise<number> => Promise.resolve(Date.now());
+    const starts = await driven(context, Promise.all([gate.run(stamp), gate.run(stamp), gate.run(stamp)]));
     // 1.2 s over 5 requests: a late one never meets the next window's first within a second.
     for (const [i, start] of starts.slice(1).entries())
-      assert.ok(start - (starts[i] ?? 0) >= 230, `starts ${starts.join(', ')} ms`);
-    const section = await gate.exclusive((inner) => Promise.all([inner.run(stamp), inner.run(stamp)]));
-    assert.ok(
-      Math.abs(section[0] - section[1]) < 30,
-      `the section's requests started at ${section.join(', ')} ms`,
+      assert.ok(start - (starts[i] ?? 0) >= 240, `starts ${starts.join(', ')} ms`);
+    const section = await driven(
+      context,
+      gate.exclusive((inner) => Promise.all([inner.run(stamp), inner.run(stamp)])),
     );
+    assert.equal(section[0], section[1], "the section's requests start together");
   });
 
-  it('with a rate limit, keeps a window free of other requests around a section', async () => {
+  it('with a rate limit, keeps a window free of other requests around a section', async (context) => {
+    mockTime(context);
     const gate = localGate({ ...SETTINGS, ratePerSecond: 5 }, quiet);
-    const t0 = Date.now();
-    const stamp = (): Promise<number> => Promise.resolve(Date.now() - t0);
-    const first = await gate.run(stamp);
-    const section = await gate.exclusive((inner) => inner.run(stamp));
-    const next = await gate.run(stamp);
+    const stamp = (): Promise<number> => Promise.resolve(Date.now());
+    const first = await driven(context, gate.run(stamp));
+    const section = await driven(
+      context,
+      gate.exclusive((inner) => inner.run(stamp)),
+    );
+    const next = await driven(context, gate.run(stamp));
     // The window is 1.2 s: a provider counting arrivals in any second sees the section's request alone.
-    assert.ok(section - first >= 1_150, `section started ${section - first} ms after the last request`);
-    assert.ok(next - section >= 1_150, `next request ${next - section} ms after the section`);
+    assert.ok(section - first >= 1_200, `section started ${section - first} ms after the last request`);
+    assert.ok(next - section >= 1_200, `next request ${next - section} ms after the section`);
   });
 
   it('across processes: a worker’s section holds every other worker, and the desk keeps the newest token', async () => {
-    const served = await serveGate(localGate(SETTINGS, quiet), 5_000);
+    const { gate, sectionAsked } = watched(localGate(SETTINGS, quiet));
+    const served = await serveGate(gate, 5_000);
     try {
       const one = remoteGate(served.url, served.token, SETTINGS, quiet);
       const two = remoteGate(served.url, served.token, SETTINGS, quiet);
-      assertExclusive(await exerciseExclusive(one.gate, two.gate));
+      assertExclusive(await exerciseExclusive(one.gate, two.gate, sectionAsked));
       assert.equal(await two.desk.current(), undefined);
       await one.desk.issued({ token: 'token-issued-second', issuedAt: 2_000 });
       await two.desk.issued({ token: 'token-issued-first', issuedAt: 1_000 });
@@ -141,44 +246,55 @@ describe('the request gate', () => {
     }
   });
 
-  it('after a 429, paces every worker and section at what the environment took, slower at each 429 to that pace', async () => {
+  it('after a 429, paces every worker and section at what the environment took, slower at each 429 to that pace', async (context) => {
+    mockTime(context);
     const told: string[] = [];
     const wide = { ...SETTINGS, concurrency: 6 };
+    const shared = localGate(wide, (line) => told.push(line));
+    // Each worker's start as the shared gate lets it go, in mocked milliseconds, before the answer travels.
+    const stamps: number[] = [];
     const served = await serveGate(
-      localGate(wide, (line) => told.push(line)),
+      { ...shared, run: (send, kind) => shared.run(() => (stamps.push(Date.now()), send()), kind) },
       5_000,
     );
     try {
       const one = remoteGate(served.url, served.token, wide, quiet);
       const two = remoteGate(served.url, served.token, wide, quiet);
-      const startOf = (gate: Gate): Promise<number> => gate.run(() => Promise.resolve(Date.now()));
-      const burst = await Promise.all(Array.from({ length: 5 }, () => startOf(one.gate)));
+      const send = (gate: Gate): Promise<void> => gate.run(() => Promise.resolve());
+      const startsOf = async (runs: Promise<unknown>[]): Promise<number[]> => {
+        const from = stamps.length;
+        await driven(context, Promise.all(runs));
+        return stamps.slice(from);
+      };
+      const burst = await startsOf(Array.from({ length: 5 }, () => send(one.gate)));
       const why = '429 on POST /pix/payment';
       // Five started within a second and the last was refused: four a window, 300 ms apart.
-      assert.equal(await one.gate.pause({ ms: 50, why, rateLimitedSentAt: Math.max(...burst) }), true);
+      assert.equal(
+        await driven(context, one.gate.pause({ ms: 50, why, rateLimitedSentAt: Math.max(...burst) })),
+        true,
+      );
       // Another 429 of the same burst teaches nothing more.
-      await two.gate.pause({ ms: 50, why, rateLimitedSentAt: Math.min(...burst) });
+      await driven(context, two.gate.pause({ ms: 50, why, rateLimitedSentAt: Math.min(...burst) }));
       const gaps = (starts: number[]): number[] => {
         const sorted = [...starts].sort((a, b) => a - b);
         return sorted.slice(1).map((t, i) => t - (sorted[i] ?? t));
       };
-      // The gate spaces the starts it schedules; each is read here a little after, by an event loop that
-      // a loaded machine may delay by tens of ms, so the gaps are judged with that much allowed.
-      const JITTER_MS = 50;
-      const paced = await Promise.all([startOf(one.gate), startOf(two.gate), startOf(two.gate)]);
-      assert.ok(
-        Math.min(...gaps(paced)) >= 300 - JITTER_MS,
-        `workers' starts ${gaps(paced).join(', ')} ms apart`,
+      const paced = await startsOf([send(one.gate), send(two.gate), send(two.gate)]);
+      assert.ok(Math.min(...gaps(paced)) >= 300, `workers' starts ${gaps(paced).join(', ')} ms apart`);
+      // A section paces its own requests, in its worker.
+      const stamp = (gate: Gate): Promise<number> => gate.run(() => Promise.resolve(Date.now()));
+      const inSection = await driven(
+        context,
+        one.gate.exclusive((inner) => Promise.all([stamp(inner), stamp(inner)])),
       );
-      const inSection = await one.gate.exclusive((inner) => Promise.all([startOf(inner), startOf(inner)]));
       assert.ok(
-        Math.min(...gaps(inSection)) >= 300 - JITTER_MS,
+        Math.min(...gaps(inSection)) >= 300,
         `a section's starts ${gaps(inSection).join(', ')} ms apart`,
       );
       // A 429 to a request sent at that pace halves it.
-      await two.gate.pause({ ms: 50, why, rateLimitedSentAt: Date.now() });
-      const slower = await Promise.all([startOf(one.gate), startOf(two.gate)]);
-      assert.ok(Math.min(...gaps(slower)) >= 600 - JITTER_MS, `then ${gaps(slower).join(', ')} ms apart`);
+      await driven(context, two.gate.pause({ ms: 50, why, rateLimitedSentAt: Date.now() }));
+      const slower = await startsOf([send(one.gate), send(two.gate)]);
+      assert.ok(Math.min(...gaps(slower)) >= 600, `then ${gaps(slower).join(', ')} ms apart`);
       assert.deepEqual(
         told
           .filter((line) => line.startsWith('the environment limits its rate'))
@@ -191,46 +307,57 @@ describe('the request gate', () => {
   });
 
   it('holding tokens: other tests’ withdrawals go on, their token requests wait for the section, which waits for theirs', async () => {
-    const served = await serveGate(localGate({ ...SETTINGS, concurrency: 4 }, quiet), 5_000);
+    const { gate, sectionAsked } = watched(localGate({ ...SETTINGS, concurrency: 4 }, quiet));
+    const served = await serveGate(gate, 5_000);
     try {
       const one = remoteGate(served.url, served.token, SETTINGS, quiet).gate;
       const two = remoteGate(served.url, served.token, SETTINGS, quiet).gate;
       const trace = tracer();
-      const tokenBefore = two.run(trace.request('token-before', 120), 'token');
-      await sleep(20);
+      const tokenBefore = two.run(trace.request('token-before'), 'token');
+      await trace.started('token-before');
+      const asked = sectionAsked();
       const section = one.holdingTokens(async (inner) => {
-        await inner.run(trace.request('section-token-1', 60), 'token');
-        await inner.run(trace.request('section-token-2', 60), 'token');
+        await inner.run(trace.request('section-token-1'), 'token');
+        await inner.run(trace.request('section-token-2'), 'token');
       });
-      await sleep(20);
+      await asked;
+      await settle();
       const elsewhere = [
-        two.run(trace.request('withdrawal-meanwhile', 40)),
-        two.run(trace.request('token-meanwhile', 10), 'token'),
+        two.run(trace.request('withdrawal-meanwhile')),
+        two.run(trace.request('token-meanwhile'), 'token'),
       ];
+      // A withdrawal goes on while the section waits for the token request in flight.
+      await trace.started('withdrawal-meanwhile');
+      trace.release('withdrawal-meanwhile');
+      await settle();
+      trace.release('token-before');
+      await trace.started('section-token-1');
+      trace.release('section-token-1');
+      await trace.started('section-token-2');
+      await settle();
+      trace.release('section-token-2');
+      await trace.started('token-meanwhile');
+      trace.release('token-meanwhile');
       await Promise.all([tokenBefore, section, ...elsewhere]);
-      const span = (name: string): { start: number; end: number } => {
-        const found = trace.spans.find((s) => s.name === name);
-        assert.ok(found !== undefined, `${name} ran`);
-        return found;
-      };
+      const { at } = trace;
       assert.ok(
-        span('section-token-1').start >= span('token-before').end,
+        at('start section-token-1') > at('end token-before'),
         'the section waits for a token request in flight',
       );
       assert.ok(
-        span('withdrawal-meanwhile').end <= span('section-token-2').end,
+        at('end withdrawal-meanwhile') < at('end section-token-2'),
         'a withdrawal goes on during the section',
       );
       assert.ok(
-        span('token-meanwhile').start >= span('section-token-2').end,
-        'a token request waits for the section',
+        at('start token-meanwhile') > at('end section-token-2'),
+        `a token request waits for the section: ${trace.events.join(', ')}`,
       );
       // Sections of either kind take turns: a race never meets a token section half done.
       const order: string[] = [];
       await Promise.all([
         one.holdingTokens(async () => {
           order.push('tokens-in');
-          await sleep(40);
+          await settle();
           order.push('tokens-out');
         }),
         two.exclusive(() => Promise.resolve(order.push('exclusive'))),
@@ -265,14 +392,18 @@ describe('the request gate', () => {
     assert.equal(await (await runDesk(huge)).current(), undefined);
   });
 
-  it('with a rate limit, opens its first window only a window after the requests sent before it', async () => {
+  it('with a rate limit, opens its first window only a window after the requests sent before it', async (context) => {
+    mockTime(context);
     const sentBefore = Date.now();
     const limited = localGate({ ...SETTINGS, ratePerSecond: 5 }, quiet, { sentBefore });
-    const startedAt = await limited.run(() => Promise.resolve(Date.now()));
+    const startedAt = await driven(
+      context,
+      limited.run(() => Promise.resolve(Date.now())),
+    );
     assert.ok(startedAt - sentBefore >= 1_000, `started ${startedAt - sentBefore} ms after`);
-    // Without a rate limit, nothing to count: the first request leaves at once.
+    // Without a rate limit, nothing to count: the first request leaves at once, no time passing.
     const unlimited = localGate(SETTINGS, quiet, { sentBefore: Date.now() });
     const at = Date.now();
-    assert.ok((await unlimited.run(() => Promise.resolve(Date.now()))) - at < 500);
+    assert.equal(await unlimited.run(() => Promise.resolve(Date.now())), at);
   });
 });

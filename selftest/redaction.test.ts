@@ -2,7 +2,7 @@
  * The one redaction path, piece by piece: the forms a secret travels in, parsed values, redaction
  * before a cut, the registry shared between processes, what the configuration and the responses
  * feed it, and the caps on what reaches a report. The whole path against a hostile provider is
- * hostile.test.ts.
+ * slow/hostile.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -306,9 +306,9 @@ describe('webhook receiver (§4.2, §6)', () => {
 
   test('waitFor keeps listening for the grace period and catches a duplicate', async () => {
     const { path, url } = await run.register();
-    const waiting = run.waitFor(path, { timeoutMs: 2_000, graceMs: 300 });
+    // The duplicate leaves once the first was answered: a grace of 2 s is ample for it on any machine.
+    const waiting = run.waitFor(path, { timeoutMs: 10_000, graceMs: 2_000 });
     await send(url, { body: '{"attempt":1}' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
     await send(url, { body: '{"attempt":2}' });
     assert.deepEqual(
       (await waiting).deliveries.map((d) => d.body),
@@ -322,7 +322,9 @@ describe('webhook receiver (§4.2, §6)', () => {
     await sendRaw(receiver.url, `POST ${path} HTTP/1.1\r\nhost: ${HOST}\r\ncontent-length: 10\r\n\r\n{"a"`, {
       hangUp: true,
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The retry only once the receiver has kept the cut request, so that the wait has seen both.
+    for (let polls = 0; (await run.snapshot(path)).incomplete.length === 0; polls += 1)
+      assert.ok(polls < 500, 'the cut request was never kept');
     await send(url, { body: '{"a":1}' });
     const report = await waiting;
     assert.deepEqual([outcomes(report.deliveries), outcomes(report.incomplete)], [['matched'], ['aborted']]);

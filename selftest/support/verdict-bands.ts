@@ -2,7 +2,7 @@
  * What the suite concludes against each scenario of the sandbox, exactly: the checks it makes
  * FAILED, the checks it makes WARNING, and the observations it records, as changes from the
  * reference reading's. Kept apart from the scenarios, as web-platform-tests keeps expectations apart
- * from tests; the fault matrix (selftest/matrix.test.ts) fails on any difference, a verdict lost as
+ * from tests; the fault matrix (selftest/slow/matrix.test.ts) fails on any difference, a verdict lost as
  * much as one gained. Taken from runs of the matrix and read one by one against its fault; where a
  * verdict comes from another rule than the one the fault breaks, a comment says so.
  */

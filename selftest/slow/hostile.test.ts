@@ -18,13 +18,13 @@ import {
   type HostileCredentials,
   type HostileDouble,
   type ReceivedRequest,
-} from './support/hostile-double.ts';
-import { artifactsOf, filesUnder, leaksOf } from './support/leaks.ts';
-import { TEST_PAYEE } from './support/live-env.ts';
-import { runSuite, type SuiteRun } from './support/run-suite.ts';
-import { watchProcessTree, type TreeWatch } from './support/process-tree.ts';
-import { parseXml } from './support/xml.ts';
-import { temporaryDir } from './support/temporary.ts';
+} from '../support/hostile-double.ts';
+import { artifactsOf, filesUnder, leaksOf } from '../support/leaks.ts';
+import { TEST_PAYEE } from '../support/live-env.ts';
+import { runSuite, type SuiteRun } from '../support/run-suite.ts';
+import { watchProcessTree, type TreeWatch } from '../support/process-tree.ts';
+import { parseXml } from '../support/xml.ts';
+import { temporaryDir } from '../support/temporary.ts';
 
 const MB = 1024 * 1024;
 

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { sandboxEnv } from './support/live-env.ts';
-import { runSuite, type SuiteRun } from './support/run-suite.ts';
-import { temporaryDir } from './support/temporary.ts';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
+import { sandboxEnv } from '../support/live-env.ts';
+import { runSuite, type SuiteRun } from '../support/run-suite.ts';
+import { temporaryDir } from '../support/temporary.ts';
 
 interface Logged {
   readonly at: number;

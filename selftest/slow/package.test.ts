@@ -11,18 +11,18 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { generateKeyPairSync } from 'node:crypto';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { enginesRange, nodeProblem } from '../bin/installation.ts';
-import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { catalogue } from '../src/checks/catalogue.ts';
-import { withdrawalPlan } from '../src/run/plan.ts';
-import { loadSpec } from '../src/spec/spec.ts';
-import { readAction, runComposite, type ActionRun } from './support/composite-action.ts';
-import { nodeReleases, packAndInstall, type InstalledPackage } from './support/installed-package.ts';
-import { sandboxEnv } from './support/live-env.ts';
-import { cleanEnvironment, runCommand, type SuiteRun } from './support/run-suite.ts';
-import { temporaryDir } from './support/temporary.ts';
+import { enginesRange, nodeProblem } from '../../bin/installation.ts';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
+import { catalogue } from '../../src/checks/catalogue.ts';
+import { withdrawalPlan } from '../../src/run/plan.ts';
+import { loadSpec } from '../../src/spec/spec.ts';
+import { readAction, runComposite, type ActionRun } from '../support/composite-action.ts';
+import { nodeReleases, packAndInstall, type InstalledPackage } from '../support/installed-package.ts';
+import { sandboxEnv } from '../support/live-env.ts';
+import { cleanEnvironment, runCommand, type SuiteRun } from '../support/run-suite.ts';
+import { temporaryDir } from '../support/temporary.ts';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   engines: { node: string };
