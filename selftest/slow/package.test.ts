@@ -17,7 +17,12 @@ import { catalogue } from '../../src/checks/catalogue.ts';
 import { withdrawalPlan } from '../../src/run/plan.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { readAction, runComposite, type ActionRun } from '../support/composite-action.ts';
-import { nodeReleases, packAndInstall, type InstalledPackage } from '../support/installed-package.ts';
+import {
+  installPacked,
+  nodeReleases,
+  packTarball,
+  type InstalledPackage,
+} from '../support/installed-package.ts';
 import { sandboxEnv } from '../support/live-env.ts';
 import { cleanEnvironment, runCommand, type SuiteRun } from '../support/run-suite.ts';
 import { temporaryDir } from '../support/temporary.ts';
@@ -50,8 +55,33 @@ const elsewhere =
     ? false
     : 'the Node releases used here are Linux x64 builds';
 
+/** The Prism packages the mock runs on: each installation must resolve the versions of this repository's lock. */
+const PRISM = [
+  '@stoplight/prism-cli',
+  '@stoplight/prism-core',
+  '@stoplight/prism-http',
+  '@stoplight/prism-http-server',
+];
+const SUPPORTED = ['node20', 'node22', 'node24'] as const;
+
+/** Every copy of `name` in an installation's node_modules, nested ones included, by version. */
+function versionsOf(nodeModules: string, name: string): string[] {
+  const found = readdirSync(nodeModules, { recursive: true })
+    .map(String)
+    .filter((path) => path === name || path.endsWith(`${sep}node_modules${sep}${name}`))
+    .map(
+      (path) =>
+        (JSON.parse(readFileSync(join(nodeModules, path, 'package.json'), 'utf8')) as { version: string })
+          .version,
+    );
+  return [...new Set(found)];
+}
+
 describe('the packed tool, installed into an empty directory', { skip: elsewhere }, () => {
+  /** The installation npm made running on this machine's Node. */
   let installed: InstalledPackage;
+  /** The installation npm made running on each supported Node, as each of its users installs. */
+  const installedBy = new Map<string, InstalledPackage>();
   let node: Record<'node18' | 'node20' | 'node22' | 'node24', string>;
   /** The directories this test made: the installation's and each user's. */
   const made: string[] = [];
@@ -63,10 +93,16 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
 
   before(
     async () => {
-      const [packageDir, releases] = await Promise.all([packAndInstall(), nodeReleases()]);
-      installed = packageDir;
-      made.push(installed.workDir);
+      const work = temporaryDir('pix-package-');
+      made.push(work);
+      const [packed, releases] = await Promise.all([packTarball(work), nodeReleases()]);
       node = { ...releases, node20: dirname(process.execPath) };
+      for (const release of SUPPORTED)
+        installedBy.set(
+          node[release],
+          await installPacked(packed, work, `project-${release}`, node[release]),
+        );
+      installed = installedBy.get(node.node20) ?? assert.fail('no installation');
     },
     { timeout: 600_000 },
   );
@@ -82,7 +118,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
   ): Promise<SuiteRun> => {
     const cwd = options.cwd ?? userDir();
     const PATH = `${binDir}${delimiter}${process.env.PATH ?? ''}`;
-    return runCommand(installed.bin, args, {
+    return runCommand((installedBy.get(binDir) ?? installed).bin, args, {
       cwd,
       env: cleanEnvironment({ ...options.env, PATH }),
       timeoutMs: 120_000,
@@ -107,6 +143,21 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
     for (const path of ['dist/bin/pix-certify.js', 'dist/playwright.config.js', 'dist/sandbox/main.js'])
       assert.ok(installed.packedFiles.includes(path), path);
     assert.ok(installed.packedFiles.some((path) => path.endsWith('.spec.js')));
+  });
+
+  it("resolves the Prism of this repository's lock, whichever Node npm runs on", () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version: string }>;
+    };
+    for (const release of SUPPORTED) {
+      const nodeModules = join((installedBy.get(node[release]) ?? assert.fail(release)).dir, 'node_modules');
+      for (const name of PRISM)
+        assert.deepEqual(
+          versionsOf(nodeModules, name),
+          [lock.packages[`node_modules/${name}`]?.version],
+          `${name} installed by npm on ${release}`,
+        );
+    }
   });
 
   it('installs no TypeScript loader or compiler', () => {

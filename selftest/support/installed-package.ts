@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { temporaryDir } from './temporary.ts';
 
@@ -48,13 +48,19 @@ export async function packTarball(destination: string): Promise<PackedTarball> {
   };
 }
 
-/** Installs the tarball with its runtime dependencies only into `dir`, a new project of an integrator's. */
-export async function installTarball(tarball: string, dir: string): Promise<void> {
+/**
+ * Installs the tarball with its runtime dependencies only into `dir`, a new project of an integrator's,
+ * with npm running on the `node` of `nodeBinDir` (this process's by default): npm picks versions by the
+ * Node it runs on, so each supported line installs its own tree.
+ */
+export async function installTarball(tarball: string, dir: string, nodeBinDir?: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{ "name": "integrator", "version": "1.0.0", "private": true }\n');
+  const PATH =
+    nodeBinDir === undefined ? process.env.PATH : `${nodeBinDir}${delimiter}${process.env.PATH ?? ''}`;
   await run('npm', ['install', '--omit=dev', ...QUIET, tarball], {
     cwd: dir,
-    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+    env: { ...process.env, PATH, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
     timeout: NPM_TIME_LIMIT_MS,
     maxBuffer: 32 * 1024 * 1024,
   });
@@ -75,13 +81,24 @@ export interface InstalledPackage {
   readonly packedFiles: readonly string[];
 }
 
-export async function packAndInstall(): Promise<InstalledPackage> {
+/** Packs this repository and installs the tarball into a new project, with npm on `nodeBinDir`'s node. */
+export async function packAndInstall(nodeBinDir?: string): Promise<InstalledPackage> {
   const work = temporaryDir('pix-package-');
   const packed = await packTarball(work);
-  const dir = join(work, 'project');
-  await installTarball(packed.tarball, dir);
+  return installPacked(packed, work, 'project', nodeBinDir);
+}
+
+/** Installs a packed tarball into `<workDir>/<project>`, with npm on `nodeBinDir`'s node. */
+export async function installPacked(
+  packed: PackedTarball,
+  workDir: string,
+  project: string,
+  nodeBinDir?: string,
+): Promise<InstalledPackage> {
+  const dir = join(workDir, project);
+  await installTarball(packed.tarball, dir, nodeBinDir);
   return {
-    workDir: work,
+    workDir,
     tarball: packed.tarball,
     dir,
     bin: join(dir, 'node_modules', '.bin', BIN),
