@@ -8,7 +8,6 @@ export default defineConfig(
   globalIgnores([
     'node_modules/',
     'dist/',
-    '.build/',
     'reports/',
     'test-results/',
     'blob-report/',

@@ -10,14 +10,8 @@ export default defineConfig({
   // The same configuration runs the sources and, compiled, the installed package's .js modules.
   testDir: 'tests',
   testMatch: `**/*.spec${MODULE_EXTENSION}`,
-  // Playwright hands the tests to its workers in file order (names sorted, folder by folder), and three
-  // orders matter at a distance. The webhook's tests (tests/events/, §6) wait for a delivery and a
-  // grace period after it: started early, that wait overlaps the other tests instead of ending the
-  // run alone. TOKEN-SURVIVES-NEWER-TOKEN (token-life.spec.ts) holds back every other token request
-  // while it runs: after issue.spec.ts, whose tests are all token requests, it holds back none.
-  // TOKEN-REUSE (first in create-withdraw.spec.ts) sends a token request and three withdrawals one
-  // after another, in one of the run's slots: before credentials.spec.ts, whose families fill the
-  // others, it runs beside them; dispatched last, it ended the run alone (docs/bench.md, ninth pass).
+  // Playwright hands tests to its workers in file order: events/ (the webhook's wait) sorts early so that its
+  // wait overlaps the other tests, and the long token tests each follow the files they would otherwise hold back.
   globalSetup: `./tests/_support/global-setup${MODULE_EXTENSION}`,
   fullyParallel: true,
   // Against the mock one worker is fastest (a worker's start-up costs more than its share of the work);

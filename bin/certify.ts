@@ -6,29 +6,27 @@
  * `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier one; `--help` and
  * `--version` print and exit 0; Playwright's own flags pass through.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/base/run-state.ts';
-import {
-  cacheCompiledCode,
-  LEAN_NODE_FLAGS,
-  leanAllocatorEnvironment,
-  playwrightLoaderEnvironment,
-} from '../src/base/lean-node.ts';
+import { cacheCompiledCode } from '../src/base/compile-cache.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.ts';
+import { admissionProblem, type EnvironmentChecked } from '../src/run/admission.ts';
 import { startEnvironmentChecks } from '../src/run/environment-checks.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
-import { mockInThisProcess } from '../src/run/mock/prism.ts';
+import { launchMock } from '../src/run/mock/prism.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import { constants } from 'node:os';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
+const signals: Readonly<Record<string, number>> = constants.signals;
 
 /** The message, each of its lines prefixed so that CI logs show whose they are. */
 function tell(message: string): void {
@@ -56,24 +54,49 @@ async function answerInfoFlags(args: readonly string[]): Promise<void> {
 
 /**
  * Playwright's runner on the suite's own configuration, wherever the user runs from (a --config of
- * theirs comes later and wins), in this very process: its command-line entry, as its bin starts it,
- * so that the run's tree holds one node process fewer (this one waited for a child before). Playwright
- * ends the process when the run ends; `exitCode` turns its exit code into the certification's.
+ * theirs comes later and wins): its command line, `playwright test`, in a child process on this
+ * one's terminal. This process serves the embedded mock meanwhile, hands global setup what the
+ * environment checks left (`checked`, once they pass), and exits with `exitCode` of Playwright's.
  */
-function runPlaywrightHere(
+function runPlaywright(
   args: readonly string[],
   env: Record<string, string>,
   exitCode: (playwrightCode: number) => number,
+  checked?: Promise<EnvironmentChecked>,
 ): void {
-  Object.assign(process.env, playwrightLoaderEnvironment(args), leanAllocatorEnvironment(), env);
-  // Workers are forked with this process's flags: the lean ones, without the TypeScript loader this
-  // process may run under (Playwright compiles the tests itself, as it does when its own bin starts).
-  process.execArgv = [...LEAN_NODE_FLAGS];
-  process.once('exit', (code) => {
-    if (!stopped) process.exitCode = exitCode(code);
+  const runner = spawn(
+    process.execPath,
+    [PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args],
+    {
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        ...env,
+        ...runStateEnvironment({ environmentChecks: checked ? 'ipc' : undefined }),
+      },
+    },
+  );
+  // Global setup asks once it listens; the answer waits for the checks (a failed one stops the run).
+  runner.once('message', () => {
+    // A failed check stops the run through its own handler (stopWith): nothing to send then.
+    checked?.then(
+      (environmentChecked) => runner.send({ environmentChecked }),
+      () => undefined,
+    );
   });
-  process.argv = [process.execPath, PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args];
-  require(PLAYWRIGHT_CLI);
+  // Ctrl-C reaches the runner as well (one process group): this process waits for it to end.
+  const ignore = (): void => undefined;
+  process.on('SIGINT', ignore);
+  // Stopped before its runner ended (exit 2): the runner goes at once, saying nothing more.
+  process.once('exit', () => {
+    if (runner.exitCode === null && runner.signalCode === null) runner.kill('SIGKILL');
+  });
+  runner.once('error', stopWith);
+  runner.once('exit', (code, signal) => {
+    process.off('SIGINT', ignore);
+    if (stopped) return;
+    process.exit(exitCode(code ?? 128 + (signal === null ? 0 : (signals[signal] ?? 0))));
+  });
 }
 
 /** `--baseline <path>` or `--baseline=<path>` is certify's own option: Playwright never sees it. */
@@ -122,38 +145,33 @@ async function main(): Promise<void> {
   const dryRun = listOnly || config.dryRun;
   const refused = dryRun ? undefined : await admissionProblem(config);
   if (refused !== undefined) stop(refused);
-  // The embedded mock is served from a thread of this process: its port now, its thread started
-  // before Playwright's runner loads (below), so that Prism's second of loading and its warm-up take
-  // the other core meanwhile and are done before the worker's first request.
-  const mock = config.mode === 'mock' && !dryRun ? await mockInThisProcess() : undefined;
   if (dryRun) {
     const { describePlan, planFor } = await import('../src/run/plan.ts');
     process.stdout.write(`${describePlan(config, planFor(config))}\n\n`);
     // Playwright selects the tests as a run would (--grep, --grep-invert, tags, --shard, file filters)
     // without running them; the reporter prints the checks they judge.
     const listing = ['--list', `--reporter=${suiteModule('reporters/check-list')}`, ...passThrough];
-    runPlaywrightHere(listing, {}, (code) => code);
+    runPlaywright(listing, {}, (code) => code);
     return;
   }
-  // On the other core from now on. The workers wait for the mock themselves; if it never comes up,
-  // this says why.
-  mock
-    ?.start()
-    .catch((error: unknown) =>
-      process.stderr.write(
-        `pix-certify: the embedded mock (Prism) did not start on ${mock.url}: ${error instanceof Error ? error.message : String(error)}\n`,
-      ),
-    );
+  // Served from a thread of this process, started before Playwright's runner so that Prism's loading
+  // overlaps the runner's. The workers wait for it themselves; if it never comes up, this says why.
+  const mock = config.mode === 'mock' ? await launchMock() : undefined;
+  mock?.ready.catch((error: unknown) =>
+    process.stderr.write(`pix-certify: ${error instanceof Error ? error.message : String(error)}\n`),
+  );
   // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
   const { checked } = await startEnvironmentChecks(config, stopWith);
-  shareEnvironmentChecks(checked);
   // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock
   // run need not wait for them here.
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));
   const outcomeFile = join(outcomeDir, 'outcome.json');
   const env = { ...baseline, ...runStateEnvironment({ mockUrl: mock?.url, outcomeFile }) };
-  runPlaywrightHere(passThrough, env, (playwrightCode) =>
-    exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile)),
+  runPlaywright(
+    passThrough,
+    env,
+    (playwrightCode) => exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile)),
+    checked,
   );
   // After the exit code is read from it, whichever way the run ends: a stop by the environment's
   // checks (exit 2) reads nothing, and left the directory behind when it was removed only there.

@@ -7,7 +7,11 @@ import { faker } from '@faker-js/faker/locale/base';
 export class Invented {
   private position = 0;
 
-  constructor(private readonly seed: number) {}
+  private readonly seed: number;
+
+  constructor(seed: number) {
+    this.seed = seed;
+  }
 
   withdrawalId(): string {
     return this.draw((f) => f.string.uuid());

@@ -144,10 +144,13 @@ export class WebhookSender {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly closing = new AbortController();
 
-  constructor(
-    private readonly log: (line: string) => void,
-    private readonly invented: Invented,
-  ) {}
+  private readonly log: (line: string) => void;
+  private readonly invented: Invented;
+
+  constructor(log: (line: string) => void, invented: Invented) {
+    this.log = log;
+    this.invented = invented;
+  }
 
   /** Posts the withdrawal's webhooks shortly after its answer, as a provider settling a payout does. */
   schedule(notice: WebhookNotice, behaviour: Behaviour): void {

@@ -41,7 +41,7 @@ describe('certify --help and --version', { concurrency: true }, () => {
     }
     assert.match(run.stdout, /^Exit codes:\n {2}0 .*\n {2}1 .*\n {2}2 /m);
     assert.match(run.stdout, /Playwright's own options pass through: --grep/);
-    // Compiled into .build/ (npm run certify), a clone is still a clone: its usage names its npm scripts.
+    // A clone names its npm scripts.
     assert.match(run.stdout, /^Usage: npm run certify -- /);
   });
 

@@ -94,6 +94,19 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     single = run.report;
   });
 
+  it('records no trace even under --trace on: the fixtures extend _baseTest, without tracing fixtures', async () => {
+    // Playwright's `test` would write a trace.zip per test into its output directory; `_baseTest` has no
+    // tracing fixture, so nothing can record a request and its credentials (tests/_support/fixtures.ts).
+    const outputDir = temporaryDir('pix-output-');
+    const run = await runSuite({ PIX_OUTPUT_DIR: outputDir }, ['--trace=on', 'issue.spec']);
+    assert.equal(run.code, 0, run.stdout.slice(-2000) + run.stderr);
+    const files = readdirSync(outputDir, { recursive: true }).map(String);
+    assert.deepEqual(
+      files.filter((file) => file.endsWith('.zip')),
+      [],
+    );
+  });
+
   it('gives the same certification from two merged shards as from one run', async () => {
     // Each shard runs as if on its own machine; the blob reporter empties its own directory first.
     const blobs = temporaryDir('pix-blobs-');

@@ -109,38 +109,6 @@ describe('the spec', () => {
     assert.equal(store.validateSchema({ type: 'string', minLength: -1 }), false);
   });
 
-  it('is parsed once per run: a process started after loadSpec reads the document it was handed, unless it names another file, the file changed or the value is not ours', () => {
-    const specVersion = (env: NodeJS.ProcessEnv): string =>
-      execFileSync(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          `import { loadSpec } from ${JSON.stringify(join(ROOT, 'src', 'spec', 'spec.ts'))}; process.stdout.write(loadSpec().version);`,
-        ],
-        { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' },
-      );
-    loadSpec();
-    const handed = process.env.PIX_SPEC_DOCUMENT;
-    assert.ok(handed !== undefined, 'loadSpec hands the parsed document to the processes this one starts');
-    const shared = JSON.parse(handed) as { size: number; mtimeMs: number; document: { info: object } };
-    const marked = (change: object) =>
-      JSON.stringify({
-        ...shared,
-        ...change,
-        document: { ...shared.document, info: { ...shared.document.info, version: 'handed' } },
-      });
-    assert.equal(specVersion({ PIX_SPEC_DOCUMENT: marked({}) }), 'handed');
-    const fileVersion = (parse(readFileSync(SPEC_PATH, 'utf8')) as { info: { version: string } }).info
-      .version;
-    assert.equal(specVersion({ PIX_SPEC_DOCUMENT: marked({ mtimeMs: shared.mtimeMs - 1 }) }), fileVersion);
-    assert.equal(specVersion({ PIX_SPEC_DOCUMENT: marked({ size: shared.size + 1 }) }), fileVersion);
-    assert.equal(specVersion({ PIX_SPEC_DOCUMENT: marked({ path: `${SPEC_PATH}.elsewhere` }) }), fileVersion);
-    assert.equal(specVersion({ PIX_SPEC_DOCUMENT: '{"size":' }), fileVersion);
-  });
-
   it('has its TypeScript types generated from the current spec (npm run generate:types)', () => {
     const fresh = join(temporaryDir('pix-types-'), 'pix-withdrawal.ts');
     execFileSync(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [SPEC_PATH, '-o', fresh], {

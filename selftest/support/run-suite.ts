@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build as buildSources } from '../../scripts/sources-build.mjs';
 import { temporaryDir } from './temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -44,20 +43,9 @@ export const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 
 
 /** How a user starts the suite: npm run certify (as package.json starts it), or Playwright's own command line. */
 const ENTRY_POINTS = {
-  certify: [join(ROOT, 'scripts', 'run-from-sources.mjs'), 'bin/certify.ts'],
+  certify: ['--import', join(ROOT, 'scripts', 'typescript.mjs'), join(ROOT, 'bin', 'certify.ts')],
   playwright: [PLAYWRIGHT_CLI, 'test'],
 } as const;
-
-let built = false;
-/**
- * npm run certify's build (scripts/sources-build.mjs), brought up to date in each self-test file
- * before its first run: the runs then compile nothing, and write nothing of it where their stderr is
- * read line by line.
- */
-function buildOnce(): void {
-  if (!built) buildSources();
-  built = true;
-}
 
 export function runSuite(
   env: Record<string, string>,
@@ -66,7 +54,6 @@ export function runSuite(
   entry: keyof typeof ENTRY_POINTS = 'certify',
 ): Promise<SuiteRun> {
   const reportDir = env.PIX_REPORT_DIR ?? temporaryDir('pix-run-');
-  if (entry === 'certify') buildOnce();
   return runCommand(process.execPath, [...ENTRY_POINTS[entry], ...args], {
     cwd: ROOT,
     env: cleanEnvironment({ PIX_REPORT_DIR: reportDir, ...env }),

@@ -21,7 +21,11 @@ export const MAYBE = Symbol('may be recorded');
 
 /** Several observations on one topic (one per test that made it), in any order. */
 export class Several {
-  constructor(readonly values: readonly JsonValue[]) {}
+  readonly values: readonly JsonValue[];
+
+  constructor(values: readonly JsonValue[]) {
+    this.values = values;
+  }
 }
 
 /**
@@ -29,7 +33,11 @@ export class Several {
  * order), matched the same way all the way down: for a value with times in it, which are not pinned.
  */
 export class Matching {
-  constructor(readonly pattern: JsonValue) {}
+  readonly pattern: JsonValue;
+
+  constructor(pattern: JsonValue) {
+    this.pattern = pattern;
+  }
 }
 
 /** Whether `actual` is `pattern`, or holds what an object or array pattern names (see Matching). */

@@ -4,18 +4,14 @@
  * a command (help, errors, closing lines, hints in the reports) asks here, so that the installed tool
  * never sends its user to an npm script that does not exist in their project.
  */
-import { basename } from 'node:path';
-import { CODE_ROOT, MODULE_EXTENSION } from './paths.ts';
+import { MODULE_EXTENSION } from './paths.ts';
 
 /** The commands a message may name: pix-certify's, and `list` (certify --list). */
 export type SuiteCommand =
   'certify' | 'list' | 'compare' | 'verify' | 'history' | 'sandbox' | 'mock' | 'receiver' | 'lifetime';
 
-/**
- * Installed, the suite runs compiled from the package's dist/; a clone runs its sources, under tsx or
- * compiled into .build/ by npm run certify (scripts/sources-build.mjs).
- */
-export const INSTALLED = MODULE_EXTENSION === '.js' && basename(CODE_ROOT) === 'dist';
+/** Installed, the suite runs compiled from the package's dist/; a clone runs its TypeScript sources. */
+export const INSTALLED = MODULE_EXTENSION === '.js';
 
 const NPM_SCRIPT: Readonly<Record<SuiteCommand, readonly [script: string, option?: string]>> = {
   certify: ['certify'],

@@ -1,8 +1,8 @@
 /**
- * Where the suite's own files are, wherever it runs from: its TypeScript sources (the repository) or
- * the compiled package, whose modules live under dist/ with the data files (package.json, the spec,
- * the report schema) beside dist/. Nothing here depends on the current directory: that belongs to
- * the user (.env, reports/).
+ * Where the suite's own files are, wherever it runs from: its TypeScript sources (a clone) or the
+ * compiled package, whose modules live under dist/ with the data files (package.json, the spec, the
+ * report schema) beside dist/. Nothing here depends on the current directory: that belongs to the
+ * user (.env, reports/).
  */
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -9,8 +9,11 @@ import type { VariableName } from './variables.ts';
 
 /** One problem with one variable; thrown by a file's reader and collected with the others. */
 export class FileProblem extends Error {
-  constructor(readonly problem: ConfigProblem) {
+  readonly problem: ConfigProblem;
+
+  constructor(problem: ConfigProblem) {
     super(problem.line);
+    this.problem = problem;
   }
 }
 

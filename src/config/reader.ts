@@ -7,7 +7,11 @@ export class Reader {
   /** Every problem found so far: loadConfig reports them all at once. */
   readonly problems: ConfigProblem[] = [];
 
-  constructor(private readonly env: Env) {}
+  private readonly env: Env;
+
+  constructor(env: Env) {
+    this.env = env;
+  }
 
   /** Runs one validation; a ConfigError is kept and the fallback stands in, so that reading goes on. */
   check<T>(validate: () => T, fallback: T): T {

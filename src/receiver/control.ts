@@ -43,11 +43,11 @@ export function controlRoute(path: string): string | undefined {
 }
 
 class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  readonly status: number;
+
+  constructor(status: number, message: string) {
     super(message);
+    this.status = status;
   }
 }
 

@@ -37,11 +37,11 @@ export type WaitUntil = 'delivery' | 'attempt';
 
 /** A problem a control request gets as its answer: 404 for whatever is not the run's, 429 when full. */
 export class StoreRefusal extends Error {
-  constructor(
-    readonly status: 404 | 429,
-    message: string,
-  ) {
+  readonly status: 404 | 429;
+
+  constructor(status: 404 | 429, message: string) {
     super(message);
+    this.status = status;
     this.name = 'StoreRefusal';
   }
 }

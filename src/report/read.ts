@@ -14,13 +14,12 @@ import { suiteCommand } from '../base/invocation.ts';
 const FIX = 'give the certification.json of an earlier run of this suite';
 
 export class UnreadableCertification extends Error {
-  constructor(
-    path: string,
-    /** What is wrong with the file, without the path and the fix. */
-    readonly problem: string,
-    fix = FIX,
-  ) {
+  /** What is wrong with the file, without the path and the fix. */
+  readonly problem: string;
+
+  constructor(path: string, problem: string, fix = FIX) {
     super(`${path} ${problem}: ${fix}.`);
+    this.problem = problem;
     this.name = 'UnreadableCertification';
   }
 }

@@ -43,7 +43,11 @@ export interface PixClientParts {
 const MAX_RENEWALS = 2;
 
 export class PixClient {
-  constructor(private readonly parts: PixClientParts) {}
+  private readonly parts: PixClientParts;
+
+  constructor(parts: PixClientParts) {
+    this.parts = parts;
+  }
 
   /**
    * The client of one case among a test's independent cases, sent together: its verdicts go to the

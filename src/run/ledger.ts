@@ -62,10 +62,10 @@ export function maskPayeeKey(key: string): string {
 export class Ledger {
   readonly path: string;
 
-  constructor(
-    reportDir: string,
-    private readonly runId: string,
-  ) {
+  private readonly runId: string;
+
+  constructor(reportDir: string, runId: string) {
+    this.runId = runId;
     this.path = join(reportDir, LEDGER_FILE);
   }
 

@@ -52,10 +52,13 @@ export class Payouts {
   /** The withdrawals that were not clearly refused, whose webhooks the ledger records. */
   private readonly watched: { code: string; path: string; unknown: boolean }[] = [];
 
-  constructor(
-    private readonly target: Target,
-    private readonly ledger: Ledger,
-  ) {}
+  private readonly target: Target;
+  private readonly ledger: Ledger;
+
+  constructor(target: Target, ledger: Ledger) {
+    this.target = target;
+    this.ledger = ledger;
+  }
 
   /**
    * Sends one withdrawal request through `dispatch`, exactly once. The ledger line is on disk before

@@ -49,13 +49,23 @@ export class Recorder {
   /** The checks this recorder recorded a verdict on: a case's, within its test's. */
   private readonly recordedHere = new Set<string>();
 
+  private readonly target: Target;
+  private readonly testInfo: TestInfo;
+  private readonly findings: Findings;
+  /** A case's own checks, with those every response is judged by; undefined for the whole test. */
+  private readonly scope: ReadonlySet<string> | undefined;
+
   constructor(
-    private readonly target: Target,
-    private readonly testInfo: TestInfo,
-    private readonly findings: Findings = { evaluations: [], observations: [] },
-    /** A case's own checks, with those every response is judged by; undefined for the whole test. */
-    private readonly scope?: ReadonlySet<string>,
-  ) {}
+    target: Target,
+    testInfo: TestInfo,
+    findings: Findings = { evaluations: [], observations: [] },
+    scope?: ReadonlySet<string>,
+  ) {
+    this.target = target;
+    this.testInfo = testInfo;
+    this.findings = findings;
+    this.scope = scope;
+  }
 
   /**
    * The recorder of one case among the test's independent cases, sent together: it records into the

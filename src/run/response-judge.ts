@@ -12,10 +12,13 @@ import type { Recorder } from './recorder.ts';
 const SHAPE_TOPIC = { createToken: 'token', createWithdraw: 'withdraw' } as const;
 
 export class ResponseJudge {
-  constructor(
-    private readonly spec: SpecModel,
-    private readonly verify: Recorder,
-  ) {}
+  private readonly spec: SpecModel;
+  private readonly verify: Recorder;
+
+  constructor(spec: SpecModel, verify: Recorder) {
+    this.spec = spec;
+    this.verify = verify;
+  }
 
   /** The same judge recording with another recorder: a case's (Recorder.forCase). */
   recordingWith(verify: Recorder): ResponseJudge {

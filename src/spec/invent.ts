@@ -13,7 +13,11 @@ type Faker = typeof faker;
 export class Inventor {
   private position = 0;
 
-  constructor(private readonly seed: readonly number[]) {}
+  private readonly seed: readonly number[];
+
+  constructor(seed: readonly number[]) {
+    this.seed = seed;
+  }
 
   /** The stream of one test: the run's seed and a number derived from the test's title path. */
   static forTest(runSeed: number, titlePath: readonly string[]): Inventor {

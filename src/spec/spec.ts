@@ -4,12 +4,11 @@
  * validators are derived from here, never written out by hand.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { SPEC_PATH } from '../base/paths.ts';
-import { runState, shareRunState } from '../base/run-state.ts';
 
 type Node = Record<string, unknown>;
 
@@ -201,58 +200,12 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
   };
 }
 
-/** Which file a document was parsed from, and as it was then. */
-interface SpecFile {
-  readonly path: string;
-  readonly size: number;
-  readonly mtimeMs: number;
-}
-
-/** The document as the run's first process parsed it, with the file it read. */
-interface SharedDocument extends SpecFile {
-  readonly hash: string;
-  readonly document: unknown;
-}
-
-/**
- * The parsed document a process started this one with, if it read `file` as it is now: each
- * Playwright worker loads the configuration and the spec files, which read the spec, and parsing its
- * YAML took 40 to 100 ms of each worker's start; JSON takes under a millisecond. Another file, or
- * this one changed since (an edit between runs), is parsed again, as is a value that is not ours.
- */
-function sharedDocument(file: SpecFile): SharedDocument | undefined {
-  const carried = runState('specDocument');
-  if (carried === undefined) return undefined;
-  let shared: Partial<SharedDocument>;
-  try {
-    shared = JSON.parse(carried) as Partial<SharedDocument>;
-  } catch {
-    return undefined;
-  }
-  const same = shared.path === file.path && shared.size === file.size && shared.mtimeMs === file.mtimeMs;
-  return same && typeof shared.hash === 'string' ? (shared as SharedDocument) : undefined;
-}
-
-/** Parses `file`, and hands the document to the processes this one starts. */
-function readDocument(file: SpecFile): SharedDocument {
-  const source = readFileSync(file.path, 'utf8');
-  const read: SharedDocument = {
-    ...file,
-    hash: createHash('sha256').update(source).digest('hex'),
-    document: parse(source) as unknown,
-  };
-  shareRunState({ specDocument: JSON.stringify(read) });
-  return read;
-}
-
 let cached: SpecModel | undefined;
 
 export function loadSpec(): SpecModel {
   if (cached === undefined) {
-    const { size, mtimeMs } = statSync(SPEC_PATH);
-    const file = { path: SPEC_PATH, size, mtimeMs };
-    const { document, hash } = sharedDocument(file) ?? readDocument(file);
-    cached = buildSpecModel(document, hash);
+    const source = readFileSync(SPEC_PATH, 'utf8');
+    cached = buildSpecModel(parse(source) as unknown, createHash('sha256').update(source).digest('hex'));
   }
   return cached;
 }

@@ -45,7 +45,10 @@ export class HttpClient {
   readonly #http = new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   readonly #https: HttpsAgent;
 
-  constructor(readonly options: HttpClientOptions) {
+  readonly options: HttpClientOptions;
+
+  constructor(options: HttpClientOptions) {
+    this.options = options;
     const context = secureContextOf(options.tls ?? {});
     this.#https = new HttpsAgent({
       keepAlive: true,
@@ -67,11 +70,11 @@ export class HttpClient {
 
 /** Thrown when no complete response arrived; for a withdrawal its outcome is unknown and the ledger says so. */
 export class TransportError extends Error {
-  constructor(
-    readonly request: SentRequest,
-    problem: string,
-  ) {
+  readonly request: SentRequest;
+
+  constructor(request: SentRequest, problem: string) {
     super(redact(`${request.method} ${request.url} got no complete response: ${problem}`));
+    this.request = request;
     this.name = 'TransportError';
   }
 }

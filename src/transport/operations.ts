@@ -46,10 +46,13 @@ export interface OperationsOptions {
 }
 
 export class Operations {
-  constructor(
-    private readonly client: HttpClient,
-    private readonly options: OperationsOptions,
-  ) {}
+  private readonly client: HttpClient;
+  private readonly options: OperationsOptions;
+
+  constructor(client: HttpClient, options: OperationsOptions) {
+    this.client = client;
+    this.options = options;
+  }
 
   urlOf(operation: OperationId): string {
     return `${this.options.baseUrl}${PATHS[operation]}`;

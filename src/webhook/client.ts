@@ -52,11 +52,11 @@ export class NoAnswer extends Error {
 
 export class ControlAnswer extends Error {
   override readonly name = 'ControlAnswer';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  readonly status: number;
+
+  constructor(status: number, message: string) {
     super(message);
+    this.status = status;
   }
 }
 

@@ -3,11 +3,10 @@
  * client, the ledger and the payouts it records) are worker-scoped and built lazily; `verify` and
  * `pix` are per test.
  *
- * It extends Playwright's base test type (`_baseTest`, declared in @playwright/test's types), not
- * `test`: the suite opens no browser, and `test` sets up some thirty browser, context and tracing
- * fixtures around every test, which against the mock cost more than the tests themselves (a full
- * mock run went from about 5.9 s to 4.5 s). Without the tracing fixtures nothing can record a
- * request and its credentials, whatever `--trace` says.
+ * It extends Playwright's base test type (`_baseTest`), not `test`: the suite opens no browser, and
+ * `test`'s thirty browser, context and tracing fixtures cost more than the tests against the mock;
+ * without them nothing records a request and its credentials, whatever `--trace` says
+ * (selftest/mock-runs.test.ts; docs/performance.md).
  */
 import { _baseTest as base } from '@playwright/test';
 import PQueue from 'p-queue';
@@ -28,16 +27,12 @@ import { CaseStopped, Recorder } from '../../src/run/recorder.ts';
 import type { CheckDefinition } from '../../src/checks/vocabulary.ts';
 import { WebhookClient } from '../../src/webhook/client.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
-import { spareStackFileReads } from '../../src/base/lean-node.ts';
 import { runState } from '../../src/base/run-state.ts';
 import type { Gate } from '../../src/transport/gate.ts';
 import type { TokenDesk } from '../../src/transport/token-desk.ts';
 import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
 import { redact } from '../../src/secrets/redact.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
-
-// Loaded in each worker before its first test, whose first step would read Playwright's bundles.
-spareStackFileReads();
 
 interface WorkerFixtures {
   target: Target;

@@ -1,57 +1,32 @@
-// The embedded mock's thread (prism.ts, mockInThisProcess): Prism's HTTP server, configured as
-// `prism mock` configures it (request validation, security checks, static examples), in a worker
-// thread of pix-certify's process. A thread, not the main one: Prism's second of module loading then
-// runs on the other core beside Playwright's runner, which shares the main thread with certify, and
-// there is still no node process of its own. It tells the main thread `listening` or `failed`, and
-// sends Prism's log lines as `log`.
+// The embedded mock's thread (prism.ts): Prism's `prism` command, its arguments in process.argv as
+// the Worker was given them, then, once it answers, a few requests of its own that warm it up.
 const { Buffer } = require('node:buffer');
 const { request } = require('node:http');
+const { connect } = require('node:net');
+const { setTimeout } = require('node:timers');
+const { URL } = require('node:url');
 const { parentPort, workerData } = require('node:worker_threads');
-const { PassThrough } = require('node:stream');
-const { createRequire } = require('node:module');
-const { dirname, join } = require('node:path');
 
-const { specPath, host, port, logLevel } = workerData;
+const { bin, url } = workerData;
+const { hostname: host, port } = new URL(url);
 
-async function serve() {
-  // faker's English build first, as the preload does for Prism's own process.
-  require('./faker-english-only.cjs');
-  const cli = dirname(require.resolve('@stoplight/prism-cli/package.json'));
-  const fromCli = createRequire(join(cli, 'package.json'));
-  const { createLogger } = fromCli('@stoplight/prism-core');
-  const { getHttpOperationsFromSpec } = fromCli('@stoplight/prism-http');
-  const { createServer } = fromCli('@stoplight/prism-http-server');
-  const { configureExtensionsUserProvided } = fromCli('./dist/extensions.js');
-  const log = new PassThrough();
-  log.on('data', (chunk) => parentPort.postMessage({ log: chunk.toString('utf8') }));
-  const logger = createLogger('CLI', { level: logLevel }, log);
-  const operations = await getHttpOperationsFromSpec(specPath);
-  await configureExtensionsUserProvided(specPath, {});
-  const config = {
-    validateRequest: true,
-    validateResponse: true,
-    checkSecurity: true,
-    errors: false,
-    upstreamProxy: undefined,
-    mock: { dynamic: false, ignoreExamples: false, seed: null },
-    isProxy: false,
-  };
-  const server = createServer(operations, {
-    cors: false,
-    config,
-    components: { logger: logger.child({ name: 'HTTP SERVER' }) },
+function answers() {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port: Number(port) });
+    socket.setTimeout(500);
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
   });
-  await server.listen(port, host);
-  parentPort.postMessage({ listening: true });
-  await warmUp(host, port);
 }
 
 // Prism compiles a route's security check, its validators and its answer on the first request that
-// needs them: the first answer takes about 0.1 s, the next ones about 10 ms until V8 has optimised
-// them, then 3 to 5 ms. Playwright's worker is still loading for most of a second once the mock
-// listens, so the thread spends that time answering a few requests of its own, and the tests' first
-// requests find the code ready. None is a valid withdrawal and none names a PostBackUrl: Prism has no
-// address to post a webhook to. Each is bounded, and a test's request meanwhile is simply answered.
+// needs them: these go first, so that the tests' first requests find the code ready. None is a valid
+// withdrawal and none names a PostBackUrl: Prism has no address to post a webhook to.
 const WARM_UP_ROUNDS = 3;
 const WARM_UP_TIMEOUT_MS = 2_000;
 const WARM_UP_REQUESTS = [
@@ -70,12 +45,7 @@ const WARM_UP_REQUESTS = [
   ['/pix/payment', { accept: 'application/json' }, '{}'],
 ];
 
-async function warmUp(host, port) {
-  for (let round = 0; round < WARM_UP_ROUNDS; round += 1)
-    for (const [path, headers, body] of WARM_UP_REQUESTS) await answered(host, port, path, headers, body);
-}
-
-function answered(host, port, path, headers, body) {
+function answered(path, headers, body) {
   return new Promise((resolve) => {
     const req = request(
       {
@@ -98,6 +68,13 @@ function answered(host, port, path, headers, body) {
   });
 }
 
-serve().catch((error) =>
-  parentPort.postMessage({ failed: error instanceof Error ? error.message : String(error) }),
-);
+async function serveWhenReady() {
+  // Bounded by the caller's start-up limit, which ends this thread.
+  while (!(await answers())) await new Promise((resolve) => setTimeout(resolve, 25));
+  parentPort.postMessage({ listening: true });
+  for (let round = 0; round < WARM_UP_ROUNDS; round += 1)
+    for (const [path, headers, body] of WARM_UP_REQUESTS) await answered(path, headers, body);
+}
+
+require(bin);
+void serveWhenReady();

@@ -1,30 +1,37 @@
 /**
- * The embedded mock: the real Prism CLI serving openapi/pix-withdrawal.yaml on a free loopback port.
- * It is started, probed until it answers, and stopped with the run; it cannot outlive its parent.
+ * The embedded mock: Prism's own command line, `prism mock openapi/pix-withdrawal.yaml`, run in a
+ * worker thread of this process on a free loopback port. The one way the suite starts Prism: through
+ * its public CLI, so that it configures itself as `prism mock` always does; in a thread, so that its
+ * module loading takes the other core while the caller goes on, and it ends with the process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
-import { Worker } from 'node:worker_threads';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LEAN_NODE_FLAGS, LEAN_THREAD_LIMITS, leanAllocatorEnvironment } from '../../base/lean-node.ts';
+import { Worker } from 'node:worker_threads';
 import { SPEC_PATH } from '../../base/paths.ts';
 
 const require = createRequire(import.meta.url);
-const PRISM_CLI = join(dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist', 'index.js');
-/** Preloaded into Prism: it exits with its parent, and it loads faker's English build only (see each file). */
-const PRELOADS = ['exit-with-parent.cjs', 'faker-english-only.cjs'].map((name) =>
-  join(dirname(fileURLToPath(import.meta.url)), name),
-);
+/** The `prism` command of @stoplight/prism-cli, as its package.json names it. */
+const PRISM_BIN = ((): string => {
+  const manifestPath = require.resolve('@stoplight/prism-cli/package.json');
+  const { bin } = require(manifestPath) as { bin: string | Record<string, string> };
+  return join(dirname(manifestPath), typeof bin === 'string' ? bin : (bin.prism ?? 'dist/index.js'));
+})();
+const PRISM_THREAD = join(dirname(fileURLToPath(import.meta.url)), 'prism-thread.cjs');
 
-const STARTUP_LIMIT_MS = 20_000;
+// Generous: Prism loads for about a second of CPU, which a loaded machine may stretch tenfold.
+const STARTUP_LIMIT_MS = 60_000;
 const PROBE_INTERVAL_MS = 25;
 
 export interface RunningMock {
   readonly url: string;
-  readonly pid: number;
   stop(): Promise<void>;
+}
+
+export interface LaunchedMock extends RunningMock {
+  /** Resolves once Prism answers; rejects with its last log lines if it ends or takes too long. */
+  readonly ready: Promise<void>;
 }
 
 export interface MockOptions {
@@ -71,24 +78,7 @@ export function answers(url: string): Promise<boolean> {
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 3_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-export interface LaunchedMock extends RunningMock {
-  /** Resolves once Prism answers; rejects with its last log lines if it exits or takes too long. */
-  readonly ready: Promise<void>;
-}
-
-/** Polls until something answers HTTP at the URL, within the start-up limit. */
+/** Polls until something answers at the URL, within the start-up limit. */
 export async function waitUntilAnswering(url: string, gaveUp: () => boolean = () => false): Promise<void> {
   const deadline = Date.now() + STARTUP_LIMIT_MS;
   while (!(await answers(url))) {
@@ -98,28 +88,24 @@ export async function waitUntilAnswering(url: string, gaveUp: () => boolean = ()
 }
 
 /**
- * Starts Prism and returns at once, so that its start-up (about a second of module loading)
- * overlaps whatever the caller does next; `ready` tells when it answers.
+ * Starts Prism and returns at once, so that its start-up (about a second of module loading) overlaps
+ * whatever the caller does next; `ready` tells when it answers. Once it answers, the thread keeps
+ * nothing alive: it ends with the process.
  */
 export async function launchMock(options: MockOptions = {}): Promise<LaunchedMock> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port === undefined || options.port === 0 ? await freePort(host) : options.port;
   const url = `http://${host}:${port}`;
-  const args = [
-    ...LEAN_NODE_FLAGS,
-    ...PRELOADS.flatMap((preload) => ['--require', preload]),
-    PRISM_CLI,
-    'mock',
-    SPEC_PATH,
-    '--host',
-    host,
-    '--port',
-    String(port),
-  ];
-  args.push('--cors', 'false', '--multiprocess', 'false', '--verboseLevel', options.logLevel ?? 'error');
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, ...leanAllocatorEnvironment(), FORCE_COLOR: '0' },
+  const argv = ['mock', SPEC_PATH, '--host', host, '--port', String(port)];
+  argv.push('--cors', 'false', '--multiprocess', 'false', '--verboseLevel', options.logLevel ?? 'error');
+  const thread = new Worker(PRISM_THREAD, {
+    argv,
+    workerData: { bin: PRISM_BIN, url },
+    // Plain CommonJS: no loader, whatever flags this process runs under.
+    execArgv: [],
+    env: { ...process.env, FORCE_COLOR: '0' },
+    stdout: true,
+    stderr: true,
   });
   const tail: string[] = [];
   const keep = (chunk: Buffer): void => {
@@ -132,66 +118,38 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
       if (tail.length > 20) tail.shift();
     }
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  // The IPC channel exists only so that Prism notices our death; it must not keep us alive.
-  child.channel?.unref();
-  const stop = (): Promise<void> => stopChild(child);
-  const ready = waitUntilAnswering(url, () => child.exitCode !== null).catch(async () => {
-    await stop();
-    throw new Error(`The embedded mock (Prism) did not start on ${url}:\n${tail.join('\n')}`);
-  });
-  return { url, pid: child.pid ?? -1, stop, ready };
-}
-
-const PRISM_THREAD = join(dirname(fileURLToPath(import.meta.url)), 'prism-thread.cjs');
-
-/** The embedded mock in a thread of this process: its address now, Prism itself once started. */
-export interface MockInThisProcess {
-  readonly url: string;
-  /**
-   * Starts Prism in a thread of this process and resolves once it listens (about a second of loading,
-   * on the other core): the caller goes on meanwhile, pix-certify loading Playwright's runner.
-   * Once it listens the thread keeps nothing alive and ends with the process, which Playwright ends
-   * with the run (its warm-up requests included, whatever is left of them).
-   */
-  start(): Promise<void>;
-}
-
-/**
- * The embedded mock inside this process: Prism's HTTP server in a worker thread (prism-thread.cjs),
- * without a node process of its own (about 100 MB of a mock run's tree), and without blocking the
- * main thread while Prism loads. Its port is chosen now, so the URL can be handed on before Prism is
- * loaded.
- */
-export async function mockInThisProcess(options: MockOptions = {}): Promise<MockInThisProcess> {
-  const host = options.host ?? '127.0.0.1';
-  const port = options.port === undefined || options.port === 0 ? await freePort(host) : options.port;
-  return {
-    url: `http://${host}:${port}`,
-    start: () =>
-      new Promise<void>((resolve, reject) => {
-        const thread = new Worker(PRISM_THREAD, {
-          workerData: { specPath: SPEC_PATH, host, port, logLevel: options.logLevel ?? 'error' },
-          // Plain CommonJS: no loader, whatever flags this process runs under.
-          execArgv: [],
-          resourceLimits: LEAN_THREAD_LIMITS,
-          env: { ...process.env, FORCE_COLOR: '0' },
-        });
-        thread.on('message', (message: { log?: string; listening?: true; failed?: string }) => {
-          if (message.listening === true) {
-            // Only now: until it listens the caller waits for it, and its port's listener would ref it again.
-            thread.unref();
-            resolve();
-          }
-          if (message.failed !== undefined) reject(new Error(message.failed));
-          for (const line of (message.log ?? '').split('\n').filter((l) => l.trim() !== ''))
-            options.onLog?.(line);
-        });
-        thread.once('error', reject);
-        thread.once('exit', (code) => reject(new Error(`Prism's thread ended (exit ${code})`)));
-      }),
+  thread.stdout.on('data', keep);
+  thread.stderr.on('data', keep);
+  let ended = false;
+  const stop = async (): Promise<void> => {
+    if (!ended) await thread.terminate();
   };
+  const ready = new Promise<void>((resolve, reject) => {
+    const fail = (why: string): void => {
+      void stop();
+      reject(new Error(`The embedded mock (Prism) did not start on ${url}: ${why}\n${tail.join('\n')}`));
+    };
+    const limit = setTimeout(() => fail(`no answer within ${STARTUP_LIMIT_MS / 1000} s`), STARTUP_LIMIT_MS);
+    thread.on('message', (message: { listening?: true }) => {
+      if (message.listening !== true) return;
+      clearTimeout(limit);
+      // Only now: until it answers the caller may wait for it, and its listener would ref it again.
+      thread.unref();
+      resolve();
+    });
+    thread.once('error', (error) => {
+      clearTimeout(limit);
+      fail(error.message);
+    });
+    thread.once('exit', (code) => {
+      ended = true;
+      clearTimeout(limit);
+      fail(`Prism ended (exit ${code})`);
+    });
+  });
+  // A caller that never awaits `ready` (the workers poll the port themselves) must not crash on it.
+  ready.catch(() => undefined);
+  return { url, stop, ready };
 }
 
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
