@@ -6,14 +6,13 @@
  * `--baseline <certification.json>` (or PIX_BASELINE) compares the run with an earlier one; `--help` and
  * `--version` print and exit 0; Playwright's own flags pass through.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/base/run-state.ts';
 import { cacheCompiledCode } from '../src/base/compile-cache.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { admissionProblem, type EnvironmentChecked } from '../src/run/admission.ts';
+import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.ts';
 import { startEnvironmentChecks } from '../src/run/environment-checks.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { launchMock } from '../src/run/mock/prism.ts';
@@ -21,12 +20,10 @@ import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
-import { constants } from 'node:os';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
-const signals: Readonly<Record<string, number>> = constants.signals;
 
 /** The message, each of its lines prefixed so that CI logs show whose they are. */
 function tell(message: string): void {
@@ -54,49 +51,24 @@ async function answerInfoFlags(args: readonly string[]): Promise<void> {
 
 /**
  * Playwright's runner on the suite's own configuration, wherever the user runs from (a --config of
- * theirs comes later and wins): its command line, `playwright test`, in a child process on this
- * one's terminal. This process serves the embedded mock meanwhile, hands global setup what the
- * environment checks left (`checked`, once they pass), and exits with `exitCode` of Playwright's.
+ * theirs comes later and wins), in this very process: its command line (`@playwright/test/cli`), as its
+ * bin starts it, so that the run's tree holds no node process of its own for it (docs/performance.md).
+ * Playwright ends the process when the run ends; `exitCode` turns its exit code into the certification's.
  */
-function runPlaywright(
+function runPlaywrightHere(
   args: readonly string[],
   env: Record<string, string>,
   exitCode: (playwrightCode: number) => number,
-  checked?: Promise<EnvironmentChecked>,
 ): void {
-  const runner = spawn(
-    process.execPath,
-    [PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args],
-    {
-      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      env: {
-        ...process.env,
-        ...env,
-        ...runStateEnvironment({ environmentChecks: checked ? 'ipc' : undefined }),
-      },
-    },
-  );
-  // Global setup asks once it listens; the answer waits for the checks (a failed one stops the run).
-  runner.once('message', () => {
-    // A failed check stops the run through its own handler (stopWith): nothing to send then.
-    checked?.then(
-      (environmentChecked) => runner.send({ environmentChecked }),
-      () => undefined,
-    );
+  Object.assign(process.env, env);
+  // Workers are forked with this process's flags: none, as when Playwright's bin starts them, not the
+  // TypeScript loader this process may run under (Playwright compiles the tests itself).
+  process.execArgv = [];
+  process.once('exit', (code) => {
+    if (!stopped) process.exitCode = exitCode(code);
   });
-  // Ctrl-C reaches the runner as well (one process group): this process waits for it to end.
-  const ignore = (): void => undefined;
-  process.on('SIGINT', ignore);
-  // Stopped before its runner ended (exit 2): the runner goes at once, saying nothing more.
-  process.once('exit', () => {
-    if (runner.exitCode === null && runner.signalCode === null) runner.kill('SIGKILL');
-  });
-  runner.once('error', stopWith);
-  runner.once('exit', (code, signal) => {
-    process.off('SIGINT', ignore);
-    if (stopped) return;
-    process.exit(exitCode(code ?? 128 + (signal === null ? 0 : (signals[signal] ?? 0))));
-  });
+  process.argv = [process.execPath, PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args];
+  require(PLAYWRIGHT_CLI);
 }
 
 /** `--baseline <path>` or `--baseline=<path>` is certify's own option: Playwright never sees it. */
@@ -151,27 +123,26 @@ async function main(): Promise<void> {
     // Playwright selects the tests as a run would (--grep, --grep-invert, tags, --shard, file filters)
     // without running them; the reporter prints the checks they judge.
     const listing = ['--list', `--reporter=${suiteModule('reporters/check-list')}`, ...passThrough];
-    runPlaywright(listing, {}, (code) => code);
+    runPlaywrightHere(listing, {}, (code) => code);
     return;
   }
-  // Served from a thread of this process, started before Playwright's runner so that Prism's loading
-  // overlaps the runner's. The workers wait for it themselves; if it never comes up, this says why.
+  // Served from a thread of this process, started before Playwright's runner loads so that Prism's
+  // loading takes the other core meanwhile. The workers wait for it themselves; if it never comes up,
+  // this says why.
   const mock = config.mode === 'mock' ? await launchMock() : undefined;
   mock?.ready.catch((error: unknown) =>
     process.stderr.write(`pix-certify: ${error instanceof Error ? error.message : String(error)}\n`),
   );
   // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
   const { checked } = await startEnvironmentChecks(config, stopWith);
+  shareEnvironmentChecks(checked);
   // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock
   // run need not wait for them here.
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));
   const outcomeFile = join(outcomeDir, 'outcome.json');
   const env = { ...baseline, ...runStateEnvironment({ mockUrl: mock?.url, outcomeFile }) };
-  runPlaywright(
-    passThrough,
-    env,
-    (playwrightCode) => exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile)),
-    checked,
+  runPlaywrightHere(passThrough, env, (playwrightCode) =>
+    exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile)),
   );
   // After the exit code is read from it, whichever way the run ends: a stop by the environment's
   // checks (exit 2) reads nothing, and left the directory behind when it was removed only there.

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../src/config/config.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { startEnvironmentChecks } from '../src/run/environment-checks.ts';
 import { Worker } from 'node:worker_threads';
+import { holdThread } from './support/hold-thread.ts';
 import { routerNotFound, serve } from './support/answering-double.ts';
 import { DOUBLE_CREDENTIALS } from './support/provider-double.ts';
 
@@ -68,18 +69,27 @@ async function tokenEndpointThread(): Promise<EndpointThread> {
 }
 
 describe('the environment checks before a run', () => {
-  it('a live run sends the preflight, then the credentials once it was answered', async (t) => {
+  it('a live run sends the preflight before the runner holds the thread, the credentials after its answer', async (t) => {
     const endpoint = await tokenEndpointThread();
     t.after(() => endpoint.stop());
 
     const { checked } = await startEnvironmentChecks(liveConfig(endpoint.url), failOnCall);
+    const HOLD_MS = 500;
+    holdThread(HOLD_MS);
+    const heldUntil = Date.now();
+    // The thread's messages are read from now on: arrivals before heldUntil came while this one was held.
+    await endpoint.arrived(1);
+    const during = endpoint.arrivals.filter((a) => a.arrivedAt < heldUntil);
+    assert.equal(during.length, 1, 'the preflight arrived while the thread was held, and nothing else');
+    assert.equal(during[0]?.clientId, null, 'the first request is the preflight, without credentials');
+
     const { token } = await checked;
     assert.equal(token?.token, 'the-checked-token');
     await endpoint.arrived(2);
     assert.deepEqual(
       endpoint.arrivals.map((a) => a.clientId),
       [null, DOUBLE_CREDENTIALS.PIX_CLIENT_ID],
-      'the preflight first, without credentials, then the credentials',
+      'then the credentials, once the preflight was answered',
     );
   });
 

@@ -15,6 +15,7 @@ import { describe, it } from 'node:test';
 import { PLAYWRIGHT_CLI, runSuite, type Certification } from './support/run-suite.ts';
 import { answers } from '../src/run/mock/prism.ts';
 import { temporaryDir } from './support/temporary.ts';
+import { watchProcessTree } from './support/process-tree.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -71,7 +72,13 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
 
   it('ends INCOMPLETE with exit 0 and no FAILED, writes only its reports, and leaves no Prism behind', async () => {
     const before = prismProcesses();
-    const run = await runSuite({});
+    const reportDir = join(temporaryDir('pix-run-'), 'reports');
+    const tree = watchProcessTree(`PIX_REPORT_DIR=${reportDir}`);
+    const run = await runSuite({ PIX_REPORT_DIR: reportDir });
+    tree.stop();
+    // Playwright's runner and Prism's thread live in pix-certify's process: the tree is it and one worker.
+    const nodes = tree.commands.filter((command) => /^\S*node /.test(command));
+    assert.equal(nodes.length, 2, `pix-certify and one Playwright worker: ${nodes.join('; ')}`);
     assert.equal(run.code, 0, run.stdout.slice(-2000));
     assert.deepEqual(run.idsWith('FAILED'), []);
     // Playwright's output directory is elsewhere: the report directory holds the reports and the ledger only.

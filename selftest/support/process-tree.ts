@@ -13,6 +13,8 @@ export interface TreeWatch {
   /** User and system time of all the processes, as last sampled (a process's last 100 ms may be missed). */
   readonly cpuSeconds: number;
   readonly samples: number;
+  /** The command line of each of the run's processes seen, its arguments joined by spaces. */
+  readonly commands: readonly string[];
   readonly secretsDir: string | undefined;
   stop(): void;
 }
@@ -46,6 +48,7 @@ export function watchProcessTree(marker: string): TreeWatch {
   /** Every process seen once, and whether it belongs to the run (a pid is not reused within a run). */
   const seen = new Map<string, boolean>();
   const ticks = new Map<string, number>();
+  const commands = new Map<string, string>();
   const watch = { peakRssBytes: 0, samples: 0, secretsDir: undefined as string | undefined };
   const sample = (): void => {
     let total = 0;
@@ -57,6 +60,8 @@ export function watchProcessTree(marker: string): TreeWatch {
         if (raw === '' && (read(`/proc/${pid}/cmdline`) ?? '') !== '') continue;
         const environment = raw.split('\0');
         seen.set(pid, environment.includes(marker));
+        if (seen.get(pid) === true)
+          commands.set(pid, (read(`/proc/${pid}/cmdline`) ?? '').split('\0').join(' ').trim());
         const registry = environment.find((entry) => entry.startsWith('PIX_SECRETS_DIR='));
         if (seen.get(pid) === true && registry !== undefined) watch.secretsDir = registry.split('=')[1];
       }
@@ -77,6 +82,9 @@ export function watchProcessTree(marker: string): TreeWatch {
     },
     get samples() {
       return watch.samples;
+    },
+    get commands() {
+      return [...commands.values()];
     },
     get secretsDir() {
       return watch.secretsDir;

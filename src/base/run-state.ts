@@ -1,7 +1,6 @@
 /**
  * The run state: what one process of a run hands the next, the only values that cross processes
- * besides the user's PIX_* variables (and the environment checks' result, which pix-certify hands
- * global setup over IPC). The CLI starts Playwright's runner, whose global setup starts
+ * besides the user's PIX_* variables. The CLI starts Playwright's runner, whose global setup starts
  * the mock and the receiver and opens the secrets registry; the workers and the reporter read what
  * it decided. They travel as environment variables because Playwright gives its workers nothing
  * else; this module owns their names, and no other module reads or writes them.
@@ -29,8 +28,6 @@ const CARRIERS = {
   admitted: 'PIX_RUN_ADMITTED',
   /** Where the reporter leaves the run's outcome for the CLI that started it. */
   outcomeFile: 'PIX_RUN_OUTCOME_FILE',
-  /** Set by pix-certify when global setup is to wait for its checks of the environment (run/admission.ts). */
-  environmentChecks: 'PIX_ENVIRONMENT_CHECKS',
 } as const;
 
 export type RunStateKey = keyof typeof CARRIERS;

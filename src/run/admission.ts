@@ -25,6 +25,16 @@ export async function admissionProblem(config: Config): Promise<string | undefin
   return problem;
 }
 
+/**
+ * pix-certify checks the environment (a remote receiver, the preflight, the credentials) while
+ * Playwright's runner loads beside them in its process, and global setup waits for those checks
+ * before it starts anything a test uses: no test, token or withdrawal goes out before they pass,
+ * and their round trips overlap the runner's start-up instead of preceding it. Playwright loads
+ * global setup with a module loader of its own, so the checks are shared through the process, not
+ * through this module's state.
+ */
+const ENVIRONMENT_CHECKS = Symbol.for('pix-certify.environment-checks');
+
 /** What the checks leave the run: the token the credentials' request was issued, and when they last sent. */
 export interface EnvironmentChecked {
   readonly token?: HeldToken;
@@ -32,26 +42,18 @@ export interface EnvironmentChecked {
   readonly lastRequestAt?: number;
 }
 
+type WithEnvironmentChecks = typeof globalThis & {
+  [ENVIRONMENT_CHECKS]?: Promise<EnvironmentChecked>;
+};
+
+export function shareEnvironmentChecks(checks: Promise<EnvironmentChecked>): void {
+  (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS] = checks;
+}
+
 /**
- * Once pix-certify's checks of the environment passed, what they leave the run; at once, with nothing,
- * where no checks run (npx playwright test). pix-certify checks the environment while Playwright's
- * runner loads in its child process, and answers global setup's question over their IPC channel once
- * they pass: no test, token or withdrawal goes out before.
+ * Once pix-certify's checks of the environment passed, what they leave the run; at once, with
+ * nothing, where no checks run (npx playwright test).
  */
 export async function environmentChecked(): Promise<EnvironmentChecked> {
-  const send = process.send?.bind(process);
-  if (runState('environmentChecks') !== 'ipc' || send === undefined) return {};
-  // pix-certify serves the mock and waits for this run: should it end first (even killed), so does the run.
-  process.once('disconnect', () => {
-    process.stderr.write('pix-certify: pix-certify ended before its run; the run stops with it.\n');
-    process.exit(2);
-  });
-  return new Promise((resolve) => {
-    process.once('message', (message: { environmentChecked?: EnvironmentChecked }) => {
-      // The channel stays open only to tell that pix-certify ended: it must not keep the runner alive.
-      process.channel?.unref();
-      resolve(message.environmentChecked ?? {});
-    });
-    send({ ready: true });
-  });
+  return (await (globalThis as WithEnvironmentChecks)[ENVIRONMENT_CHECKS]) ?? {};
 }
