@@ -103,6 +103,8 @@ export async function launchMock(options: MockOptions = {}): Promise<LaunchedMoc
     workerData: { bin: PRISM_BIN, url },
     // Plain CommonJS: no loader, whatever flags this process runs under.
     execArgv: [],
+    // Prism allocates mostly while loading: a small young generation holds less for the rest of the run.
+    resourceLimits: { maxYoungGenerationSizeMb: 6 },
     env: { ...process.env, FORCE_COLOR: '0' },
     stdout: true,
     stderr: true,
