@@ -19,9 +19,10 @@ import { suiteCommand } from '../src/base/invocation.ts';
 
 export const USAGE = `Usage: ${suiteCommand('verify', '<report dir> [--fingerprint <hex> | --public-key <file>]')}
 
-Checks a report directory (default of a run: reports/): every artifact certification.json lists has
-the recorded size and SHA-256, and certification.sig, when present, is a valid signature over the exact
-bytes of certification.json.
+Checks a report directory (default of a run: reports/): certification.json's verdict, counts and exit
+code follow from its checks, every artifact it lists has the recorded size and SHA-256, and
+certification.sig, when present, is a valid signature over the exact bytes of certification.json.
+Unsigned, a valid report proves only its own consistency.
 
 Options:
   --fingerprint <hex>   the signing key you expect: SHA-256 of its public key (SubjectPublicKeyInfo, DER),
@@ -34,7 +35,8 @@ key it names signed it.
 
 Exit codes:
   0  valid
-  1  an artifact changed or is missing, the signature is bad, or another key signed
+  1  an artifact changed or is missing, the verdict, counts or exit code disagree with the checks,
+     the signature is bad, or another key signed
   2  the directory or its certification.json cannot be read, or the command line is wrong`;
 
 type Write = (text: string) => void;
