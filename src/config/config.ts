@@ -41,6 +41,8 @@ export interface WebhookSettings {
    * receiver answers 503, and waits this long after it for another; 0 sends no probe.
    */
   readonly retryWaitMs: number;
+  /** Variables set that this configuration ignores (PIX_WEBHOOK_PORT beside a remote receiver): the plan names them. */
+  readonly unused: readonly string[];
 }
 
 export interface Config {
@@ -338,11 +340,14 @@ function readWebhook(read: Reader, mode: Mode): WebhookSettings {
     );
   }
   const timeoutMs = read.integer('PIX_WEBHOOK_TIMEOUT_MS', mode === 'live' ? 15_000 : 3_000, 100, 120_000);
+  const receiverUrl = read.text('PIX_WEBHOOK_RECEIVER_URL');
+  const localOnly = ['PIX_WEBHOOK_PORT', 'PIX_WEBHOOK_HOST'] as const;
   return {
+    unused: receiverUrl === undefined ? [] : localOnly.filter((name) => read.text(name) !== undefined),
     host: read.text('PIX_WEBHOOK_HOST') ?? '127.0.0.1',
     port: read.integer('PIX_WEBHOOK_PORT', 0, 0, 65_535),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
-    receiverUrl: read.text('PIX_WEBHOOK_RECEIVER_URL'),
+    receiverUrl,
     receiverToken: read.text('PIX_WEBHOOK_RECEIVER_TOKEN'),
     timeoutMs,
     graceMs: Math.min(1_000, Math.max(100, Math.round(timeoutMs / 20))),
