@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../src/config/config.ts';
 import { describePlan, planFor } from '../src/run/plan.ts';
+import { aboutDuration } from '../src/run/lifetime.ts';
 
 const LIVE = {
   PIX_BASE_URL: 'https://sandbox.provider.example',
@@ -47,5 +48,17 @@ describe('the payout plan a run prints first', () => {
     assert.match(plan, /^Webhooks: received by the remote receiver at https:\/\/hooks\.example/m);
     assert.match(plan, /^ {2}PIX_WEBHOOK_PORT has no effect here: the remote receiver/m);
     assert.doesNotMatch(plan, /PIX_WEBHOOK_HOST/);
+  });
+});
+
+describe('the lifetime probe says how long it lasts in a unit that fits', () => {
+  it('seconds for a short probe, minutes, then hours', () => {
+    assert.deepEqual([20, 119, 600, 7_199, 7_200].map(aboutDuration), [
+      '20 s',
+      '119 s',
+      '10 min',
+      '120 min',
+      '2.0 h',
+    ]);
   });
 });

@@ -16,6 +16,15 @@ import { type SigningKey } from '../secrets/signing.ts';
 import { NO_TLS, readTlsConfig, type TlsConfig } from './tls-files.ts';
 import { MIN_SECRET_LENGTH } from '../secrets/registry.ts';
 import { readSigningKey } from './signing-key.ts';
+import { runIdOfThisRun } from '../base/run-state.ts';
+
+/** `{runId}` in PIX_REPORT_DIR: each run keeps its reports in a directory of its own (reports/{runId}). */
+export const RUN_ID_PLACEHOLDER = '{runId}';
+
+/** PIX_REPORT_DIR with the run's id in place of {runId}. */
+export function reportDirOf(setting: string, runId: () => string = runIdOfThisRun): string {
+  return setting.includes(RUN_ID_PLACEHOLDER) ? setting.replaceAll(RUN_ID_PLACEHOLDER, runId()) : setting;
+}
 
 export type Mode = 'mock' | 'live';
 
@@ -444,7 +453,7 @@ function readConfig(read: Reader, env: Env): Config {
     tls: readTls(read, live),
     tokenField: readTokenField(read),
     webhook: readWebhook(read, mode),
-    reportDir: resolve(read.text('PIX_REPORT_DIR') ?? 'reports'),
+    reportDir: resolve(reportDirOf(read.text('PIX_REPORT_DIR') ?? 'reports')),
     signingKey: readSigningKeyFile(read),
     strict: read.flag('PIX_STRICT'),
     // A live gate fails closed: unset, an INCOMPLETE live run exits 1; the mock quick start stays 0.
