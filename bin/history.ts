@@ -44,7 +44,7 @@ if (positionals.length === 0)
 
 const history = readHistory(positionals);
 for (const line of history.refused) process.stderr.write(`pix-history: left out: ${visible(line)}\n`);
-if (history.runs.length === 0) stop('none of these is a certification, so there is no history to write');
+if (history.series.length === 0) stop('none of these is a certification, so there is no history to write');
 const out = resolve(values.out ?? 'history.html');
 try {
   writeFileSync(out, renderHistoryHtml(history, dirname(out)));

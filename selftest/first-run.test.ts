@@ -4,8 +4,13 @@
  * move money".
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { loadConfig } from '../src/config/config.ts';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { loadConfig, reportDirOf } from '../src/config/config.ts';
+import { reportDirProblem } from '../src/run/report-dir.ts';
+import { summariseLedger } from '../src/report/withdrawals.ts';
+import { temporaryDir } from './support/temporary.ts';
 import { describePlan, planFor } from '../src/run/plan.ts';
 import { aboutDuration } from '../src/run/lifetime.ts';
 
@@ -60,5 +65,57 @@ describe('the lifetime probe says how long it lasts in a unit that fits', () => 
       '120 min',
       '2.0 h',
     ]);
+  });
+});
+
+describe('a report directory that lives in a repository or CI', () => {
+  const work = temporaryDir('pix-first-run-');
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('is accepted with .gitkeep, .gitignore, a README and the lifetime and client directories of other commands', () => {
+    const dir = join(work, 'reports');
+    mkdirSync(join(dir, 'lifetime-mhx1run0a1b'), { recursive: true });
+    mkdirSync(join(dir, 'client'));
+    for (const name of ['.gitkeep', '.gitignore', 'README.md', 'certification.json', 'ledger.jsonl'])
+      writeFileSync(join(dir, name), '');
+    assert.equal(reportDirProblem(dir), undefined);
+    writeFileSync(join(dir, 'thesis.tex'), '');
+    assert.match(reportDirProblem(dir) ?? '', /holds files this suite did not write \(thesis\.tex\)/);
+  });
+
+  it('refuses a .gitkeep that is a directory, or a client that is a file', () => {
+    const dir = join(work, 'odd');
+    mkdirSync(join(dir, '.gitkeep'), { recursive: true });
+    writeFileSync(join(dir, 'client'), '');
+    assert.match(reportDirProblem(dir) ?? '', /\((\.gitkeep, client|client, \.gitkeep)\)/);
+  });
+
+  it('keeps every run apart with {runId} in PIX_REPORT_DIR', () => {
+    assert.equal(
+      reportDirOf('reports/{runId}', () => 'mhx1run'),
+      'reports/mhx1run',
+    );
+    assert.equal(
+      reportDirOf('reports', () => assert.fail('no run id is decided for a plain directory')),
+      'reports',
+    );
+    assert.match(loadConfig({ PIX_REPORT_DIR: join(work, 'runs', '{runId}') }).reportDir, /runs\/[0-9a-z]+$/);
+  });
+
+  it("counts in a run's money line only its own lines of a ledger that two runs share", () => {
+    const line = (runId: string, type: string, code: string, extra: object = {}): string =>
+      JSON.stringify({ runId, type, code, ...extra });
+    const ledger = [
+      line('first', 'intent', 'a'),
+      line('first', 'outcome', 'a', { outcome: 'accepted', status: 201 }),
+      line('second', 'intent', 'b'),
+      line('second', 'outcome', 'b', { outcome: 'refused', status: 400 }),
+      line('first', 'intent', 'c'),
+      line('first', 'outcome', 'c', { outcome: 'accepted', status: 201 }),
+    ].join('\n');
+    const second = summariseLedger(ledger, 'second', 'reports/ledger.jsonl');
+    assert.equal(second?.sent, 1);
+    assert.equal(second.outcomes.refused, 1);
+    assert.equal(second.outcomes.accepted, 0);
   });
 });
