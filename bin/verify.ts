@@ -16,6 +16,7 @@ import { normalFingerprint, publicKeyOf, verifyReportDir } from '../src/report/v
 import { visible } from '../src/base/visible.ts';
 import { fingerprintOf } from '../src/secrets/signing.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
+import { errorPrefix, exitCodesText } from './command-help.ts';
 
 export const USAGE = `Usage: ${suiteCommand('verify', '<report dir> [--fingerprint <hex> | --public-key <file>]')}
 
@@ -33,11 +34,7 @@ Options:
 Without either, a valid signature proves only that the report is unchanged since the holder of the
 key it names signed it.
 
-Exit codes:
-  0  valid
-  1  an artifact changed or is missing, the verdict, counts or exit code disagree with the checks,
-     the signature is bad, or another key signed
-  2  the directory or its certification.json cannot be read, or the command line is wrong`;
+${exitCodesText('verify')}`;
 
 type Write = (text: string) => void;
 
@@ -104,7 +101,9 @@ export function main(
     args = parsed(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    err(`pix-verify: ${plain(error.message)}. ${suiteCommand('verify', '--help')} shows the usage.\n`);
+    err(
+      `${errorPrefix('verify')} ${plain(error.message)}. ${suiteCommand('verify', '--help')} shows the usage.\n`,
+    );
     return 2;
   }
   if (args.help || args.dir === undefined) {
@@ -117,7 +116,7 @@ export function main(
   } catch (error) {
     // Never 1: that would say the report changed, which nothing has shown.
     err(
-      `pix-verify: could not verify ${plain(args.dir)}: ${plain(error instanceof Error ? error.message : String(error))}\n`,
+      `${errorPrefix('verify')} could not verify ${plain(args.dir)}: ${plain(error instanceof Error ? error.message : String(error))}\n`,
     );
     return 2;
   }

@@ -80,7 +80,7 @@ describe('pix-certify history', () => {
     assert.equal(history.code, 0, history.stderr);
     const lines = history.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, history.stderr);
-    assert.match(lines[0] ?? '', /^pix-history: left out: .*package\.json is not a certification/);
+    assert.match(lines[0] ?? '', /^pix-certify history: left out: .*package\.json is not a certification/);
   });
 
   it('prints a series per environment, each named with its base URL, the failing run marked, and a legend', () => {

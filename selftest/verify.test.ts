@@ -308,7 +308,7 @@ describe('a signed report, verified as its signer would (npm run verify)', { ski
     assert.match(help.out, /^Usage: npm run verify -- <report dir>/);
     const wrong = verify(run.reportDir, '--fingerprint', 'abc');
     assert.equal(wrong.code, 2);
-    assert.match(wrong.err, /^pix-verify: --fingerprint: 'abc' is not a SHA-256 fingerprint/);
+    assert.match(wrong.err, /^pix-certify verify: --fingerprint: 'abc' is not a SHA-256 fingerprint/);
   });
 });
 

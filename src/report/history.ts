@@ -6,11 +6,11 @@
  * every report schema the suite has written, through read.ts; a file that is not a certification is
  * refused with one line and the others still make the history.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Level, Verdict } from '../checks/vocabulary.ts';
 import type { Certification, OverallVerdict } from './model.ts';
-import { readCertification, UnreadableCertification } from './read.ts';
+import { certificationPath, isDirectory, readCertification, UnreadableCertification } from './read.ts';
 
 const CERTIFICATION_FILE = 'certification.json';
 const HTML_FILE = 'certification.html';
@@ -61,20 +61,6 @@ export interface History {
   readonly duplicates: number;
   /** One line per argument that was not a certification, saying why. */
   readonly refused: readonly string[];
-}
-
-const isDirectory = (path: string): boolean => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    // A path that does not exist is left to readCertification, which says so in one line.
-    return false;
-  }
-};
-
-/** A report directory stands for its certification.json; a file is taken as it is. */
-export function certificationPath(argument: string): string {
-  return isDirectory(argument) ? join(argument, CERTIFICATION_FILE) : argument;
 }
 
 /**

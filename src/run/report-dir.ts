@@ -44,7 +44,8 @@ const OWNED_FILES: ReadonlySet<string> = new Set([
 ]);
 
 function isOwned(name: string, isFile: boolean, isDirectory: boolean): boolean {
-  if (name === EARLIER_OUTPUT_DIR || name === MUTATION_REPORTS_DIR || COMMAND_DIR.test(name)) return isDirectory;
+  if (name === EARLIER_OUTPUT_DIR || name === MUTATION_REPORTS_DIR || COMMAND_DIR.test(name))
+    return isDirectory;
   if (KEPT_FILE.test(name)) return isFile;
   const temporary = TEMPORARY.exec(name);
   return isFile && OWNED_FILES.has(temporary?.[1] ?? name);
