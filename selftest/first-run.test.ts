@@ -4,7 +4,8 @@
  * move money".
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadConfig, reportDirOf } from '../src/config/config.ts';
@@ -118,4 +119,34 @@ describe('a report directory that lives in a repository or CI', () => {
     assert.equal(second.outcomes.refused, 1);
     assert.equal(second.outcomes.accepted, 0);
   });
+});
+
+describe("the sandbox's copy-paste line", () => {
+  it('runs the certification with PIX_CERT_FILE, the file the README uses, holding the public key', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'bin', 'sandbox.ts')], {
+      env: { ...process.env, PIX_SANDBOX_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no copy-paste line within 30 s: ${output}`)), 30_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          if (!/^ {2}PIX_BASE_URL=.*\n/m.test(output)) return;
+          clearTimeout(timer);
+          resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`the sandbox exited with ${String(code)}: ${output}`)));
+      });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const line = /^ {2}(PIX_BASE_URL=.*)$/m.exec(output)?.[1] ?? '';
+    assert.match(line, / npm run certify$/);
+    assert.doesNotMatch(line, /PIX_CERT_CLIENT/);
+    const certFile = / PIX_CERT_FILE=(\S+) /.exec(line)?.[1] ?? '';
+    assert.ok(existsSync(certFile), line);
+    assert.match(readFileSync(certFile, 'utf8'), /^-----BEGIN PUBLIC KEY-----/);
+  }); // prettier-ignore
 });
