@@ -12,6 +12,8 @@ import { loadConfig, reportDirOf } from '../src/config/config.ts';
 import { reportDirProblem } from '../src/run/report-dir.ts';
 import { summariseLedger } from '../src/report/withdrawals.ts';
 import { temporaryDir } from './support/temporary.ts';
+import { certification } from './support/certification.ts';
+import { renderConsole } from '../reporters/certification/console.ts';
 import { describePlan, planFor } from '../src/run/plan.ts';
 import { aboutDuration } from '../src/run/lifetime.ts';
 
@@ -40,8 +42,8 @@ describe('the payout plan a run prints first', () => {
   });
 
   it('live, says where the webhooks are received', () => {
-    assert.match(planOf(LIVE), /^Webhooks: received by this machine's receiver on 127\.0\.0\.1:<a free port>, which only a provider on this machine reaches/m);
-    assert.match(planOf({ ...LIVE, PIX_WEBHOOK_PUBLIC_URL: 'https://tunnel.example', PIX_WEBHOOK_PORT: '8080' }), /^Webhooks: received by this machine's receiver on 127\.0\.0\.1:8080, through https:\/\/tunnel\.example \(PIX_WEBHOOK_PUBLIC_URL\)$/m);
+    assert.match(planOf(LIVE), /^Webhooks: received by the suite's own receiver at its bound address on this machine \(PIX_WEBHOOK_HOST 127\.0\.0\.1, PIX_WEBHOOK_PORT any free port\), which only a provider on this machine reaches$/m);
+    assert.match(planOf({ ...LIVE, PIX_WEBHOOK_PUBLIC_URL: 'https://tunnel.example', PIX_WEBHOOK_PORT: '8080' }), /^Webhooks: received by the suite's own receiver, which the provider reaches at https:\/\/tunnel\.example \(PIX_WEBHOOK_PUBLIC_URL\)$/m);
   }); // prettier-ignore
 
   it('names PIX_WEBHOOK_PORT as having no effect beside a remote receiver', () => {
@@ -148,5 +150,25 @@ describe("the sandbox's copy-paste line", () => {
     const certFile = / PIX_CERT_FILE=(\S+) /.exec(line)?.[1] ?? '';
     assert.ok(existsSync(certFile), line);
     assert.match(readFileSync(certFile, 'utf8'), /^-----BEGIN PUBLIC KEY-----/);
+  }); // prettier-ignore
+});
+
+describe('the console says what happened', () => {
+  it('where webhooks were received, and what the retry and lifetime probes and the revocation found', () => {
+    const base = certification({ checks: { 'TOKEN-SURVIVES-NEWER-TOKEN': 'PASSED' } });
+    const report = {
+      ...base,
+      run: { ...base.run, options: { webhookCollection: 'the remote receiver at https://hooks.example' } },
+      observations: [
+        { topic: 'webhook.retry', clause: '§6 (not shown)', value: { retried: true }, note: 'retried after 1 s, 2 attempts within 60 s' },
+        { topic: 'token.lifetime-probe', clause: '§5.3', value: { accepted: true }, note: 'a token kept apart was accepted at 20 s' },
+      ],
+    };
+    const paths = { html: 'r/certification.html', json: 'r/certification.json', markdown: 'r/summary.md', junit: 'r/junit.xml' };
+    const text = renderConsole(report, paths, { width: 200, colour: false });
+    assert.match(text, /^Webhooks: the remote receiver at https:\/\/hooks\.example$/m);
+    assert.match(text, /^Retry probe: retried after 1 s, 2 attempts within 60 s$/m);
+    assert.match(text, /^Lifetime probe: a token kept apart was accepted at 20 s$/m);
+    assert.match(text, /^Revocation: a token still worked after a newer one was issued$/m);
   }); // prettier-ignore
 });

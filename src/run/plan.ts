@@ -6,6 +6,7 @@
 import { FAMILIES } from '../checks/catalogue.ts';
 import { DEFAULT_RUN_SHAPE, type RunShape } from '../checks/family.ts';
 import type { Config } from '../config/config.ts';
+import { webhookCollection } from './run-metadata.ts';
 import { loadSpec, type SpecModel } from '../spec/spec.ts';
 
 export interface PlanLine {
@@ -66,16 +67,10 @@ export function budgetProblem(config: Config, plan: PayoutPlan): string | undefi
 
 /** Where a live run's webhooks will be received, and the webhook variables this configuration ignores. */
 function webhookLines(config: Config): string[] {
-  const { host, port, publicUrl, receiverUrl, unused } = config.webhook;
-  const listening = `this machine's receiver on ${host}:${port === 0 ? '<a free port>' : port}`;
-  const where =
-    receiverUrl !== undefined
-      ? `the remote receiver at ${receiverUrl} (PIX_WEBHOOK_RECEIVER_URL)`
-      : publicUrl !== undefined
-        ? `${listening}, through ${publicUrl} (PIX_WEBHOOK_PUBLIC_URL)`
-        : `${listening}, which only a provider on this machine reaches (no PIX_WEBHOOK_PUBLIC_URL)`;
+  const { publicUrl, receiverUrl, unused } = config.webhook;
+  const onlyHere = receiverUrl === undefined && publicUrl === undefined;
   return [
-    `Webhooks: received by ${where}`,
+    `Webhooks: received by ${webhookCollection(config)}${onlyHere ? ', which only a provider on this machine reaches' : ''}`,
     ...unused.map(
       (name) =>
         `  ${name} has no effect here: the remote receiver (PIX_WEBHOOK_RECEIVER_URL) takes the webhooks, not this machine`,
