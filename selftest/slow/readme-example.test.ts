@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseEnv } from 'node:util';
@@ -32,12 +33,26 @@ function leftOutOnOneMachine(markdown: string): string[] {
   return [...sentence.matchAll(/`(PIX_[A-Z_]+)`/g)].map((match) => match[1] ?? '');
 }
 
+/** A port free on loopback now, for the receiver a tunnel would forward to (PIX_WEBHOOK_PORT). */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
 describe("the README's live example, run against the sandbox", () => {
   const example = liveExample(README);
   let sandbox: RunningSandbox;
   let work: string;
   let onOneMachine: SuiteRun;
   let withPlaceholder: SuiteRun;
+  let throughTunnel: SuiteRun;
+  let tunnel: string;
 
   before(
     async () => {
@@ -58,9 +73,18 @@ describe("the README's live example, run against the sandbox", () => {
       const leftOut = Object.fromEntries(
         Object.entries(asWritten).filter(([name]) => !leftOutOnOneMachine(README).includes(name)),
       );
-      [onOneMachine, withPlaceholder] = await Promise.all([
+      // A tunnel stands in for the address this machine's receiver is reached at: its own port.
+      const port = await freePort();
+      tunnel = `http://127.0.0.1:${port}`;
+      [onOneMachine, withPlaceholder, throughTunnel] = await Promise.all([
         runSuite({ ...leftOut, PIX_REPORT_DIR: join(work, 'one-machine') }),
         runSuite({ ...asWritten, PIX_REPORT_DIR: join(work, 'placeholder') }),
+        runSuite({
+          ...asWritten,
+          PIX_WEBHOOK_PUBLIC_URL: tunnel,
+          PIX_WEBHOOK_PORT: String(port),
+          PIX_REPORT_DIR: join(work, 'tunnel'),
+        }),
       ]);
     },
     { timeout: 170_000 },
@@ -101,5 +125,14 @@ describe("the README's live example, run against the sandbox", () => {
     );
     assert.equal(existsSync(join(withPlaceholder.reportDir, 'ledger.jsonl')), false);
     assert.equal(withPlaceholder.report, undefined);
+  });
+
+  it('with an address that reaches the receiver: proves it before the first withdrawal, and certifies', () => {
+    assert.equal(throughTunnel.code, 0, throughTunnel.stdout.slice(-3000) + throughTunnel.stderr);
+    assert.ok(
+      throughTunnel.stdout.includes(`  proven: a test POST through ${tunnel} reached the receiver\n`),
+      throughTunnel.stdout.slice(0, 3000),
+    );
+    assert.equal(throughTunnel.report?.verdict, 'PASSED');
   });
 });
