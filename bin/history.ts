@@ -14,11 +14,19 @@ import { layoutFor } from '../reporters/certification/layout.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
 import { visible } from '../src/base/visible.ts';
 import { readHistory } from '../src/report/history.ts';
+import { commandHelp, errorPrefix } from './command-help.ts';
 
-const USAGE = `usage: ${suiteCommand('history', '<report dir or certification.json>… [--out history.html]')}`;
+const USAGE = commandHelp(
+  'history',
+  `Each argument is a report directory, a certification.json, or a directory of run directories
+(PIX_REPORT_DIR=reports/{runId}). Writes history.html (or --out FILE): a series per environment (its
+name and base URL), its runs' verdicts first, a failing run marked, then a chart of the verdicts and
+run time and each check's verdict run after run, the checks that changed verdict first; each run
+linked to its report. Prints the same tables. The same run given twice counts once.`,
+);
 
 function stop(message: string): never {
-  process.stderr.write(`pix-history: ${visible(message)}\n`);
+  process.stderr.write(`${errorPrefix('history')} ${visible(message)}\n`);
   process.exit(2);
 }
 
@@ -31,20 +39,21 @@ try {
     allowPositionals: true,
   }));
 } catch (error) {
-  stop(`${(error as Error).message}. ${USAGE}`);
+  stop(`${(error as Error).message}. ${suiteCommand('history', '--help')} shows the usage.`);
 }
 if (values.help === true) {
-  process.stdout.write(
-    `${USAGE}\n\nWrites history.html (or --out FILE): each check's verdict run after run, oldest first, the checks\nthat changed verdict first, a chart of the verdicts and run time, each run linked to its report.\nPrints the same table. Exit 0 once written; 2 when no certification could be read.\n`,
-  );
+  process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
 if (positionals.length === 0)
-  stop(`give the report directories or certification.json files of the runs: ${USAGE}`);
+  stop(
+    `give the report directories or certification.json files of the runs. ${suiteCommand('history', '--help')} shows the usage.`,
+  );
 
 const history = readHistory(positionals);
-for (const line of history.refused) process.stderr.write(`pix-history: left out: ${visible(line)}\n`);
-if (history.runs.length === 0) stop('none of these is a certification, so there is no history to write');
+for (const line of history.refused)
+  process.stderr.write(`${errorPrefix('history')} left out: ${visible(line)}\n`);
+if (history.series.length === 0) stop('none of these is a certification, so there is no history to write');
 const out = resolve(values.out ?? 'history.html');
 try {
   writeFileSync(out, renderHistoryHtml(history, dirname(out)));

@@ -18,15 +18,19 @@ import { preflight } from '../src/preflight/preflight.ts';
 import { describeLifetime, lifetimeRequests, measureLifetime } from '../src/run/lifetime.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { apiTls } from '../src/transport/tls.ts';
+import { commandHelp, errorPrefix } from './command-help.ts';
 
-const USAGE = `usage: ${suiteCommand('lifetime', '--max <duration: 2h, 90m, 600s>')}
-
-Uses tokens once each at ages halving down from the maximum, with a withdrawal the provider must
-refuse for its body (live mode, PIX_ALLOW_PAYOUTS=1: each counts against PIX_MAX_PAYOUTS), and
-reports the age at which a token stops being accepted.`;
+const USAGE = commandHelp(
+  'lifetime',
+  `Uses tokens once each at ages halving down from the maximum (2h, 90m, 600s or seconds), with a
+withdrawal the provider must refuse for its body (live mode, PIX_ALLOW_PAYOUTS=1: each counts against
+PIX_MAX_PAYOUTS), and reports the age at which a token stops being accepted, in
+PIX_REPORT_DIR/lifetime-<run id>/, where the next certification leaves it be.`,
+);
 
 function stop(message: string): never {
-  for (const line of redact(message).split('\n')) process.stderr.write(`pix-lifetime: ${line}\n`);
+  for (const line of redact(message).split('\n'))
+    process.stderr.write(`${errorPrefix('lifetime')} ${line}\n`);
   process.exit(2);
 }
 
@@ -49,7 +53,8 @@ async function main(): Promise<void> {
     return;
   }
   const maxSeconds = values.max === undefined ? undefined : parseDuration(values.max);
-  if (maxSeconds === undefined) stop(`--max needs a duration from 1s to 24h\n${USAGE}`);
+  if (maxSeconds === undefined)
+    stop(`--max needs a duration from 1s to 24h. ${suiteCommand('lifetime', '--help')} shows the usage.`);
   let config;
   try {
     config = configOfThisProcess();

@@ -8,9 +8,19 @@ import { isLoopbackHost } from '../src/config/config.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
 import { loadReceiverSettings, type ServiceSettings } from '../src/receiver/settings.ts';
 import { ConfigError } from '../src/config/errors.ts';
+import { commandHelp, errorPrefix, helpAsked } from './command-help.ts';
+
+const PREFIX = errorPrefix('receiver');
+
+if (helpAsked(process.argv.slice(2))) {
+  process.stdout.write(
+    `${commandHelp('receiver', 'Configured by the PIX_RECEIVER_* variables (.env.example, docs/receiver.md); suite runs reach it\nwith PIX_WEBHOOK_RECEIVER_URL and PIX_WEBHOOK_RECEIVER_TOKEN.')}\n`,
+  );
+  process.exit(0);
+}
 
 function stop(message: string): never {
-  process.stderr.write(`pix-receiver: ${message}\n`);
+  process.stderr.write(`${PREFIX} ${message}\n`);
   process.exit(2);
 }
 
@@ -41,9 +51,9 @@ function describe(settings: ServiceSettings, receiver: RunningReceiver): string 
       : receiver.url;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   return [
-    `pix-receiver: bound to ${host}:${port}, ${where}, ${tls === undefined ? 'plain HTTP' : 'TLS'}${certificates}`,
-    `pix-receiver: deliveries kept in ${settings.dataDir} (${receiver.restoredRuns} runs restored); a run is forgotten when it closes or 24 h after it opened`,
-    `pix-receiver: control API under /_receiver/v1/ with the token; Ctrl-C stops it`,
+    `${PREFIX} bound to ${host}:${port}, ${where}, ${tls === undefined ? 'plain HTTP' : 'TLS'}${certificates}`,
+    `${PREFIX} deliveries kept in ${settings.dataDir} (${receiver.restoredRuns} runs restored); a run is forgotten when it closes or 24 h after it opened`,
+    `${PREFIX} control API under /_receiver/v1/ with the token; Ctrl-C stops it`,
   ].join('\n');
 }
 
@@ -62,18 +72,18 @@ const receiver = await startReceiver({
   shared: true,
   dataDir: settings.dataDir,
   ...(settings.tls === undefined ? {} : { tls: settings.tls }),
-  log: (line) => process.stderr.write(`pix-receiver: ${line}\n`),
+  log: (line) => process.stderr.write(`${PREFIX} ${line}\n`),
 }).catch((error: unknown) => stop(startProblem(error as NodeJS.ErrnoException)));
 
 process.stdout.write(`${describe(settings, receiver)}\n`);
 if (settings.tls === undefined && !isLoopbackHost(settings.host))
   process.stderr.write(
-    `pix-receiver: warning: plain HTTP on ${settings.host}: the token and the webhooks travel unencrypted unless a TLS proxy is in front (PIX_RECEIVER_TLS_CERT_FILE gives the receiver its own TLS).\n`,
+    `${PREFIX} warning: plain HTTP on ${settings.host}: the token and the webhooks travel unencrypted unless a TLS proxy is in front (PIX_RECEIVER_TLS_CERT_FILE gives the receiver its own TLS).\n`,
   );
 
 const shutDown = (): void => {
   void receiver.close().then(() => {
-    process.stdout.write('pix-receiver: stopped\n');
+    process.stdout.write(`${PREFIX} stopped\n`);
     process.exit(0);
   });
 };

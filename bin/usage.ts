@@ -3,11 +3,11 @@
  * own table, so the help cannot drift from what loadConfig reads.
  */
 import { createRequire } from 'node:module';
-import { ALIASES, COMMAND_HELP } from './command-help.ts';
+import { ALIASES, COMMAND_HELP, columns, exitCodesText } from './command-help.ts';
 import { suiteVersion } from '../src/run/run-metadata.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { VARIABLE_TABLE } from '../src/config/variables.ts';
-import { INSTALLED } from '../src/base/invocation.ts';
+import { INSTALLED, suiteCommand } from '../src/base/invocation.ts';
 
 const FLAGS: readonly (readonly [string, string])[] = [
   ['--baseline <file>', 'compare the run with an earlier certification.json (also PIX_BASELINE)'],
@@ -15,21 +15,6 @@ const FLAGS: readonly (readonly [string, string])[] = [
   ['--help, -h', 'print this help'],
   ['--version', 'print the suite, spec, Playwright and Node versions'],
 ];
-
-const EXIT_CODES: readonly (readonly [string, string])[] = [
-  ['0', 'no check FAILED (the verdict may still be WARNING or INCOMPLETE)'],
-  [
-    '1',
-    'a check FAILED, or a strictness you asked for was not met (PIX_STRICT, PIX_REQUIRE_COMPLETE, PIX_FAIL_ON_DRIFT)',
-  ],
-  ['2', 'a configuration or suite error: one line per problem names the variable and the fix'],
-];
-
-/** Two columns, the first padded to its widest entry. */
-function columns(rows: readonly (readonly [string, string])[]): string[] {
-  const width = Math.max(...rows.map(([left]) => left.length));
-  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
-}
 
 function variableRows(): [string, string][] {
   return VARIABLE_TABLE.map((v) => {
@@ -70,8 +55,9 @@ export function helpText(): string {
     'PIX_BASE_URL, and set without it stops the run):',
     ...columns(variableRows()),
     '',
-    'Exit codes:',
-    ...columns(EXIT_CODES),
+    exitCodesText('certify'),
+    '',
+    `Each command's --help (${suiteCommand('compare', '--help')}) lists its own exit codes.`,
     '',
     "Playwright's own options pass through: --grep <regexp> (tags: @smoke @negative @auth @webhook @payout",
     '@mutating), --grep-invert, --shard <i/n>, --workers <n>, --reporter <name>, --timeout <ms> and the',

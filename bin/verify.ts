@@ -16,12 +16,14 @@ import { normalFingerprint, publicKeyOf, verifyReportDir } from '../src/report/v
 import { visible } from '../src/base/visible.ts';
 import { fingerprintOf } from '../src/secrets/signing.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
+import { errorPrefix, exitCodesText } from './command-help.ts';
 
 export const USAGE = `Usage: ${suiteCommand('verify', '<report dir> [--fingerprint <hex> | --public-key <file>]')}
 
-Checks a report directory (default of a run: reports/): every artifact certification.json lists has
-the recorded size and SHA-256, and certification.sig, when present, is a valid signature over the exact
-bytes of certification.json.
+Checks a report directory (default of a run: reports/): certification.json's verdict, counts and exit
+code follow from its checks, every artifact it lists has the recorded size and SHA-256, and
+certification.sig, when present, is a valid signature over the exact bytes of certification.json.
+Unsigned, a valid report proves only its own consistency.
 
 Options:
   --fingerprint <hex>   the signing key you expect: SHA-256 of its public key (SubjectPublicKeyInfo, DER),
@@ -32,10 +34,7 @@ Options:
 Without either, a valid signature proves only that the report is unchanged since the holder of the
 key it names signed it.
 
-Exit codes:
-  0  valid
-  1  an artifact changed or is missing, the signature is bad, or another key signed
-  2  the directory or its certification.json cannot be read, or the command line is wrong`;
+${exitCodesText('verify')}`;
 
 type Write = (text: string) => void;
 
@@ -102,7 +101,9 @@ export function main(
     args = parsed(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    err(`pix-verify: ${plain(error.message)}. ${suiteCommand('verify', '--help')} shows the usage.\n`);
+    err(
+      `${errorPrefix('verify')} ${plain(error.message)}. ${suiteCommand('verify', '--help')} shows the usage.\n`,
+    );
     return 2;
   }
   if (args.help || args.dir === undefined) {
@@ -115,7 +116,7 @@ export function main(
   } catch (error) {
     // Never 1: that would say the report changed, which nothing has shown.
     err(
-      `pix-verify: could not verify ${plain(args.dir)}: ${plain(error instanceof Error ? error.message : String(error))}\n`,
+      `${errorPrefix('verify')} could not verify ${plain(args.dir)}: ${plain(error instanceof Error ? error.message : String(error))}\n`,
     );
     return 2;
   }

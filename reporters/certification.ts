@@ -30,7 +30,7 @@ import type {
 } from '@playwright/test/reporter';
 import { catalogue } from '../src/checks/catalogue.ts';
 import type { CheckDefinition } from '../src/checks/vocabulary.ts';
-import { configOfThisProcess } from '../src/config/config.ts';
+import { configOfThisProcess, reportDirOf } from '../src/config/config.ts';
 import { type SigningKey } from '../src/secrets/signing.ts';
 import type { PixRunMetadata } from '../src/run/run-metadata.ts';
 import { documentClauses } from '../src/spec/spec.ts';
@@ -228,7 +228,9 @@ export default class CertificationReporter implements Reporter {
       return { status: 'failed' };
     }
     // PIX_REPORT_DIR wins so that merge-reports on another machine writes where it is told to.
-    const dir = resolve(process.env.PIX_REPORT_DIR ?? this.metadata.reportDir);
+    const setting = process.env.PIX_REPORT_DIR;
+    const { runId } = this.metadata;
+    const dir = resolve(setting === undefined ? this.metadata.reportDir : reportDirOf(setting, () => runId));
     if (![...this.outcomes.values()].some(executed)) {
       if (!this.listing) this.tellNothingWritten(result, dir);
       return undefined;

@@ -37,9 +37,10 @@ export default class CheckListReporter implements Reporter {
     const tagsOf = selectedChecks(suite);
     const all = catalogue();
     const checks = all.filter((check) => tagsOf.has(check.id));
+    // The level the run will report: a `must` check warns for the answers where the document is ambiguous.
     const rows = checks.map((c) => [
       c.id,
-      c.level,
+      c.ambiguous === undefined ? c.level : `${c.level} (${c.ambiguous})`,
       c.clause,
       c.title,
       [...(tagsOf.get(c.id) ?? [])].sort().join(' '),
@@ -47,7 +48,7 @@ export default class CheckListReporter implements Reporter {
     const tests = suite.allTests().length;
     process.stdout.write(
       [
-        `${checks.length} of ${all.length} checks, judged by the ${tests} selected tests:`,
+        `${checks.length} of ${all.length} checks, judged by the ${tests} selected tests (level: must can FAIL, should only WARN):`,
         ...padded([['id', 'level', 'clause', 'title', 'tags'], ...rows]),
         '',
         'Listed only: nothing was sent and no report was written.',

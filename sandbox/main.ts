@@ -5,7 +5,9 @@
  * PIX_SANDBOX_CLIENT_CA_FILE demand client certificates that CA signed (mutual TLS). PIX_SANDBOX_DELAY_MS
  * answers every request that many ms later, as a far-away environment would.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { SCENARIOS } from './scenarios.ts';
 import { type RunningSandbox, type SandboxTls, startSandbox } from './server.ts';
@@ -86,11 +88,14 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
   }
 
   const { clientId, clientSecret, certClient } = sandbox.credentials;
+  // The certificate's public key as a file, given as PIX_CERT_FILE like the README's example: a public key, nothing secret.
+  const certFile = join(tmpdir(), 'pix-sandbox-client-public-key.pem');
+  writeFileSync(certFile, Buffer.from(certClient, 'base64'));
   const variables = [
     `PIX_BASE_URL=${sandbox.url}`,
     `PIX_CLIENT_ID=${clientId}`,
     `PIX_CLIENT_SECRET=${clientSecret}`,
-    `PIX_CERT_CLIENT=${certClient}`,
+    `PIX_CERT_FILE=${certFile}`,
     'PIX_ALLOW_PAYOUTS=1',
     'PIX_PAYEE_KEY_TYPE=EVP',
     'PIX_PAYEE_KEY=123e4567-e89b-12d3-a456-426614174000',

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildCertification } from '../src/report/build.ts';
@@ -718,6 +718,34 @@ describe('npm run compare on hand-built certifications', () => {
     assert.equal(improved.code, 0, improved.stdout + improved.stderr);
     assert.match(improved.stdout, /:\s+0\s+regressions,\s+1\s+other\s+change\.$/m);
   });
+  it('compares two report directories as it compares their certification.json files: 0 or 1, never 2', async () => {
+    const reportDir = async (name: string, sketch: Sketch): Promise<string> => {
+      const path = join(dir, name);
+      await mkdir(path);
+      await writeFile(join(path, 'certification.json'), JSON.stringify(certification(sketch)));
+      return path;
+    };
+    const [before, same, worse] = await Promise.all([
+      reportDir('run-1', { checks: { A: 'PASSED' } }),
+      reportDir('run-2', { checks: { A: 'PASSED' } }),
+      reportDir('run-3', { checks: { A: 'FAILED' } }),
+    ]);
+    const [unchangedRun, regressedRun] = await Promise.all([npmRunCompare(before, same), npmRunCompare(before, worse)]);
+    assert.equal(unchangedRun.code, 0, unchangedRun.stderr);
+    assert.equal(regressedRun.code, 1, regressedRun.stderr);
+    const missing = await npmRunCompare(before, join(dir, 'nowhere'));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^pix-certify compare: .*nowhere cannot be read \(ENOENT\): give the certification\.json of an earlier run of this suite, or its report directory\.\n$/);
+  }); // prettier-ignore
+
+  it('lists its exit codes in --help', async () => {
+    const help = await npmRunCompare('--help');
+    assert.equal(help.code, 0);
+    assert.match(
+      help.stdout,
+      /^Exit codes:\n {2}0 {2}nothing regressed\n {2}1 {2}a check or an observation regressed/m,
+    );
+  });
 });
 
 const regressionsFirst = (changes: readonly { readonly regression: boolean }[]): boolean =>
@@ -906,6 +934,6 @@ describe('certify --baseline and npm run compare against the sandbox', { skip: I
     assert.equal(same.code, 0, same.stderr);
     assert.match(same.stdout, /^No change since the baseline/m);
     assert.equal(unreadable.code, 2);
-    assert.match(unreadable.stderr, /^pix-compare: .*old-schema\.json has report schema version 0/);
+    assert.match(unreadable.stderr, /^pix-certify compare: .*old-schema\.json has report schema version 0/);
   });
 });

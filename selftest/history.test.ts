@@ -1,21 +1,27 @@
 /**
- * pix-certify history over real runs: three live runs against the sandbox (reference, a fault, the
- * reference again), the first read as the version 2 report an older suite wrote, and a file that is
- * not a certification. The checks the fault flipped come first, the chart is drawn, each run is
- * linked to its report, and the page loads nothing.
+ * pix-certify history over real runs: three live runs against the sandbox under one name (reference,
+ * a fault behind another base URL, the reference again), the first read as the version 2 report an
+ * older suite wrote and given twice, and a file that is not a certification. Each base URL is its own
+ * series, both URLs shown, the failing run marked, a legend, the run given twice counted once; the
+ * chart is drawn, each run is linked to its report, and the page loads nothing. Within one series, the
+ * checks that flipped come first (built from reports made here).
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { buildHistory } from '../src/report/history.ts';
+import { buildHistory, readHistory } from '../src/report/history.ts';
+import { certification } from './support/certification.ts';
 import type { Certification } from '../src/report/model.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { cleanEnvironment, runCommand, runSuite, type SuiteRun } from './support/run-suite.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
+
+const baseUrlOf = (run: SuiteRun | undefined): string =>
+  (run?.report as unknown as Certification | undefined)?.run.baseUrl ?? '';
 
 describe('pix-certify history', () => {
   let sandbox: RunningSandbox;
@@ -30,12 +36,8 @@ describe('pix-certify history', () => {
       sandbox = await startSandbox();
       work = temporaryDir('pix-history-');
       // One after the other, so that the runs' start times order them as they ran.
-      for (const [name, scenario] of [
-        ['Nightly A', 'reference'],
-        ['Nightly B', 'webhook-get'],
-        ['Nightly C', 'reference'],
-      ] as const)
-        runs.push(await runSuite(sandboxEnv(sandbox, scenario, { PIX_ENV_NAME: name })));
+      for (const scenario of ['reference', 'webhook-get', 'reference'] as const)
+        runs.push(await runSuite(sandboxEnv(sandbox, scenario, { PIX_ENV_NAME: 'Nightly' })));
       // The first as an older suite wrote it: report schema version 2, without integrity.
       const first = join(runs[0]?.reportDir ?? '', 'certification.json');
       const older = JSON.parse(readFileSync(first, 'utf8')) as Record<string, unknown>;
@@ -50,6 +52,7 @@ describe('pix-certify history', () => {
           'tsx',
           join(ROOT, 'bin', 'history.ts'),
           ...runs.map((run) => run.reportDir).reverse(),
+          runs[0]?.reportDir ?? '',
           notACertification,
           '--out',
           join(work, 'history.html'),
@@ -77,38 +80,39 @@ describe('pix-certify history', () => {
     assert.equal(history.code, 0, history.stderr);
     const lines = history.stderr.trimEnd().split('\n');
     assert.equal(lines.length, 1, history.stderr);
-    assert.match(lines[0] ?? '', /^pix-history: left out: .*package\.json is not a certification/);
+    assert.match(lines[0] ?? '', /^pix-certify history: left out: .*package\.json is not a certification/);
   });
 
-  it('prints the checks the fault flipped first, each run a column in time order', () => {
-    const flipped = runs[1]?.idsWith('FAILED') ?? [];
-    assert.ok(flipped.includes('WEBHOOK-POST'), flipped.join(', '));
-    const table = history.stdout.split('\n');
-    const header = table.findIndex((line) => line.startsWith('check '));
-    assert.ok(header > 0, history.stdout);
-    const firstRows = table
-      .slice(header + 1, header + 1 + flipped.length)
-      .map((line) => line.split(/\s+/)[0]);
-    assert.deepEqual(new Set(firstRows), new Set(flipped));
-    const webhookPost = table.find((line) => line.startsWith('WEBHOOK-POST '));
-    assert.match(webhookPost ?? '', /^WEBHOOK-POST\s+✓✗✓\s+PASSED since #3$/);
-    assert.match(history.stdout, /#1 .*Nightly A[\s\S]*#2 .*Nightly B[\s\S]*#3 .*Nightly C/);
+  it('prints a series per environment, each named with its base URL, the failing run marked, and a legend', () => {
+    const [reference, fault] = [baseUrlOf(runs[0]), baseUrlOf(runs[1])];
+    assert.notEqual(reference, fault);
+    const out = history.stdout;
+    assert.ok(out.includes(`Nightly (${reference}): 2 runs, oldest first:`), out);
+    assert.ok(out.includes(`Nightly (${fault}): 1 run, oldest first:`), out);
+    assert.match(out, /^✗ #1 .* FAILED /m);
+    assert.match(out, /^WEBHOOK-POST\s+✓✓\s+PASSED in every run$/m);
+    assert.match(out, /^WEBHOOK-POST\s+✗\s+FAILED in every run$/m);
+    assert.match(out, /^1 run given twice, counted once\.$/m);
+    assert.match(
+      out,
+      /^Legend: ✓ PASSED {2}! WARNING {2}✗ FAILED {2}– SKIPPED {2}\(blank: the run had no such check\)/m,
+    );
   });
 
-  it('writes history.html: chart, runs linked to their reports by environment, nothing loaded', () => {
+  it('writes history.html: both environments and their verdicts first, then each series with its chart, nothing loaded', () => {
     assert.match(html, /<svg class="chart"[\s\S]*<rect class="bar-PASSED"[\s\S]*<polyline class="duration"/);
     assert.ok(html.includes(`content="default-src 'none'; style-src 'unsafe-inline'"`));
     assert.doesNotMatch(html, /<script|<link|<img|src=|url\(/);
-    for (const [index, name] of ['Nightly A', 'Nightly B', 'Nightly C'].entries())
-      assert.match(
-        html,
-        new RegExp(`<td>#${index + 1}</td>.*<a href="[^"]+certification\\.html">${name}</a>`),
-      );
-    const changed = html.indexOf('changed verdict</td>');
-    const kept = html.indexOf('kept their verdict</td>');
-    assert.ok(changed > 0 && kept > changed, 'the flipped checks come before the others');
-    assert.ok(html.indexOf('>WEBHOOK-POST<') < kept);
-  });
+    assert.match(html, /3 runs \(1 run given twice, counted once\) of 2 environments/);
+    const firstChart = html.indexOf('<svg');
+    for (const run of [runs[0], runs[1]]) {
+      const url = baseUrlOf(run);
+      assert.ok(html.indexOf(`<code>${url}</code>`) < firstChart, `${url} is on the first screen`);
+    }
+    assert.ok(html.indexOf('Legend: ') < firstChart);
+    assert.match(html, /<tr class="failing" title="this run FAILED"><td>✗ #1<\/td>.*<a href="[^"]+certification\.html">Nightly<\/a>/);
+    assert.equal(html.match(/<section id="environment-/g)?.length, 2);
+  }); // prettier-ignore
 });
 
 describe('the history of certifications already read', () => {
@@ -139,12 +143,15 @@ describe('the history of certifications already read', () => {
         report: report('2026-11-02T00:00:00Z', { A: 'PASSED', B: 'WARNING', C: 'PASSED', D: 'PASSED' }),
       },
     ]);
+    const [series, ...others] = built.series;
+    assert.deepEqual(others, []);
+    assert.ok(series !== undefined);
     assert.deepEqual(
-      built.runs.map((run) => run.path),
+      series.runs.map((run) => run.path),
       ['a', 'b', 'c'],
     );
     assert.deepEqual(
-      built.rows.map((row) => [row.id, row.changes, row.since, row.verdicts]),
+      series.rows.map((row) => [row.id, row.changes, row.since, row.verdicts]),
       [
         ['B', 1, 1, ['PASSED', 'WARNING', 'WARNING']],
         ['C', 1, 1, ['FAILED', 'PASSED', 'PASSED']],
@@ -153,4 +160,41 @@ describe('the history of certifications already read', () => {
       ],
     );
   });
+
+  it('makes a series per base URL and name, and counts the same run given twice once', () => {
+    const at = (startTime: string, baseUrl: string): Certification => ({
+      ...report(startTime, { A: 'PASSED' }),
+      run: { ...report(startTime, {}).run, baseUrl, environmentName: 'UAT' },
+    });
+    const one = at('2026-11-01T00:00:00Z', 'https://one.example');
+    const built = buildHistory([
+      { path: 'a', report: one },
+      { path: 'a-again', report: one },
+      { path: 'b', report: at('2026-11-02T00:00:00Z', 'https://two.example') },
+    ]);
+    assert.deepEqual(
+      built.series.map((s) => [s.name, s.baseUrl, s.runs.map((run) => run.path)]),
+      [
+        ['UAT', 'https://one.example', ['a']],
+        ['UAT', 'https://two.example', ['b']],
+      ],
+    );
+    assert.equal(built.duplicates, 1);
+  });
+
+  it('reads a directory of run directories (PIX_REPORT_DIR=reports/{runId}) as every run in it', () => {
+    const parent = temporaryDir('pix-history-runs-');
+    try {
+      for (const [name, startTime] of [['r1', '2026-11-01T00:00:00.000Z'], ['r2', '2026-11-02T00:00:00.000Z']] as const) {
+        mkdirSync(join(parent, name));
+        writeFileSync(join(parent, name, 'certification.json'), JSON.stringify(certification({ run: { startTime, runId: name } })));
+      }
+      mkdirSync(join(parent, 'lifetime-abc'));
+      const read = readHistory([parent]);
+      assert.deepEqual(read.refused, []);
+      assert.deepEqual(read.series[0]?.runs.map((run) => run.path), ['r1', 'r2'].map((name) => join(parent, name, 'certification.json')));
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  }); // prettier-ignore
 });

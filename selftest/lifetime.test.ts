@@ -126,7 +126,7 @@ describe('the token lifetime probe, alone', () => {
       reportDir,
     });
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /^pix-lifetime: PIX_ALLOW_PAYOUTS/m);
+    assert.match(run.stderr, /^pix-certify lifetime: PIX_ALLOW_PAYOUTS/m);
     assert.equal(sandbox.withdrawalsReceived('reference'), sentBefore);
   });
 });

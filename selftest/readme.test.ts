@@ -1,18 +1,11 @@
 /**
- * The README a user reads first: short, every link resolving, and its live example complete. The
- * example is taken from the README as written (the block after `<!-- live-example -->`), its address,
- * credentials and webhook address replaced by the sandbox's and this machine's, and run to a complete
- * certification.
+ * The README a user reads first: short and every link resolving. Its live example is run against the
+ * sandbox by selftest/slow/readme-example.test.ts.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { parseEnv } from 'node:util';
-import { scenarioUrl, startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { runSuite, type SuiteRun } from './support/run-suite.ts';
-import { temporaryDir } from './support/temporary.ts';
+import { describe, it } from 'node:test';
 
 const ROOT = join(import.meta.dirname, '..');
 const README = join(ROOT, 'README.md');
@@ -44,30 +37,6 @@ function brokenLink(from: string, target: string): string | undefined {
   return undefined;
 }
 
-/** The .env the live example writes, and the command it then runs. */
-function liveExample(markdown: string): { env: Record<string, string>; command: string } {
-  const after = markdown.split('<!-- live-example -->')[1] ?? '';
-  const block = /```sh\n([\s\S]*?)```/.exec(after)?.[1] ?? '';
-  const dotenv = /cat > \.env <<'EOF'\n([\s\S]*?)\nEOF\n/.exec(block)?.[1];
-  assert.ok(dotenv !== undefined, 'the live example writes .env with a here-document');
-  const command = block.split('\nEOF\n')[1]?.trim() ?? '';
-  return { env: parseEnv(dotenv) as Record<string, string>, command };
-}
-
-/** A port free on loopback now, for the webhook receiver the example fixes with PIX_WEBHOOK_PORT. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolvePort(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
-}
-
 describe('the README', () => {
   it('is read in five minutes: under 250 lines', () => {
     const lines = text.split('\n').length;
@@ -79,49 +48,5 @@ describe('the README', () => {
     assert.ok(links.length > 10, `${links.length} links found`);
     const broken = links.flatMap((target) => brokenLink(README, target) ?? []);
     assert.deepEqual(broken, []);
-  });
-});
-
-describe("the README's live example, run against the sandbox", () => {
-  let sandbox: RunningSandbox;
-  let work: string;
-  let run: SuiteRun;
-  const example = liveExample(text);
-
-  before(
-    async () => {
-      sandbox = await startSandbox();
-      work = temporaryDir('pix-readme-');
-      const certFile = join(work, 'client-public-key.pem');
-      writeFileSync(certFile, Buffer.from(sandbox.credentials.certClient, 'base64'));
-      const port = await freePort();
-      const substitutes: Record<string, string> = {
-        PIX_BASE_URL: scenarioUrl(sandbox, 'reference'),
-        PIX_CLIENT_ID: sandbox.credentials.clientId,
-        PIX_CLIENT_SECRET: sandbox.credentials.clientSecret,
-        PIX_CERT_FILE: certFile,
-        PIX_WEBHOOK_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        PIX_WEBHOOK_PORT: String(port),
-      };
-      for (const name of Object.keys(substitutes))
-        assert.ok(name in example.env, `the live example sets ${name}`);
-      run = await runSuite({ ...example.env, ...substitutes, PIX_REPORT_DIR: join(work, 'reports') });
-    },
-    { timeout: 150_000 },
-  );
-  after(async () => {
-    await sandbox.close();
-    rmSync(work, { recursive: true, force: true });
-  });
-
-  it('runs the installed command', () => {
-    assert.equal(example.command, 'npx pix-certify');
-  });
-
-  it('certifies the sandbox completely: PASSED, every check judged, exit 0', () => {
-    assert.equal(run.code, 0, run.stdout.slice(-3000));
-    assert.equal(run.report?.verdict, 'PASSED', run.stdout.slice(-3000));
-    assert.equal(run.report.complete, true);
-    assert.deepEqual(run.idsWith('SKIPPED'), []);
   });
 });

@@ -67,7 +67,7 @@ function startService(env: Record<string, string>): Promise<Service> {
     const read = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       // One line says where it is bound; how this machine reaches it is in parentheses.
-      const url = /^pix-receiver: bound to \S+, [^(]*\((https?:\/\/[^\s)]+)/m.exec(output)?.[1];
+      const url = /^pix-certify receiver: bound to \S+, [^(]*\((https?:\/\/[^\s)]+)/m.exec(output)?.[1];
       if (url === undefined) return;
       clearTimeout(timer);
       resolve({ url, child, stop, output: () => output });
@@ -127,7 +127,10 @@ test('a configuration the receiver cannot serve is one line naming the variable'
 test('npm run receiver without a token exits 2 with that one line, and starts nothing', async () => {
   const { code, stderr } = await refusal({});
   assert.equal(code, 2);
-  assert.match(stderr, /^pix-receiver: PIX_RECEIVER_TOKEN: is not set; it protects the control API\. .+\n$/);
+  assert.match(
+    stderr,
+    /^pix-certify receiver: PIX_RECEIVER_TOKEN: is not set; it protects the control API\. .+\n$/,
+  );
 });
 
 describe("the suite's receiver variables", () => {
@@ -237,10 +240,19 @@ describe('the receiver as a service, used by the suite', () => {
     const collection = String(options.webhookCollection);
     assert.ok(collection.startsWith(`the remote receiver at ${service.url}`), collection);
     assert.ok(!readFileSync(join(reference.reportDir, 'certification.html'), 'utf8').includes(TOKEN));
-    // The service told each run it opened and closed, by a digest of its key, never the key.
+    // The service told each run it opened and closed, by a digest of its key, never the key: each suite
+    // run opened two, the probe of its webhook address before its first withdrawal and its own.
     const log = service.output();
-    assert.equal(log.match(/^pix-receiver: run [0-9a-f]{8} opened, webhooks under /gm)?.length, 2, log);
-    assert.equal(log.match(/^pix-receiver: run [0-9a-f]{8} closed by its suite run: /gm)?.length, 2, log);
+    assert.equal(
+      log.match(/^pix-certify receiver: run [0-9a-f]{8} opened, webhooks under /gm)?.length,
+      4,
+      log,
+    );
+    assert.equal(
+      log.match(/^pix-certify receiver: run [0-9a-f]{8} closed by its suite run: /gm)?.length,
+      4,
+      log,
+    );
 
     // The reference run's webhooks went to its own addresses; the other run never saw one of them.
     const delivered = sandboxLog.flatMap((line) => /^webhook POST (\S+) -> 200$/.exec(line)?.[1] ?? []);

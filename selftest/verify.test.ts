@@ -270,7 +270,7 @@ describe('a signed report, verified as its signer would (npm run verify)', { ski
     assert.equal(result.code, 0, result.out);
     assert.match(
       result.out,
-      /It is not signed: whoever can edit the report could have changed certification\.json/,
+      /It is not signed, so this proves only that the report agrees with itself: whoever can edit the report could have changed certification\.json/,
     );
     assert.equal(verify(dir, '--fingerprint', KEYS.ecdsa.fingerprint).code, 1);
   });
@@ -308,7 +308,7 @@ describe('a signed report, verified as its signer would (npm run verify)', { ski
     assert.match(help.out, /^Usage: npm run verify -- <report dir>/);
     const wrong = verify(run.reportDir, '--fingerprint', 'abc');
     assert.equal(wrong.code, 2);
-    assert.match(wrong.err, /^pix-verify: --fingerprint: 'abc' is not a SHA-256 fingerprint/);
+    assert.match(wrong.err, /^pix-certify verify: --fingerprint: 'abc' is not a SHA-256 fingerprint/);
   });
 });
 
@@ -456,13 +456,29 @@ describe('verifyReportDir, on report directories made here', () => {
     publicKeyFingerprint: pair.fingerprint,
   });
 
+  it('gives exit 1 for an unsigned report whose verdict, counts or exit code were edited, naming the disagreement', async () => {
+    const edits: [string, (r: Certification) => object, RegExp][] = [
+      ['verdict', (r) => ({ ...r, verdict: 'WARNING' }), /^changed: certification\.json: its verdict is WARNING, but its checks make it PASSED \(0 FAILED, 0 WARNING/],
+      ['counts', (r) => ({ ...r, counts: { ...r.counts, FAILED: 1 } }), /^changed: certification\.json: its counts \(FAILED 1\) disagree with its checks \(FAILED 0\)$/],
+      ['exit code', (r) => ({ ...r, exitCode: 1 }), /^changed: certification\.json: its exit code is 1, but a PASSED run exits 0$/],
+    ];
+    for (const [what, edit, expected] of edits) {
+      const dir = await sealed();
+      writeFileSync(join(dir, 'certification.json'), JSON.stringify(edit(manifestOf(dir)), null, 2));
+      const result = verifyReportDir(dir);
+      assert.equal(result.exitCode, 1, lines(result).join('\n'));
+      assert.equal(result.problems.length, 1, lines(result).join('\n'));
+      assert.match(lines(result).at(-1) ?? '', expected, what);
+    }
+  }); // prettier-ignore
+
   it('is valid untouched: what an unsigned, a signed and a pinned report prove, counted', async () => {
     const unsigned = verifyReportDir(await sealed());
     assert.deepEqual(unsigned, {
       exitCode: 0,
       problems: [],
       notes: [
-        '4 artifacts match certification.json. It is not signed: whoever can edit the report could have changed certification.json and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.',
+        '4 artifacts match certification.json, and its verdict, counts and exit code agree with its checks. It is not signed, so this proves only that the report agrees with itself: whoever can edit the report could have changed certification.json and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.',
       ],
     });
     const signed = await sealed(KEYS.ed25519);
@@ -484,7 +500,7 @@ describe('verifyReportDir, on report directories made here', () => {
     const one = verifyReportDir(await sealed(KEYS.ecdsa, { 'summary.md': '# Summary\n' }));
     assert.match(one.notes[0] ?? '', /^1 artifact matches certification\.json, and certification\.sig signs it \(ECDSA-P256-SHA256, key /);
     const none = verifyReportDir(await sealed(undefined, {}));
-    assert.match(none.notes[0] ?? '', /^0 artifacts match certification\.json\. It is not signed/);
+    assert.match(none.notes[0] ?? '', /^0 artifacts match certification\.json, and its verdict, counts and exit code agree with its checks\. It is not signed/);
   }); // prettier-ignore
 
   it('gives each changed artifact one line: its hash and, when it differs, its size; missing; outside the directory', async () => {
@@ -556,7 +572,7 @@ describe('verifyReportDir, on report directories made here', () => {
     const result = verifyReportDir(dir);
     assert.equal(result.exitCode, 0);
     assert.deepEqual(result.notes, [
-      '2 artifacts match certification.json. It is not signed: whoever can edit the report could have changed certification.json and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.',
+      '2 artifacts match certification.json, and its verdict, counts and exit code agree with its checks. It is not signed, so this proves only that the report agrees with itself: whoever can edit the report could have changed certification.json and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.',
       "a-notes.txt: not in certification.json's manifest, so nothing vouches for it",
       "certification.html: not in certification.json's manifest, so nothing vouches for it",
       "ledger.jsonl: not in certification.json's manifest, so nothing vouches for it",

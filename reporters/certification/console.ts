@@ -129,6 +129,35 @@ function environmentName(report: Certification): string {
 const blocks = (...parts: string[][]): string[] =>
   parts.filter((p) => p.length > 0).flatMap((p, i) => (i === 0 ? p : ['', ...p]));
 
+/** The probes' observations the console tells, by topic, under the label a person reads. */
+const PROBES: ReadonlyMap<string, string> = new Map([
+  ['webhook.retry', 'Retry probe: '],
+  ['token.lifetime-probe', 'Lifetime probe: '],
+]);
+
+/** Whether a token outlives a newer one: the revocation the suite tries, as its check judged it. */
+const REVOCATION = 'TOKEN-SURVIVES-NEWER-TOKEN';
+
+/** Where the webhooks went and what the probes found: told here, not only in the JSON and HTML. */
+function probes(report: Certification, width: number): string[] {
+  const collection = report.run.options.webhookCollection;
+  const revocation = report.checks.find((c) => c.id === REVOCATION);
+  const revoked =
+    revocation?.verdict === 'PASSED'
+      ? 'a token still worked after a newer one was issued'
+      : revocation?.verdict === 'WARNING'
+        ? 'issuing a newer token ended the earlier one (the WARNING above)'
+        : undefined;
+  return [
+    ...(typeof collection === 'string' ? wrap(collection, width, HANG, 'Webhooks: ') : []),
+    ...report.observations.flatMap((o) => {
+      const label = PROBES.get(o.topic);
+      return label === undefined || o.note === undefined ? [] : wrap(o.note, width, HANG, label);
+    }),
+    ...(revoked === undefined ? [] : wrap(revoked, width, HANG, 'Revocation: ')),
+  ];
+}
+
 export function renderConsole(report: Certification, paths: ReportPaths, layout: Layout): string {
   const { width } = layout;
   const lines = blocks(
@@ -139,6 +168,7 @@ export function renderConsole(report: Certification, paths: ReportPaths, layout:
     [
       ...wrap(environmentName(report), width, HANG, 'Environment: '),
       ...wrap(countsLine(report), width),
+      ...probes(report, width),
       ...(report.withdrawals === undefined ? [] : wrap(withdrawalLine(report.withdrawals), width, HANG)),
       ...incomplete(report, width),
       `Verdict: ${paint(layout, report.verdict)}`,

@@ -1,11 +1,13 @@
 /**
  * The history of many runs, rendered: history.html (self-contained, under the certification's
  * Content-Security-Policy: an inline SVG chart, no script, nothing loaded) and the console table.
- * One row per check, one column per run, oldest first; the checks whose verdict changed come first.
+ * A section per environment (its name and base URL): its runs' verdicts first, failing runs marked,
+ * then the chart and one row per check, one column per run, oldest first, the checks whose verdict
+ * changed first. A legend says what each sign means.
  */
 import { relative, sep } from 'node:path';
 import type { Verdict } from '../../src/checks/vocabulary.ts';
-import type { History, HistoryRow, HistoryRun } from '../../src/report/history.ts';
+import type { History, HistoryRow, HistoryRun, HistorySeries } from '../../src/report/history.ts';
 import { visible } from '../../src/base/visible.ts';
 import { chip, escapeHtml, pageHead, SIGN, STYLE } from './html.ts';
 import { type Layout, paint, tint } from './layout.ts';
@@ -25,7 +27,10 @@ function href(fromDir: string, path: string): string {
   return relative(fromDir, path).split(sep).map(encodeURIComponent).join('/');
 }
 
-function sinceText(history: History, row: HistoryRow): string {
+/** What each sign of the tables means, in one line. */
+const LEGEND = `${CHART_VERDICTS.map((v) => `${SIGN[v]} ${v}`).join('  ')}  (blank: the run had no such check)`;
+
+function sinceText(history: HistorySeries, row: HistoryRow): string {
   const latest = row.verdicts.findLast((v) => v !== undefined);
   const run = history.runs[row.since];
   if (latest === undefined || run === undefined) return '';
@@ -45,6 +50,8 @@ table.history td.cell.none { background: #f6f8fa; color: #59636e; }
 table.history th.run { padding: .2rem .1rem; vertical-align: bottom; }
 table.history th.run a { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; font-weight: 400; font-size: .8rem; text-decoration: none; }
 table.history tr.divider td { background: #f6f8fa; font-weight: 600; }
+tr.failing td { background: #ffebe9; font-weight: 600; }
+p.legend { font-size: .9rem; }
 td.id { white-space: nowrap; font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 svg.chart { width: 100%; max-width: 64rem; height: auto; border: 1px solid var(--line); border-radius: 6px; }
 svg.chart text { font: 11px system-ui, sans-serif; fill: #1f2328; }
@@ -142,10 +149,10 @@ ${legend.join('\n')}
 </svg>`;
 }
 
-function runsTable(history: History, outDir: string): string {
+function runsTable(history: HistorySeries, outDir: string): string {
   const rows = history.runs.map(
     (run, index) =>
-      `<tr><td>#${index + 1}</td><td>${escapeHtml(shortTime(run.startTime))}</td><td><a href="${escapeHtml(href(outDir, run.report))}">${escapeHtml(run.label)}</a></td><td>${chip(run.verdict)}</td><td>${seconds(run.durationMs)}</td><td>${CHART_VERDICTS.map((v) => `${run.counts[v]} ${v}`).join(', ')}</td></tr>`,
+      `<tr${run.verdict === 'FAILED' ? ' class="failing" title="this run FAILED"' : ''}><td>${run.verdict === 'FAILED' ? `${SIGN.FAILED} ` : ''}#${index + 1}</td><td>${escapeHtml(shortTime(run.startTime))}</td><td><a href="${escapeHtml(href(outDir, run.report))}">${escapeHtml(run.label)}</a></td><td>${chip(run.verdict)}</td><td>${seconds(run.durationMs)}</td><td>${CHART_VERDICTS.map((v) => `${run.counts[v]} ${v}`).join(', ')}</td></tr>`,
   );
   return `<div class="scroll"><table>
 <thead><tr><th>run</th><th>started</th><th>environment (its report)</th><th>verdict</th><th>run time</th><th>checks</th></tr></thead>
@@ -161,7 +168,7 @@ function cell(verdict: Verdict | undefined, run: HistoryRun, index: number): str
   return `<td class="cell v-${verdict}" title="${escapeHtml(`${where}: ${verdict}`)}">${SIGN[verdict]}</td>`;
 }
 
-function checksTable(history: History, outDir: string): string {
+function checksTable(history: HistorySeries, outDir: string): string {
   const heads = history.runs.map(
     (run, index) =>
       `<th class="run"><a href="${escapeHtml(href(outDir, run.report))}" title="${escapeHtml(`${run.label}: ${run.verdict}`)}">#${index + 1} ${escapeHtml(shortTime(run.startTime))} · ${escapeHtml(run.label)}</a></th>`,
@@ -190,32 +197,52 @@ ${steady.map(line).join('\n')}
 </tbody></table></div>`;
 }
 
-/** history.html; `outDir` is where it is written, from which every run's report is linked. */
-export function renderHistoryHtml(history: History, outDir: string): string {
-  const first = history.runs[0];
-  const last = history.runs.at(-1);
-  const environments = [...new Set(history.runs.map((run) => run.label))];
-  const changed = history.rows.filter((row) => row.changes > 0).length;
+const runCount = (history: History): number => history.series.reduce((sum, s) => sum + s.runs.length, 0);
+
+function seriesSection(series: HistorySeries, index: number, outDir: string): string {
+  const first = series.runs[0];
+  const last = series.runs.at(-1);
+  const changed = series.rows.filter((row) => row.changes > 0).length;
+  const failed = series.runs.filter((run) => run.verdict === 'FAILED').length;
   const span =
     first === undefined || last === undefined
       ? ''
       : ` from ${escapeHtml(shortTime(first.startTime))} to ${escapeHtml(shortTime(last.startTime))}`;
+  return `<section id="environment-${index + 1}">
+<h2>${escapeHtml(series.name)}</h2>
+<p>Base URL <code>${escapeHtml(series.baseUrl)}</code>: ${plural(series.runs.length, 'run')}${span}, ${plural(failed, 'failing run')}; ${plural(changed, 'check')} changed verdict.</p>
+${runsTable(series, outDir)}
+<h3>Verdicts and run time</h3>
+${historyChart(series.runs)}
+<h3>Checks</h3>
+${checksTable(series, outDir)}
+</section>`;
+}
+
+/** history.html; `outDir` is where it is written, from which every run's report is linked. */
+export function renderHistoryHtml(history: History, outDir: string): string {
+  const runs = runCount(history);
   const refused =
     history.refused.length === 0
       ? ''
       : `<div class="notice"><p>Left out, not certifications:</p><ul>${history.refused.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul></div>`;
-  return `${pageHead(`History of ${plural(history.runs.length, 'run')}: Pix withdrawal certification`, `${STYLE}${HISTORY_STYLE}`)}
+  const environments = history.series
+    .map(
+      (series, index) =>
+        `<li><a href="#environment-${index + 1}">${escapeHtml(series.name)}</a> (<code>${escapeHtml(series.baseUrl)}</code>): ${plural(series.runs.length, 'run')}, the latest ${chip(series.runs.at(-1)?.verdict ?? 'ERROR')}</li>`,
+    )
+    .join('');
+  const duplicates =
+    history.duplicates === 0 ? '' : ` (${plural(history.duplicates, 'run')} given twice, counted once)`;
+  return `${pageHead(`History of ${plural(runs, 'run')}: Pix withdrawal certification`, `${STYLE}${HISTORY_STYLE}`)}
 <body>
 <h1>Pix withdrawal certification: history</h1>
-<p>${plural(history.runs.length, 'run')}${span}, of ${environments.map((e) => `<strong>${escapeHtml(e)}</strong>`).join(', ')}; ${plural(changed, 'check')} changed verdict. Oldest run first; each run links to its report.</p>
+<p>${plural(runs, 'run')}${duplicates} of ${plural(history.series.length, 'environment')}, each its own series; oldest run first, each linked to its report.</p>
+<ul>${environments}</ul>
+<p class="legend">Legend: ${escapeHtml(LEGEND)}; a run that FAILED is marked ${SIGN.FAILED} in red.</p>
 ${refused}
-<h2 id="chart">Verdicts and run time</h2>
-${historyChart(history.runs)}
-<h2 id="checks">Checks</h2>
-${checksTable(history, outDir)}
-<h2 id="runs">Runs</h2>
-${runsTable(history, outDir)}
-<footer>Written by pix-certify history from ${plural(history.runs.length, 'certification.json')}.</footer>
+${history.series.map((series, index) => seriesSection(series, index, outDir)).join('\n')}
+<footer>Written by pix-certify history from ${plural(runs, 'certification.json')}.</footer>
 </body>
 </html>
 `;
@@ -224,8 +251,15 @@ ${runsTable(history, outDir)}
 // ---------------------------------------------------------------------------------------------
 // The console
 
-/** The table for a terminal: one character per run, coloured; the newest runs when not all fit. */
+/** The table for a terminal: a section per environment, one character per run, coloured; the newest runs when not all fit. */
 export function renderHistoryConsole(history: History, layout: Layout, written: string): string {
+  const lines = history.series.flatMap((series) => [...seriesConsole(series, layout, written), '']);
+  if (history.duplicates > 0) lines.push(`${plural(history.duplicates, 'run')} given twice, counted once.`);
+  lines.push(`Legend: ${LEGEND}. Chart and links: ${visible(written)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function seriesConsole(history: HistorySeries, layout: Layout, written: string): string[] {
   const idWidth = Math.max(5, ...history.rows.map((row) => row.id.length));
   const sinceWidth = Math.max(0, ...history.rows.map((row) => sinceText(history, row).length));
   const room = Math.max(1, layout.width - idWidth - sinceWidth - 4);
@@ -233,12 +267,13 @@ export function renderHistoryConsole(history: History, layout: Layout, written: 
   const from = history.runs.length - shown;
   const lines: string[] = [];
   lines.push(
-    `${plural(history.runs.length, 'run')}, oldest first${from > 0 ? `; the newest ${shown} fit here, all of them are in ${visible(written)}` : ''}:`,
+    `${visible(history.name)} (${visible(history.baseUrl)}): ${plural(history.runs.length, 'run')}, oldest first${from > 0 ? `; the newest ${shown} fit here, all of them are in ${visible(written)}` : ''}:`,
   );
   history.runs.forEach((run, index) => {
     if (index < from) return;
+    const failed = run.verdict === 'FAILED' ? `${SIGN.FAILED} ` : '  ';
     lines.push(
-      `  #${String(index + 1).padEnd(4)} ${shortTime(run.startTime)}  ${paint(layout, run.verdict, 10)} ${seconds(run.durationMs).padStart(8)}  ${visible(run.label)}  ${visible(run.report)}`,
+      `${failed}#${String(index + 1).padEnd(4)} ${shortTime(run.startTime)}  ${paint(layout, run.verdict, 10)} ${seconds(run.durationMs).padStart(8)}  ${visible(run.report)}`,
     );
   });
   lines.push('');
@@ -256,6 +291,6 @@ export function renderHistoryConsole(history: History, layout: Layout, written: 
   if (changed.length > 0 && changed.length < history.rows.length)
     lines.push(`${'-'.repeat(idWidth)}  unchanged:`);
   lines.push(...history.rows.filter((entry) => entry.changes === 0).map(row));
-  lines.push('', `${plural(changed.length, 'check')} changed verdict; chart and links: ${visible(written)}`);
-  return `${lines.join('\n')}\n`;
+  lines.push(`${plural(changed.length, 'check')} changed verdict in ${visible(history.name)}.`);
+  return lines;
 }

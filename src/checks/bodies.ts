@@ -9,7 +9,7 @@ import type { BodyField, SpecModel } from '../spec/spec.ts';
 import { type Check, defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
 import { slug } from './operation-names.ts';
-import { judgeRefusal, REFUSAL_RULES } from './refusal.ts';
+import { ambiguityOf, judgeRefusal, REFUSAL_RULES } from './refusal.ts';
 
 /** How a valid body is made wrong: raw text instead, one field set to a value, or one field left out. */
 export type BodyMutation =
@@ -76,6 +76,7 @@ function wrongTypeCase(field: BodyField): BodyCase {
         title: `Refuses a withdrawal whose ${field.name} is not a ${field.type}`,
         clause: `${field.clause}, §7`,
         level: 'must',
+        ambiguous: ambiguityOf(rule),
         reason: `§2.1 gives ${field.name} the type ${field.type}; a body that breaks it is a bad request (§7), never accepted and never a server error.`,
         remedy: `Check that ${field.name} is a JSON ${field.type} and refuse the withdrawal with 400 when it is not, before anything is paid.`,
         needs: ['payout'],
@@ -100,6 +101,7 @@ function malformedBodyCase({ suffix, body, describe }: (typeof MALFORMED_BODIES)
         title: `Refuses a withdrawal with ${describe}`,
         clause: '§4.2, §2.1, §7',
         level: 'must',
+        ambiguous: ambiguityOf(REFUSAL_RULES.invalidBody),
         reason:
           'The request body is the withdraw request of §2.1, a JSON object (§4.2); anything else is a bad request.',
         remedy: `Parse the body as a JSON object and refuse ${describe} with 400, never with a 2xx or a server error.`,

@@ -28,8 +28,18 @@ export const FAMILIES: readonly Family[] = [
 ];
 
 /** A check as data: what reports and listings need, without its judge. */
-function definitionOf({ id, title, clause, level, reason, remedy, needs }: CheckDefinition): CheckDefinition {
-  return { id, title, clause, level, reason, remedy, needs };
+function definitionOf(check: CheckDefinition): CheckDefinition {
+  const { id, title, clause, level, ambiguous, reason, remedy, needs } = check;
+  return {
+    id,
+    title,
+    clause,
+    level,
+    ...(ambiguous === undefined ? {} : { ambiguous }),
+    reason,
+    remedy,
+    needs,
+  };
 }
 
 let cached: readonly CheckDefinition[] | undefined;

@@ -10,7 +10,7 @@ import type { CredentialHeader, OperationId, SpecModel } from '../spec/spec.ts';
 import { type Check, defineCheck } from './check.ts';
 import { perOperationFamily } from './family.ts';
 import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug } from './operation-names.ts';
-import { judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
+import { ambiguityOf, judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
 
 /** What a `refusal.status.<check>` observation records, in a report's words. */
 export const REFUSAL_NOTE = 'the status the environment refused the request with';
@@ -101,6 +101,7 @@ export function credentialCases(spec: SpecModel, operation: OperationId): Creden
           title: `Refuses a ${OPERATION_NAME[operation]} ${v.describe(credential.header)}`,
           clause: `${model.clause}, ${credential.kind === 'token' ? '§5.2' : '§5.4'}`,
           level: 'must',
+          ambiguous: ambiguityOf(v.rule),
           reason: `${credential.header} is required (${model.clause}); a request ${v.describe(credential.header)} must not be served (${v.rule.name}: ${v.rule.passed.join('/')} passes, ${v.rule.warning.join('/')} warns).`,
           remedy: v.remedy(credential.header),
           needs: needsFor(operation, !v.mockCanJudge),

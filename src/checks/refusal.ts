@@ -24,6 +24,9 @@ export const REFUSAL_RULES = {
 
 const list = (statuses: readonly number[]): string => statuses.join(' or ');
 
+/** Where a refusal rule only warns: the statuses the document lists but does not name here. */
+export const ambiguityOf = (rule: RefusalRule): string => `should for ${list(rule.warning)}`;
+
 export function judgeRefusal(rule: RefusalRule, exchange: Exchange): Violation[] {
   const { status } = exchange.response;
   if (rule.passed.includes(status)) return [];

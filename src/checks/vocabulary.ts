@@ -27,6 +27,11 @@ export interface CheckDefinition {
   /** Clause(s) of interface.md, e.g. `§4.1, §5.4`; `(not shown)` marks a silent area. */
   readonly clause: string;
   readonly level: Level;
+  /**
+   * A `must` check that only warns for some answers, where the document is ambiguous (it names one
+   * status and lists others): which, in a few words. `list` shows it beside the level.
+   */
+  readonly ambiguous?: string;
   /** Why the check exists, in one sentence. */
   readonly reason: string;
   /** What a provider that fails the check should change, in one or two concrete sentences. */

@@ -17,6 +17,15 @@ import { type SigningKey } from '../secrets/signing.ts';
 import { NO_TLS, readTlsConfig, type TlsConfig } from './tls-files.ts';
 import { MIN_SECRET_LENGTH } from '../secrets/registry.ts';
 import { readSigningKey } from './signing-key.ts';
+import { runIdOfThisRun } from '../base/run-state.ts';
+
+/** `{runId}` in PIX_REPORT_DIR: each run keeps its reports in a directory of its own (reports/{runId}). */
+export const RUN_ID_PLACEHOLDER = '{runId}';
+
+/** PIX_REPORT_DIR with the run's id in place of {runId}. */
+export function reportDirOf(setting: string, runId: () => string = runIdOfThisRun): string {
+  return setting.includes(RUN_ID_PLACEHOLDER) ? setting.replaceAll(RUN_ID_PLACEHOLDER, runId()) : setting;
+}
 
 export type Mode = 'mock' | 'live';
 
@@ -42,6 +51,8 @@ export interface WebhookSettings {
    * receiver answers 503, and waits this long after it for another; 0 sends no probe.
    */
   readonly retryWaitMs: number;
+  /** Variables set that this configuration ignores (PIX_WEBHOOK_PORT beside a remote receiver): the plan names them. */
+  readonly unused: readonly string[];
 }
 
 export interface Config {
@@ -352,11 +363,14 @@ function readWebhook(read: Reader, mode: Mode): WebhookSettings {
     );
   }
   const timeoutMs = read.integer('PIX_WEBHOOK_TIMEOUT_MS', mode === 'live' ? 15_000 : 3_000, 100, 120_000);
+  const receiverUrl = read.text('PIX_WEBHOOK_RECEIVER_URL');
+  const localOnly = ['PIX_WEBHOOK_PORT', 'PIX_WEBHOOK_HOST'] as const;
   return {
+    unused: receiverUrl === undefined ? [] : localOnly.filter((name) => read.text(name) !== undefined),
     host: read.text('PIX_WEBHOOK_HOST') ?? '127.0.0.1',
     port: read.integer('PIX_WEBHOOK_PORT', 0, 0, 65_535),
     publicUrl: publicUrl?.replace(/\/+$/, ''),
-    receiverUrl: read.text('PIX_WEBHOOK_RECEIVER_URL'),
+    receiverUrl,
     receiverToken: read.text('PIX_WEBHOOK_RECEIVER_TOKEN'),
     timeoutMs,
     graceMs: Math.min(1_000, Math.max(100, Math.round(timeoutMs / 20))),
@@ -453,7 +467,7 @@ function readConfig(read: Reader, env: Env): Config {
     tls: readTls(read, live),
     tokenField: readTokenField(read),
     webhook: readWebhook(read, mode),
-    reportDir: resolve(read.text('PIX_REPORT_DIR') ?? 'reports'),
+    reportDir: resolve(reportDirOf(read.text('PIX_REPORT_DIR') ?? 'reports')),
     signingKey: readSigningKeyFile(read),
     strict: read.flag('PIX_STRICT'),
     // A live gate fails closed: unset, an INCOMPLETE live run exits 1; the mock quick start stays 0.

@@ -50,7 +50,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_MAX_RETRY_AFTER_S', purpose: "longest wait a 429's Retry-After may ask; past it the run stops waiting", default: '30' },
   { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },
   { name: 'PIX_MAX_RESPONSE_BYTES', purpose: 'bound on every response body, in bytes after decompression', default: '4194304 (4 MiB)' },
-  { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written', default: 'reports' },
+  { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written; {runId} in it keeps every run apart (reports/{runId})', default: 'reports' },
   { name: 'PIX_SIGNING_KEY_FILE', purpose: 'a PEM private key (Ed25519, ECDSA, RSA; unencrypted) that signs the certification' },
   { name: 'PIX_STRICT', purpose: '1: a WARNING or an INCOMPLETE run fails too (exit 1)', default: '0' },
   { name: 'PIX_REQUIRE_COMPLETE', purpose: '1: an INCOMPLETE run fails (exit 1); 0: it exits 0', default: '1 live, 0 mock' },

@@ -175,7 +175,8 @@ function testErrors(tests: readonly TestOutcome[], known: ReadonlySet<string>): 
   });
 }
 
-function overall(
+/** The run's verdict from its counts, suite errors and causes of incompleteness (verify recomputes it). */
+export function overall(
   counts: Readonly<Record<Verdict, number>>,
   suiteErrors: readonly SuiteError[],
   incomplete: readonly IncompleteReason[],
@@ -186,9 +187,10 @@ function overall(
   return counts.WARNING > 0 ? 'WARNING' : 'PASSED';
 }
 
-function exitCodeOf(
+/** The exit code a verdict gives under the run's strictness and its changes (verify recomputes it). */
+export function exitCodeOf(
   verdict: OverallVerdict,
-  metadata: PixRunMetadata,
+  metadata: Pick<PixRunMetadata, 'strict' | 'requireComplete'>,
   changes: Changes | undefined,
 ): 0 | 1 | 2 {
   if (verdict === 'ERROR') return 2;

@@ -1,14 +1,16 @@
 /**
- * The history of many runs (pix-certify history): each check's verdict run after run, in time order,
- * the checks whose verdict changed first, and each run's counts and duration for the chart. Reads
+ * The history of many runs (pix-certify history): a series per environment (its name and base URL),
+ * and in each, every check's verdict run after run, in time order, the checks whose verdict changed
+ * first, and each run's counts and duration for the chart. The same run given twice counts once. A
+ * directory of run directories (PIX_REPORT_DIR=reports/{runId}) stands for every run in it. Reads
  * every report schema the suite has written, through read.ts; a file that is not a certification is
  * refused with one line and the others still make the history.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Level, Verdict } from '../checks/vocabulary.ts';
 import type { Certification, OverallVerdict } from './model.ts';
-import { readCertification, UnreadableCertification } from './read.ts';
+import { certificationPath, isDirectory, readCertification, UnreadableCertification } from './read.ts';
 
 const CERTIFICATION_FILE = 'certification.json';
 const HTML_FILE = 'certification.html';
@@ -42,24 +44,37 @@ export interface HistoryRow {
   readonly since: number;
 }
 
-export interface History {
+/** The runs of one environment: its name (PIX_ENV_NAME, else the base URL) and its base URL. */
+export interface HistorySeries {
+  readonly name: string;
+  readonly baseUrl: string;
   /** Oldest first. */
   readonly runs: readonly HistoryRun[];
   /** The checks whose verdict changed first (most changes first), then the others in catalogue order. */
   readonly rows: readonly HistoryRow[];
+}
+
+export interface History {
+  /** One per environment, the one whose first run is oldest first. */
+  readonly series: readonly HistorySeries[];
+  /** Arguments that named a run already read (the same directory twice): each counted once. */
+  readonly duplicates: number;
   /** One line per argument that was not a certification, saying why. */
   readonly refused: readonly string[];
 }
 
-/** A report directory stands for its certification.json; a file is taken as it is. */
-export function certificationPath(argument: string): string {
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(argument).isDirectory();
-  } catch {
-    // A path that does not exist is left to readCertification, which says so in one line.
-  }
-  return isDirectory ? join(argument, CERTIFICATION_FILE) : argument;
+/**
+ * The certification.json files an argument stands for: a report directory's, a file as it is, or
+ * every run directory's in a directory that holds runs (PIX_REPORT_DIR=reports/{runId}).
+ */
+export function certificationPaths(argument: string): string[] {
+  const path = certificationPath(argument);
+  if (!isDirectory(argument) || existsSync(path)) return [path];
+  const runs = readdirSync(argument)
+    .sort()
+    .map((name) => join(argument, name, CERTIFICATION_FILE))
+    .filter((file) => existsSync(file));
+  return runs.length === 0 ? [path] : runs;
 }
 
 function reportOf(path: string): string {
@@ -84,8 +99,7 @@ function runOf(path: string, report: Certification): HistoryRun {
 export function readHistory(paths: readonly string[]): History {
   const read: { path: string; report: Certification }[] = [];
   const refused: string[] = [];
-  for (const argument of paths) {
-    const path = certificationPath(argument);
+  for (const path of paths.flatMap(certificationPaths)) {
     try {
       read.push({ path, report: readCertification(path) });
     } catch (error) {
@@ -96,10 +110,34 @@ export function readHistory(paths: readonly string[]): History {
   return { ...buildHistory(read), refused };
 }
 
+/** What tells one run from another: the same run read twice (a directory given twice) is one run. */
+const runKey = ({ run }: Certification): string =>
+  JSON.stringify([run.runId ?? '', run.startTime, run.baseUrl, run.environmentName ?? '']);
+
+/** What tells one environment from another: its base URL and the name its runs gave it. */
+const environmentKey = ({ run }: Certification): string =>
+  JSON.stringify([run.baseUrl, run.environmentName ?? '']);
+
 /** The history of certifications already read: pure, so that the bench and the tests build it alike. */
 export function buildHistory(
   certifications: readonly { readonly path: string; readonly report: Certification }[],
 ): Omit<History, 'refused'> {
+  const unique = new Map<string, { readonly path: string; readonly report: Certification }>();
+  for (const read of certifications)
+    if (!unique.has(runKey(read.report))) unique.set(runKey(read.report), read);
+  const environments = new Map<string, { path: string; report: Certification }[]>();
+  for (const read of unique.values()) {
+    const key = environmentKey(read.report);
+    environments.set(key, [...(environments.get(key) ?? []), read]);
+  }
+  const series = [...environments.values()].map(seriesOf);
+  series.sort((a, b) => (a.runs[0]?.startTime ?? '').localeCompare(b.runs[0]?.startTime ?? ''));
+  return { series, duplicates: certifications.length - unique.size };
+}
+
+function seriesOf(
+  certifications: readonly { readonly path: string; readonly report: Certification }[],
+): HistorySeries {
   const ordered = [...certifications].sort(
     (a, b) => a.report.run.startTime.localeCompare(b.report.run.startTime) || a.path.localeCompare(b.path),
   );
@@ -124,8 +162,11 @@ export function buildHistory(
   rows.sort(
     (a, b) => Math.sign(b.changes) - Math.sign(a.changes) || b.changes - a.changes || a.order - b.order,
   );
+  const runs = ordered.map(({ path, report }) => runOf(path, report));
   return {
-    runs: ordered.map(({ path, report }) => runOf(path, report)),
+    name: runs[0]?.label ?? '',
+    baseUrl: runs[0]?.baseUrl ?? '',
+    runs,
     rows: rows.map(({ order: _order, ...row }) => row),
   };
 }

@@ -4,14 +4,29 @@
  * stack trace: it may be missing, not JSON, not a certification, or from a suite whose report
  * schema differs.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { SCHEMA_PATH } from '../base/paths.ts';
 import { READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION, type Certification } from './model.ts';
 import { suiteCommand } from '../base/invocation.ts';
 
-const FIX = 'give the certification.json of an earlier run of this suite';
+const FIX = 'give the certification.json of an earlier run of this suite, or its report directory';
+
+/** Whether the path is a directory; a path that does not exist is left to the reader, which says so. */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A report directory stands for its certification.json; a file is taken as it is. */
+export function certificationPath(argument: string): string {
+  return isDirectory(argument) ? join(argument, 'certification.json') : argument;
+}
 
 export class UnreadableCertification extends Error {
   /** What is wrong with the file, without the path and the fix. */

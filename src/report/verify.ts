@@ -12,7 +12,8 @@ import { isAbsolute, join, normalize, sep } from 'node:path';
 import { fingerprintOf, schemeOf, verifyBytes, type SignatureScheme } from '../secrets/signing.ts';
 import { REPORT_FILES, SIGNATURE_FILE } from '../run/report-dir.ts';
 import { sha256Of, type SignatureFile } from './integrity.ts';
-import type { ArtifactDigest, Integrity, SignatureRecord } from './model.ts';
+import type { ArtifactDigest, Certification, Integrity, SignatureRecord } from './model.ts';
+import { exitCodeOf as runExitCode, overall } from './build.ts';
 import { checkedCertification, UnreadableCertification } from './read.ts';
 
 /** changed: the report is not what was written or signed (exit 1); unreadable: it cannot be checked (exit 2). */
@@ -219,8 +220,46 @@ function directoryProblem(dir: string): Problem | undefined {
   }
 }
 
+/**
+ * What certification.json says of the run must follow from its own checks: the counts from the
+ * checks' verdicts, the verdict from the counts, and the exit code from the verdict. An edited verdict
+ * that kept every hash right is caught here, signed or not.
+ */
+function consistencyProblems(report: Certification): Problem[] {
+  const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
+  for (const check of report.checks) counts[check.verdict] += 1;
+  const problems: Problem[] = [];
+  const miscounted = (Object.keys(counts) as (keyof typeof counts)[]).filter(
+    (verdict) => counts[verdict] !== report.counts[verdict],
+  );
+  if (miscounted.length > 0)
+    problems.push(
+      changed(
+        `${JSON_FILE}: its counts (${miscounted.map((v) => `${v} ${report.counts[v]}`).join(', ')}) disagree with its checks (${miscounted.map((v) => `${v} ${counts[v]}`).join(', ')})`,
+      ),
+    );
+  const verdict = overall(counts, report.suiteErrors, report.incomplete);
+  if (verdict !== report.verdict)
+    problems.push(
+      changed(
+        `${JSON_FILE}: its verdict is ${report.verdict}, but its checks make it ${verdict} (${counts.FAILED} FAILED, ${counts.WARNING} WARNING, ${report.incomplete.length} causes of INCOMPLETE, ${report.suiteErrors.length} suite errors)`,
+      ),
+    );
+  const exitCode = runExitCode(verdict, report.run, report.changes);
+  if (exitCode !== report.exitCode)
+    problems.push(
+      changed(
+        `${JSON_FILE}: its exit code is ${report.exitCode}, but a ${verdict} run${report.run.strict ? ' with PIX_STRICT' : ''}${report.run.requireComplete ? ' with PIX_REQUIRE_COMPLETE' : ''} exits ${exitCode}`,
+      ),
+    );
+  return problems;
+}
+
 /** Parsed and checked against its schema; a problem is `changed` when a bad signature already says so. */
-function integrityOf(bytes: Buffer, signatureBroken: boolean): Integrity | Problem {
+function reportOf(
+  bytes: Buffer,
+  signatureBroken: boolean,
+): { report: Certification; integrity: Integrity } | Problem {
   const kind = signatureBroken ? changed : unreadable;
   let value: unknown;
   try {
@@ -229,13 +268,12 @@ function integrityOf(bytes: Buffer, signatureBroken: boolean): Integrity | Probl
     return kind(`${JSON_FILE}: not JSON (${(error as Error).message})`);
   }
   try {
-    const { integrity } = checkedCertification(value, JSON_FILE);
-    return (
-      integrity ??
-      kind(
-        `${JSON_FILE}: records no hashes of the other artifacts (schema version 2, from a suite that did not record them)`,
-      )
-    );
+    const report = checkedCertification(value, JSON_FILE);
+    return report.integrity === undefined
+      ? kind(
+          `${JSON_FILE}: records no hashes of the other artifacts (schema version 2, from a suite that did not record them)`,
+        )
+      : { report, integrity: report.integrity };
   } catch (error) {
     if (error instanceof UnreadableCertification) return kind(`${JSON_FILE}: ${error.problem}`);
     throw error;
@@ -246,7 +284,7 @@ function verdictNotes(count: number, signer: SignatureRecord | undefined, pinned
   const matched = `${count} ${count === 1 ? 'artifact matches' : 'artifacts match'} ${JSON_FILE}`;
   if (signer === undefined)
     return [
-      `${matched}. It is not signed: whoever can edit the report could have changed ${JSON_FILE} and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.`,
+      `${matched}, and its verdict, counts and exit code agree with its checks. It is not signed, so this proves only that the report agrees with itself: whoever can edit the report could have changed ${JSON_FILE} and the hashes in it together; a run with PIX_SIGNING_KEY_FILE signs it.`,
     ];
   const by = `${signer.algorithm}, key ${signer.publicKeyFingerprint}`;
   return pinned
@@ -286,10 +324,13 @@ export function verifyReportDir(dir: string, pin?: string): Verification {
                 ],
         }
       : checkSignature(bytes, sigBytes, pin);
-  const integrity = integrityOf(bytes, signature.problems.length > 0);
-  if ('kind' in integrity) return ended([...signature.problems, integrity]);
+  const read = reportOf(bytes, signature.problems.length > 0);
+  if ('kind' in read) return ended([...signature.problems, read]);
+  const { report, integrity } = read;
   const problems = [
     ...signature.problems,
+    // A broken signature already says certification.json changed: one root cause, one finding.
+    ...(signature.problems.length > 0 ? [] : consistencyProblems(report)),
     ...signatureAgreement(integrity.signature, sigBytes !== undefined, signature.signer),
     ...integrity.artifacts.flatMap((artifact) => artifactProblem(dir, artifact) ?? []),
   ];

@@ -40,6 +40,8 @@ export interface EnvironmentChecked {
   readonly token?: HeldToken;
   /** When the last of their requests was answered, in epoch ms: the run's gate counts it in its rate. */
   readonly lastRequestAt?: number;
+  /** Where a test POST through the run's public webhook address reached its receiver, once proven. */
+  readonly webhooksProven?: string;
 }
 
 type WithEnvironmentChecks = typeof globalThis & {

@@ -3,7 +3,8 @@
  * mistake that stops it: a remote webhook receiver must answer and take the token before anything is
  * sent; then, live, the preflight's one harmless request; then the credentials, so that a provider
  * refusing ours stops the run naming the variables (our mistake or theirs) instead of failing a dozen
- * checks. They resolve to the token the credentials' request was issued, which the workers use, and
+ * checks; last, a live run that may pay proves its public webhook address reaches its receiver
+ * (webhook/address-probe.ts). They resolve to the token the credentials' request was issued, which the workers use, and
  * to when the last request was answered, which the run's rate limit counts.
  */
 import type { Config } from '../config/config.ts';
@@ -27,16 +28,24 @@ async function loadChecks(config: Config): Promise<Checks> {
       await checkReceiver(config);
       return {};
     };
-  const [{ preflight }, { apiTls }, { checkCredentials }] = await Promise.all([
+  const [{ preflight }, { apiTls }, { checkCredentials }, { proveWebhookAddress }] = await Promise.all([
     import('../preflight/preflight.ts'),
     import('../transport/tls.ts'),
     import('../preflight/credentials.ts'),
+    import('../webhook/address-probe.ts'),
   ]);
   return async () => {
     await checkReceiver(config);
     await preflight(config.baseUrl ?? '', config.requestTimeoutMs, apiTls(config.tls));
     const token = await checkCredentials(config);
-    return { ...(token === undefined ? {} : { token }), lastRequestAt: Date.now() };
+    const lastRequestAt = Date.now();
+    // Last: a wrong webhook address stops the run before its first withdrawal, never after.
+    const webhooksProven = await proveWebhookAddress(config);
+    return {
+      ...(token === undefined ? {} : { token }),
+      lastRequestAt,
+      ...(webhooksProven === undefined ? {} : { webhooksProven }),
+    };
   };
 }
 

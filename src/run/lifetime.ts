@@ -112,6 +112,13 @@ function waitUntil(at: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** A probe's length as a person reads it: seconds under two minutes, then minutes, then hours. */
+export function aboutDuration(seconds: number): string {
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 7_200) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3_600).toFixed(1)} h`;
+}
+
 /** Measures; the caller has checked that the configuration allows it (live, PIX_ALLOW_PAYOUTS=1, the budget). */
 export async function measureLifetime(config: Config, options: LifetimeOptions): Promise<LifetimeResult> {
   const client = new HttpClient({
@@ -197,7 +204,7 @@ async function probe(
   const revokes = tokenFate((await use(first.token)).response.status, reading) === 'refused';
   const ages = agesUpTo(maxSeconds);
   progress(
-    `${revokes ? 'Issuing a token ends the earlier ones: one token at a time' : 'One token per age, issued now'}; ages ${ages.join(', ')} s; about ${Math.round((revokes ? ages.reduce((a, b) => a + b, 0) : maxSeconds) / 60)} min in all. Ctrl-C reports what was measured.`,
+    `${revokes ? 'Issuing a token ends the earlier ones: one token at a time' : 'One token per age, issued now'}; ages ${ages.join(', ')} s; about ${aboutDuration(revokes ? ages.reduce((a, b) => a + b, 0) : maxSeconds)} in all. Ctrl-C reports what was measured.`,
   );
   const upfront = revokes ? [] : await Promise.all(ages.map(() => issue()));
   const results: AgeResult[] = [];

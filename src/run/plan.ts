@@ -6,6 +6,7 @@
 import { FAMILIES } from '../checks/catalogue.ts';
 import { DEFAULT_RUN_SHAPE, type RunShape } from '../checks/family.ts';
 import type { Config } from '../config/config.ts';
+import { webhookCollection } from './run-metadata.ts';
 import { loadSpec, type SpecModel } from '../spec/spec.ts';
 
 export interface PlanLine {
@@ -64,19 +65,34 @@ export function budgetProblem(config: Config, plan: PayoutPlan): string | undefi
   return undefined;
 }
 
+/** Where a live run's webhooks will be received, and the webhook variables this configuration ignores. */
+function webhookLines(config: Config): string[] {
+  const { publicUrl, receiverUrl, unused } = config.webhook;
+  const onlyHere = receiverUrl === undefined && publicUrl === undefined;
+  return [
+    `Webhooks: received by ${webhookCollection(config)}${onlyHere ? ', which only a provider on this machine reaches' : ''}`,
+    ...unused.map(
+      (name) =>
+        `  ${name} has no effect here: the remote receiver (PIX_WEBHOOK_RECEIVER_URL) takes the webhooks, not this machine`,
+    ),
+  ];
+}
+
 /** What the run may send, in a few lines, printed before anything is. */
 export function describePlan(config: Config, plan: PayoutPlan): string {
   const lines = plan.lines.map((l) => `  ${String(l.requests).padStart(3)}  ${l.group}`);
-  const gate =
-    config.mode === 'mock'
-      ? 'against the embedded mock: nothing can move money'
-      : config.allowPayouts
-        ? 'PIX_ALLOW_PAYOUTS=1'
-        : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
+  if (config.mode === 'mock')
+    return [
+      'Payout plan (against the embedded mock: nothing can move money):',
+      ...lines,
+      `  ${String(plan.requests).padStart(3)}  withdrawal requests in all, answered by the mock alone`,
+    ].join('\n');
+  const gate = config.allowPayouts ? 'PIX_ALLOW_PAYOUTS=1' : 'PIX_ALLOW_PAYOUTS is not 1: none will be sent';
   return [
     `Payout plan (${gate}):`,
     ...lines,
     `  ${String(plan.requests).padStart(3)}  withdrawal requests in all, at most ${plan.mostAccepted} accepted, ${plan.total.toFixed(2)} BRL at most (PIX_AMOUNT=${config.amountText}) to ${config.payee.keyType} ${config.payee.key.slice(0, 2)}***`,
     `  budget: PIX_MAX_PAYOUTS=${config.maxPayouts}, PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}`,
+    ...webhookLines(config),
   ].join('\n');
 }

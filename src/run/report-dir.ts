@@ -1,7 +1,7 @@
 /**
- * The report directory holds what the suite writes and nothing else it would touch. Before a run,
- * a directory that holds anything else is refused (it is most likely the wrong one: a home, a
- * repository); reports are written atomically (a temporary file beside the report, then a rename),
+ * The report directory holds what the suite writes and nothing else it would touch, besides what a
+ * repository keeps there (.gitkeep, .gitignore, a README). Before a run, a directory that holds
+ * anything else is refused (it is most likely the wrong one: a home, a repository's root); reports are written atomically (a temporary file beside the report, then a rename),
  * so an interrupted run leaves the previous certification or the new one, never half of either;
  * and a report that is a symbolic link is replaced, never written through.
  */
@@ -28,6 +28,12 @@ const EARLIER_OUTPUT_DIR = 'test-results';
 /** Where `npm run mutate` (stryker.config.json) writes its reports in a clone of the suite: the default reports/. */
 const MUTATION_REPORTS_DIR = 'mutation';
 
+/** What a repository or CI keeps in a report directory: the suite leaves them be. */
+const KEPT_FILE = /^(\.gitkeep|\.gitignore|README.*)$/;
+
+/** The directories the suite's other commands write beside a certification: lifetime-<run id>, client. */
+const COMMAND_DIR = /^(lifetime-[0-9a-z]+|client)$/;
+
 /** `.certification.json.3f9a0c1b.tmp`: a report an interrupted run was writing. */
 const TEMPORARY = /^\.(.+)\.[0-9a-f]{16}\.tmp$/;
 
@@ -38,7 +44,9 @@ const OWNED_FILES: ReadonlySet<string> = new Set([
 ]);
 
 function isOwned(name: string, isFile: boolean, isDirectory: boolean): boolean {
-  if (name === EARLIER_OUTPUT_DIR || name === MUTATION_REPORTS_DIR) return isDirectory;
+  if (name === EARLIER_OUTPUT_DIR || name === MUTATION_REPORTS_DIR || COMMAND_DIR.test(name))
+    return isDirectory;
+  if (KEPT_FILE.test(name)) return isFile;
   const temporary = TEMPORARY.exec(name);
   return isFile && OWNED_FILES.has(temporary?.[1] ?? name);
 }
@@ -66,7 +74,7 @@ export function reportDirProblem(dir: string): string | undefined {
   if (foreign.length > 0) {
     const shown =
       foreign.slice(0, 3).join(', ') + (foreign.length > 3 ? `, and ${foreign.length - 3} more` : '');
-    return `PIX_REPORT_DIR: ${dir} holds files this suite did not write (${shown}). Set PIX_REPORT_DIR to an empty or new directory (default: reports); the suite writes there only ${[...OWNED_FILES].join(', ')}.`;
+    return `PIX_REPORT_DIR: ${dir} holds files this suite did not write (${shown}). Set PIX_REPORT_DIR to an empty or new directory (default: reports); the suite writes there only ${[...OWNED_FILES].join(', ')} (and lifetime-<run id>/ and client/ for its other commands), and leaves .gitkeep, .gitignore and README files be.`;
   }
   if (names.includes(LEDGER_FILE) && lstatSync(join(dir, LEDGER_FILE)).isSymbolicLink())
     return `PIX_REPORT_DIR: ${join(dir, LEDGER_FILE)} is a symbolic link, and the ledger is never written through one. Remove the link (keep the file it points to if you need that ledger).`;

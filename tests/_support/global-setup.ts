@@ -34,6 +34,8 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   registerConfigSecrets(config);
   registerSecret(checked.token?.token, 'token');
   process.stdout.write(`${describePlan(config, planFor(config))}\n`);
+  if (checked.webhooksProven !== undefined)
+    process.stdout.write(`  proven: a test POST through ${checked.webhooksProven} reached the receiver\n`);
   // pix-certify admitted the run already; started directly, Playwright asks here.
   const refused = await admissionProblem(config);
   if (refused !== undefined) throw new Error(refused);
