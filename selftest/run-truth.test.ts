@@ -119,7 +119,7 @@ describe('the run tells one true story', () => {
     const withdrawals = run.report?.withdrawals as { unknown: { webhook: string }[] } | undefined;
     assert.ok(withdrawals?.unknown.every((u) => u.webhook === 'paid'));
     const line = new RegExp(
-      `${answered504} with an UNKNOWN outcome \\(${answered504} of them reported paid by their webhook`,
+      `${answered504} with an UNKNOWN outcome \\(${answered504} reported paid by their webhook: `,
     );
     assert.match(run.stdout.replace(/\s+/g, ' '), line);
     assert.match(readFileSync(join(run.reportDir, 'summary.md'), 'utf8').replace(/\s+/g, ' '), line);
