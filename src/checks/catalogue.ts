@@ -28,8 +28,26 @@ export const FAMILIES: readonly Family[] = [
 ];
 
 /** A check as data: what reports and listings need, without its judge. */
-function definitionOf({ id, title, clause, level, reason, remedy, needs }: CheckDefinition): CheckDefinition {
-  return { id, title, clause, level, reason, remedy, needs };
+function definitionOf({
+  id,
+  title,
+  clause,
+  level,
+  reason,
+  remedy,
+  needs,
+  variantOf,
+}: CheckDefinition): CheckDefinition {
+  return {
+    id,
+    title,
+    clause,
+    level,
+    reason,
+    remedy,
+    needs,
+    ...(variantOf === undefined ? {} : { variantOf }),
+  };
 }
 
 let cached: readonly CheckDefinition[] | undefined;
