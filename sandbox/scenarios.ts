@@ -538,7 +538,7 @@ const FAULTS: readonly FaultScenario[] = [
     description:
       'answers every third request 429 with Retry-After: 1, whatever the pace: the run slows to its floor, spends its wait budget (20 s with PIX_MAX_RETRY_AFTER_S=5) and ends INCOMPLETE, never ERROR (PIX_REQUIRE_COMPLETE=0: exit 0)',
     trips: [],
-    observes: { topic: 'rate-limit.createWithdraw', value: [{ status: 429 }] },
+    observes: { topic: 'rate-limit.createToken', value: [{ status: 429 }] },
     suiteEnv: { PIX_MAX_RETRY_AFTER_S: '5', PIX_REQUIRE_COMPLETE: '0' },
     breaks: { rateLimit: { everyNth: 3, retryAfterSeconds: 1 } },
   }),

@@ -483,8 +483,8 @@ export const BANDS: Readonly<Record<string, Band>> = {
     incomplete: true,
     observes: {
       ...Object.fromEntries(Object.keys(REFERENCE_OBSERVATIONS).map((topic) => [topic, MAYBE])),
-      'rate-limit.createToken': MAYBE,
-      'rate-limit.createWithdraw': ANY_VALUE,
+      'rate-limit.createToken': ANY_VALUE,
+      'rate-limit.createWithdraw': MAYBE,
       'error.response.shape.429': MAYBE,
     },
   },
