@@ -28,26 +28,10 @@ export const FAMILIES: readonly Family[] = [
 ];
 
 /** A check as data: what reports and listings need, without its judge. */
-function definitionOf({
-  id,
-  title,
-  clause,
-  level,
-  reason,
-  remedy,
-  needs,
-  variantOf,
-}: CheckDefinition): CheckDefinition {
-  return {
-    id,
-    title,
-    clause,
-    level,
-    reason,
-    remedy,
-    needs,
-    ...(variantOf === undefined ? {} : { variantOf }),
-  };
+function definitionOf(check: CheckDefinition): CheckDefinition {
+  const { id, title, clause, level, reason, remedy, needs, variantOf } = check;
+  const definition = { id, title, clause, level, reason, remedy, needs };
+  return variantOf === undefined ? definition : { ...definition, variantOf };
 }
 
 let cached: readonly CheckDefinition[] | undefined;
