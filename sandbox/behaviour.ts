@@ -29,6 +29,10 @@ export const IGNORED_WHEN_MISSING: CredentialRule = { missing: 'accept', wrong: 
 export const ANY_VALUE: CredentialRule = { missing: 'refuse', wrong: 'accept' };
 export const SERVER_ERROR_WHEN_MISSING: CredentialRule = { missing: 'server-error', wrong: 'refuse' };
 
+export type RateLimit =
+  | { readonly perSecond: number; readonly retryAfterSeconds: number }
+  | { readonly everyNth: number; readonly retryAfterSeconds: number };
+
 export interface Behaviour {
   /** Status of a refused client_id, cert_client or client_secret (a malformed cert_client is always 400). */
   readonly credentialRefusal: 401 | 403;
@@ -92,14 +96,20 @@ export interface Behaviour {
   readonly tokenForm: 'hex' | 'line-break' | 'huge';
   /** 'cut-short' answers every withdrawal with a body shorter than its Content-Length, then closes. */
   readonly withdrawalAnswer: 'whole' | 'cut-short';
-  /** 'gateway-timeout' takes an accepted withdrawal (and pays it: its webhook goes out) but answers 504. */
-  readonly acceptedAnswer: 'as-decided' | 'gateway-timeout';
+  /**
+   * 'gateway-timeout' takes an accepted withdrawal (and pays it: its webhook goes out) but answers 504;
+   * 'server-error' answers 500 to every withdrawal it would accept, and makes none.
+   */
+  readonly acceptedAnswer: 'as-decided' | 'gateway-timeout' | 'server-error';
   /** The id a withdrawal is given: a fresh one, or the word "status" (which any status field contains). */
   readonly withdrawalId: 'fresh' | 'status';
   /** The amount the reference webhook reports: the withdrawal's, or one more than it. */
   readonly webhookAmount: 'as-sent' | 'other';
   /** Bytes of padding in the webhook payload, a valid JSON array of entries; 0 sends none. */
   readonly webhookPaddingBytes: number;
-  /** Requests beyond `perSecond` in one second are answered 429 with Retry-After; undefined limits nothing. */
-  readonly rateLimit: { readonly perSecond: number; readonly retryAfterSeconds: number } | undefined;
+  /**
+   * Requests answered 429 with Retry-After: those beyond `perSecond` in one second, or every `everyNth`
+   * request whatever the pace (a quota no pacing satisfies); undefined limits nothing.
+   */
+  readonly rateLimit: RateLimit | undefined;
 }

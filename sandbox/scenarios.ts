@@ -514,6 +514,35 @@ const FAULTS: readonly FaultScenario[] = [
     breaks: { webhookOnRefused: true },
   }),
   fault({
+    name: 'payment-fails-valid',
+    clause: '§4.2, §7',
+    level: 'FAILED',
+    description:
+      'answers 500 to every withdrawal it would accept, and does not enforce accept, so a withdrawal without it is a valid one too (one finding: PAYMENT-ACCEPTED)',
+    trips: ['PAYMENT-ACCEPTED'],
+    breaks: { acceptedAnswer: 'server-error', acceptHeader: 'ignore' },
+  }),
+  fault({
+    name: 'duplicate-race-rate-limited',
+    clause: '§2.1',
+    level: 'FAILED',
+    description:
+      'checks check_code and writes the code a moment later, and answers 429 past 6 requests a second: the race still fits the pace the run learns, so its copies arrive together',
+    trips: ['CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE'],
+    breaks: { codeStore: 'check-then-write', rateLimit: { perSecond: 6, retryAfterSeconds: 1 } },
+  }),
+  fault({
+    name: 'quota-every-third',
+    clause: '§8 (not shown)',
+    level: 'OBSERVED',
+    description:
+      'answers every third request 429 with Retry-After: 1, whatever the pace: the run slows to its floor, spends its wait budget (20 s with PIX_MAX_RETRY_AFTER_S=5) and ends INCOMPLETE, never ERROR (PIX_REQUIRE_COMPLETE=0: exit 0)',
+    trips: [],
+    observes: { topic: 'rate-limit.createToken', value: [{ status: 429 }] },
+    suiteEnv: { PIX_MAX_RETRY_AFTER_S: '5', PIX_REQUIRE_COMPLETE: '0' },
+    breaks: { rateLimit: { everyNth: 3, retryAfterSeconds: 1 } },
+  }),
+  fault({
     name: 'webhook-duplicate',
     clause: '§6 (not shown)',
     level: 'OBSERVED',

@@ -199,9 +199,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       return reply(refuse(405, 'method_not_allowed', `${route.path} only answers POST.`, { allow: 'POST' }));
     }
     const limit = behaviour.rateLimit;
-    if (limit !== undefined && stateOf(scenario.name).rate.exceeds(limit.perSecond)) {
+    const { rate } = stateOf(scenario.name);
+    if (
+      limit !== undefined &&
+      ('perSecond' in limit ? rate.exceeds(limit.perSecond) : rate.isNth(limit.everyNth))
+    ) {
+      const quota =
+        'perSecond' in limit
+          ? `At most ${limit.perSecond} requests a second.`
+          : `Every ${limit.everyNth}th request is over quota.`;
       return reply(
-        refuse(429, 'too_many_requests', `At most ${limit.perSecond} requests a second.`, {
+        refuse(429, 'too_many_requests', quota, {
           'retry-after': String(limit.retryAfterSeconds),
         }),
       );

@@ -167,6 +167,9 @@ function isDuplicate(body: WithdrawBody, behaviour: Behaviour, usedCodes: Readon
 const WRITE_AFTER_CHECK_MS = 150;
 
 function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, id: string): Outcome {
+  // A provider failing every withdrawal it would make: nothing recorded, nothing paid, no webhook.
+  if (behaviour.acceptedAnswer === 'server-error')
+    return { reply: serverError('The withdrawal could not be processed.') };
   const code = typeof body.code === 'string' ? body.code : null;
   const record = (): void => {
     if (code !== null) state.usedCodes.add(code);

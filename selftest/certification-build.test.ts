@@ -6,7 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildCertification, clauseTokens, type CertificationInput } from '../src/report/build.ts';
+import {
+  buildCertification,
+  clauseTokens,
+  withRootCauses,
+  type CertificationInput,
+} from '../src/report/build.ts';
 import type { TestOutcome } from '../src/report/model.ts';
 import type { CheckDefinition, Evaluation } from '../src/checks/vocabulary.ts';
 import { RUN_METADATA } from './support/certification.ts';
@@ -222,5 +227,62 @@ describe('the run as reported', () => {
     };
     assert.deepEqual(certify(passedAll(), { withdrawals }).withdrawals, withdrawals);
     assert.equal('withdrawals' in certify(passedAll()), false);
+  });
+});
+
+describe('one root cause, one finding', () => {
+  const failedWith = (checkId: string, answered: number): Evaluation => ({
+    checkId,
+    verdict: 'FAILED',
+    answered,
+    expected: 'served or refused, not a server error',
+    actual: `${answered}`,
+  });
+  const judged = (...evaluations: Evaluation[]) => ({ evaluations, durationMs: 1 });
+  const checks = [
+    { id: 'PAYMENT-ACCEPTED' },
+    { id: 'PAYMENT-ACCEPT-MISSING', variantOf: 'PAYMENT-ACCEPTED' },
+    { id: 'PAYMENT-ACCEPT-NOT-JSON', variantOf: 'PAYMENT-ACCEPTED' },
+  ] as CheckDefinition[];
+
+  it('skips a variant of the valid request that got the same server error, naming the check that found it', () => {
+    const result = withRootCauses(
+      new Map([
+        ['PAYMENT-ACCEPTED', judged(failedWith('PAYMENT-ACCEPTED', 500))],
+        ['PAYMENT-ACCEPT-MISSING', judged(failedWith('PAYMENT-ACCEPT-MISSING', 500))],
+        ['PAYMENT-ACCEPT-NOT-JSON', judged(failedWith('PAYMENT-ACCEPT-NOT-JSON', 503))],
+      ]),
+      checks,
+      '2026-01-01T00:00:00.000Z',
+    );
+    assert.equal(result.get('PAYMENT-ACCEPTED')?.evaluations[0]?.verdict, 'FAILED');
+    assert.deepEqual(result.get('PAYMENT-ACCEPT-MISSING')?.evaluations, [
+      {
+        checkId: 'PAYMENT-ACCEPT-MISSING',
+        answered: 500,
+        verdict: 'SKIPPED',
+        reason:
+          'not judged: answered 500, as the valid request itself was, so the header this request changed shows nothing; see PAYMENT-ACCEPTED',
+        blockedBy: {
+          answer: 'the valid request answered 500',
+          at: '2026-01-01T00:00:00.000Z',
+          check: 'PAYMENT-ACCEPTED',
+        },
+      },
+    ]);
+    // Another server error than the valid request's is the change's own finding.
+    assert.equal(result.get('PAYMENT-ACCEPT-NOT-JSON')?.evaluations[0]?.verdict, 'FAILED');
+  });
+
+  it('keeps every finding when the valid request did not fail with a server error', () => {
+    const result = withRootCauses(
+      new Map([
+        ['PAYMENT-ACCEPTED', judged({ checkId: 'PAYMENT-ACCEPTED', verdict: 'PASSED', answered: 200 })],
+        ['PAYMENT-ACCEPT-MISSING', judged(failedWith('PAYMENT-ACCEPT-MISSING', 500))],
+      ]),
+      checks,
+      '2026-01-01T00:00:00.000Z',
+    );
+    assert.equal(result.get('PAYMENT-ACCEPT-MISSING')?.evaluations[0]?.verdict, 'FAILED');
   });
 });

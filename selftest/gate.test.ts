@@ -5,7 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { localGate, type Gate, type GateSettings, type LocalGate } from '../src/transport/gate.ts';
+import {
+  localGate,
+  WaitBudgetSpent,
+  type Gate,
+  type GateSettings,
+  type LocalGate,
+} from '../src/transport/gate.ts';
+import { clocked, WaitClock } from '../src/transport/wait-clock.ts';
 import { remoteGate, serveGate } from '../src/transport/shared-gate.ts';
 import { localDesk } from '../src/transport/token-desk.ts';
 import { runDesk } from '../src/run/session.ts';
@@ -16,6 +23,7 @@ const SETTINGS: GateSettings = {
   maxWaitMs: 1_000,
   totalWaitMs: 5_000,
 };
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 const quiet = (): void => undefined;
 
 /** A promise and its resolver (Promise.withResolvers is Node 22's). */
@@ -287,8 +295,9 @@ describe('the request gate', () => {
         context,
         one.gate.exclusive((inner) => Promise.all([stamp(inner), stamp(inner)])),
       );
+      // A section's copies leave in one burst: one every 300 ms is four a window, and they are two.
       assert.ok(
-        Math.min(...gaps(inSection)) >= 300,
+        Math.max(...gaps(inSection)) < 300,
         `a section's starts ${gaps(inSection).join(', ')} ms apart`,
       );
       // A 429 to a request sent at that pace halves it.
@@ -390,6 +399,57 @@ describe('the request gate', () => {
     assert.equal(await (await runDesk({ token: 'line\nbreak', issuedAt: 1 })).current(), undefined);
     const huge = { token: 'x'.repeat(9 * 1024 * 1024), issuedAt: 1 };
     assert.equal(await (await runDesk(huge)).current(), undefined);
+  });
+
+  it('at the slowest pace, goes on within its wait budget, then sends nothing more, in every worker', async () => {
+    const told: string[] = [];
+    const budgeted = { ...SETTINGS, totalWaitMs: 1_000, learnedGapMs: 2_000 };
+    const served = await serveGate(
+      localGate(budgeted, (line) => told.push(line)),
+      5_000,
+    );
+    try {
+      const worker = remoteGate(served.url, served.token, budgeted, quiet);
+      const why = '429 on POST /pix/payment';
+      // A 429 at one request every 2 s: the pace halves to its floor, and the budget's clock starts.
+      assert.equal(await worker.gate.pause({ ms: 50, why, rateLimitedSentAt: Date.now() }), true);
+      assert.equal(await worker.gate.run(() => Promise.resolve('sent')), 'sent');
+      // Past the budget, whatever the machine's load: a lower bound, not a window.
+      await sleep(1_000);
+      await assert.rejects(
+        worker.gate.run(() => Promise.resolve('sent')),
+        WaitBudgetSpent,
+      );
+      await assert.rejects(
+        worker.gate.exclusive(() => Promise.resolve()),
+        WaitBudgetSpent,
+      );
+      assert.equal(await worker.gate.pause({ ms: 50, why }), false, 'no wait past the budget');
+      assert.equal(told.filter((l) => l.startsWith('that is the slowest pace')).length, 1, told.join('\n'));
+      assert.match(
+        told.join('\n'),
+        /wait budget of 1 s in all .* SKIPPED as rate-limited \(cause environment\): INCOMPLETE/,
+      );
+      assert.equal(told.filter((l) => l.includes('is spent: the suite sends nothing more')).length, 1);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('counts the time held at the gate once, however many requests wait at once', async () => {
+    const clock = new WaitClock();
+    const changes: boolean[] = [];
+    clock.onChange(() => changes.push(clock.holding));
+    const gate = clocked(localGate({ ...SETTINGS, concurrency: 1 }, quiet), clock);
+    const t0 = Date.now();
+    // Two requests of 100 ms through one slot: the second waits about 100 ms, the first not at all.
+    await Promise.all([gate.run(() => sleep(100)), gate.run(() => sleep(100))]);
+    const elapsed = Date.now() - t0;
+    assert.ok(clock.heldMs() >= 80 && clock.heldMs() < elapsed, `held ${clock.heldMs()} of ${elapsed} ms`);
+    assert.deepEqual(changes.slice(-1), [false], 'nothing is held once both left');
+    const before = clock.heldMs();
+    await gate.pause({ ms: 60, why: '429 on POST /auth/token' });
+    assert.ok(clock.heldMs() - before >= 50, 'a pause is held time');
   });
 
   it('with a rate limit, opens its first window only a window after the requests sent before it', async (context) => {

@@ -14,7 +14,7 @@ import { type PayoutRequest, Payouts } from '../src/run/payouts.ts';
 import type { Target } from '../src/run/target.ts';
 import type { WebhookClient } from '../src/webhook/client.ts';
 import { NotSentError, TransportError } from '../src/transport/http.ts';
-import { summariseLedger } from '../src/report/withdrawals.ts';
+import { summariseLedger, withdrawalLine } from '../src/report/withdrawals.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const work = temporaryDir('pix-payouts-');
@@ -428,6 +428,27 @@ describe('what really happened to the money: answers that may have paid, reconci
       { code: 'C-2', webhook: 'none' },
       { code: 'C-5', webhook: 'failed' },
     ]);
+    assert.equal(
+      withdrawalLine(summary),
+      'Withdrawals: 5 sent: 1 accepted, 1 refused; 3 with an UNKNOWN outcome (1 reported paid by their webhook: C-1; 1 reported failed by their webhook: C-5; 1 with no webhook: C-2); check them with the provider. Ledger: ledger.jsonl',
+    );
+  });
+
+  it('prints no empty group on the money line: each count names at least one withdrawal', () => {
+    const line = withdrawalLine({
+      ledger: 'ledger.jsonl',
+      sent: 4,
+      outcomes: { accepted: 0, refused: 0, 'rate-limited': 0, unknown: 4, 'not-sent': 0 },
+      unknown: [
+        { code: 'A', webhook: 'other' },
+        { code: 'B', webhook: 'none' },
+      ],
+    });
+    assert.equal(
+      line,
+      'Withdrawals: 4 sent; 4 with an UNKNOWN outcome (1 with a webhook status that says neither: A; 1 with no webhook: B; 2 still in flight when the run stopped); check them with the provider. Ledger: ledger.jsonl',
+    );
+    assert.doesNotMatch(line, /\b0 |: \)|\(\)/);
   });
 });
 

@@ -17,6 +17,7 @@ import {
   raceUnjudgeable,
 } from '../src/checks/check-code.ts';
 import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
+import { paymentAccepted } from '../src/checks/bodies.ts';
 import {
   ANSWER_CHECKS,
   RESPONSE_CHECKS,
@@ -226,6 +227,24 @@ describe('CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE: at most one of the copie
     assert.equal(concurrentDuplicateRefused.judge(race(299, 200))[0]?.actual, '2 accepted: 299, 200');
   });
 
+  it('judges nothing of copies that never overlapped at the provider: the first answered before the last left', () => {
+    const at = (status: number, sentAt: number, durationMs: number): Exchange => ({
+      ...answered(status),
+      sentAt,
+      durationMs,
+    });
+    const spaced = [at(200, 0, 50), at(409, 170, 50), at(409, 340, 50)];
+    const apart = raceUnjudgeable(spaced, answered(409));
+    assert.match(
+      apart?.why ?? '',
+      /^the copies did not overlap at the provider: the first was answered 290 ms before the last was sent/,
+    );
+    assert.equal(apart?.exchange, spaced[0]);
+    assert.equal(apart?.judgedBy, undefined);
+    assert.equal(raceUnjudgeable([at(200, 0, 50), at(200, 1, 50), at(409, 2, 50)], answered(409)), undefined);
+    assert.match(concurrentDuplicateRefused.unjudgeable([]) ?? '', /no race to judge/);
+  });
+
   it('tells when the race cannot be judged, and which answer shows why', () => {
     const accepted = race(200, 200, 409);
     assert.equal(raceUnjudgeable(accepted, answered(409)), undefined);
@@ -240,7 +259,7 @@ describe('CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE: at most one of the copie
     assert.deepEqual(raceUnjudgeable(unclear, answered(409)), {
       why: 'one of the withdrawals sent together was answered 503, which may have paid, so how many were accepted is unknown (the ledger marks it unknown)',
       exchange: unclear[1],
-      judgedBy: undefined,
+      judgedBy: paymentAccepted,
     });
     assert.equal(raceUnjudgeable(race(302, 409), answered(409))?.exchange.response.status, 302);
 
@@ -248,7 +267,7 @@ describe('CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE: at most one of the copie
     assert.deepEqual(raceUnjudgeable(refused, answered(403)), {
       why: 'none of the withdrawals sent together was accepted (403 for the credentials), so the race shows nothing of duplicates',
       exchange: refused[0],
-      judgedBy: undefined,
+      judgedBy: paymentAccepted,
     });
     assert.equal(raceUnjudgeable(race(409, 401), answered(409))?.exchange.response.status, 401);
     assert.equal(raceUnjudgeable(race(200, 401, 409), answered(409)), undefined, 'one accepted: judged');

@@ -37,6 +37,9 @@ const PROVEN_ELSEWHERE: Readonly<Record<string, string>> = {
 /** Two runs at a time: the machine has two cores and each run is mostly waiting on loopback. */
 const PARALLEL_RUNS = 2;
 
+/** A scenario that spends the run's wait budget takes longer than the others. */
+const RUN_TIMEOUT_MS = 240_000;
+
 async function runAll(
   sandbox: RunningSandbox,
   scenarios: readonly Scenario[],
@@ -46,7 +49,7 @@ async function runAll(
   const worker = async (): Promise<void> => {
     for (let scenario = queue.shift(); scenario !== undefined; scenario = queue.shift()) {
       const env = sandboxEnv(sandbox, scenario.name, scenario.suiteEnv);
-      results.set(scenario.name, await runSuite(env, ['--workers=1']));
+      results.set(scenario.name, await runSuite(env, ['--workers=1'], RUN_TIMEOUT_MS));
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_RUNS }, worker));
@@ -140,7 +143,10 @@ export function faultMatrixRuns(scenarios: readonly Scenario[]): void {
       const run = resultOf(scenario);
       for (const id of scenario.trips)
         assert.equal(run.verdictOf(id), scenario.level, `${id} for ${scenario.name}: ${describeRun(run)}`);
-      assert.equal(run.code, scenario.level === 'FAILED' ? 1 : 0, describeRun(run));
+      // A run the environment left incomplete fails closed too, unless the scenario turns that off.
+      const failsClosed =
+        BANDS[scenario.name]?.incomplete === true && scenario.suiteEnv.PIX_REQUIRE_COMPLETE !== '0';
+      assert.equal(run.code, scenario.level === 'FAILED' || failsClosed ? 1 : 0, describeRun(run));
       if (scenario.level !== 'FAILED') assert.deepEqual(run.idsWith('FAILED'), [], describeRun(run));
       if (scenario.observes !== undefined) {
         const { topic, value } = scenario.observes;
@@ -172,8 +178,21 @@ export function faultMatrixRuns(scenarios: readonly Scenario[]): void {
         { failed: sorted(band.failed), warning: sorted(band.warning) },
         `${scenario.name}: the verdicts differ from its band`,
       );
-      assert.equal(run.code, band.failed.length > 0 ? 1 : 0, describeRun(run));
-      assert.deepEqual(run.report?.suiteErrors, [], 'no suite error hides behind a FAILED');
+      // Live runs require completeness (PIX_REQUIRE_COMPLETE=1) unless the scenario turns it off.
+      const failsClosed = band.incomplete === true && scenario.suiteEnv.PIX_REQUIRE_COMPLETE !== '0';
+      assert.equal(run.code, band.failed.length > 0 || failsClosed ? 1 : 0, describeRun(run));
+      const verdict =
+        band.failed.length > 0
+          ? 'FAILED'
+          : band.incomplete === true
+            ? 'INCOMPLETE'
+            : band.warning.length > 0
+              ? 'WARNING'
+              : 'PASSED';
+      assert.equal(run.report?.verdict, verdict, describeRun(run));
+      if (band.failed.length === 0)
+        assert.equal(run.report.complete, band.incomplete !== true, `${scenario.name}: complete`);
+      assert.deepEqual(run.report.suiteErrors, [], 'no suite error hides behind a FAILED');
       assert.deepEqual(
         observationDifferences(run, { ...REFERENCE_OBSERVATIONS, ...band.observes }),
         [],

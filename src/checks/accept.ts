@@ -9,7 +9,7 @@ import type { OperationId, SpecModel } from '../spec/spec.ts';
 import { isServerError } from '../base/status.ts';
 import { type Check, defineCheck, violation, type Violation } from './check.ts';
 import { perOperationFamily } from './family.ts';
-import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug } from './operation-names.ts';
+import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug, VALID_REQUEST_CHECK } from './operation-names.ts';
 
 export interface PlainHeaderCase {
   readonly operation: OperationId;
@@ -51,6 +51,7 @@ export function plainHeaderCases(spec: SpecModel, operation: OperationId): Plain
           reason: `${header} is required (${clause}) but the document does not say how its absence is answered: refusal (400/406) and tolerance are both recorded, a 5xx fails.`,
           remedy: `Answer a request ${describe(header)} with a refusal (400 or 406) or serve it as JSON; never let content negotiation end in a server error.`,
           needs: needsFor(operation, false),
+          variantOf: VALID_REQUEST_CHECK[operation],
         },
         judgePlainHeader,
       ),

@@ -29,7 +29,7 @@ export const FAMILIES: readonly Family[] = [
 
 /** A check as data: what reports and listings need, without its judge. */
 function definitionOf(check: CheckDefinition): CheckDefinition {
-  const { id, title, clause, level, ambiguous, reason, remedy, needs } = check;
+  const { id, title, clause, level, ambiguous, reason, remedy, needs, variantOf } = check;
   return {
     id,
     title,
@@ -39,6 +39,7 @@ function definitionOf(check: CheckDefinition): CheckDefinition {
     reason,
     remedy,
     needs,
+    ...(variantOf === undefined ? {} : { variantOf }),
   };
 }
 

@@ -7,6 +7,7 @@ import { describeResponse, type Exchange } from '../evidence/exchange.ts';
 import { isClientError, isSuccess } from '../base/status.ts';
 import { type Check, defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
+import { paymentAccepted } from './bodies.ts';
 
 export interface DuplicatePair {
   readonly first: Exchange;
@@ -76,41 +77,60 @@ export const concurrentDuplicateRefused = defineCheck<readonly Exchange[]>(
       ),
     ];
   },
+  (exchanges) =>
+    exchanges.length < 2 ? `${exchanges.length} withdrawals answered: no race to judge` : undefined,
 );
+
+/** The first answer and how long before the last copy left it came, when the copies never overlapped. */
+function notOverlapping(race: readonly Exchange[]): { first: Exchange; ms: number } | undefined {
+  const timed = race.flatMap((e) => (e.sentAt === undefined ? [] : [{ e, sentAt: e.sentAt }]));
+  if (timed.length < 2 || timed.length < race.length) return undefined;
+  const lastSent = Math.max(...timed.map((t) => t.sentAt));
+  const first = timed.reduce((a, b) => (b.sentAt + b.e.durationMs < a.sentAt + a.e.durationMs ? b : a));
+  const gap = lastSent - (first.sentAt + first.e.durationMs);
+  return gap > 0 ? { first: first.e, ms: Math.round(gap) } : undefined;
+}
 
 /**
  * Why a race's answers cannot be judged, or undefined when they can. Several accepted are judged
  * whatever the others say, unless a copy sent after the race, one after another, was accepted too:
  * then the provider does not check the code at all, CHECK-CODE-TRUE-REFUSES-DUPLICATE's one finding,
- * not a race. Otherwise: none accepted for the credentials (PAYMENT-ACCEPTED's finding), or an
+ * not a race. Copies that never overlapped at the provider raced nothing. Otherwise: none accepted for the credentials (PAYMENT-ACCEPTED's finding), or an
  * answer that leaves its outcome unknown (a 5xx or no clear status may have paid).
  */
 export function raceUnjudgeable(
   race: readonly Exchange[],
   afterwards: Exchange,
 ): { why: string; exchange: Exchange; judgedBy: Check<never> | undefined } | undefined {
+  // judgedBy: the check whose finding the answer is, which a person reads first; none for a race that did not race.
   const accepted = race.filter((e) => isSuccess(e.response.status)).length;
-  if (accepted > 1)
-    return isSuccess(afterwards.response.status)
-      ? {
-          why: `a copy sent after the race, one after another, was accepted too (${afterwards.response.status}): the provider does not refuse a repeated code at all, which ${duplicateRefusedWhenChecked.id} finds`,
-          exchange: afterwards,
-          judgedBy: duplicateRefusedWhenChecked,
-        }
-      : undefined;
+  if (accepted > 1 && isSuccess(afterwards.response.status))
+    return {
+      why: `a copy sent after the race, one after another, was accepted too (${afterwards.response.status}): the provider does not refuse a repeated code at all, which ${duplicateRefusedWhenChecked.id} finds`,
+      exchange: afterwards,
+      judgedBy: duplicateRefusedWhenChecked,
+    };
+  const apart = notOverlapping(race);
+  if (apart !== undefined)
+    return {
+      why: `the copies did not overlap at the provider: the first was answered ${apart.ms} ms before the last was sent, so nothing raced and the race judged nothing (the run's pace spaced them: the environment's 429s, or a PIX_RATE_LIMIT lower than the race's width)`,
+      exchange: apart.first,
+      judgedBy: undefined,
+    };
+  if (accepted > 1) return undefined;
   const unclear = race.find((e) => !isSuccess(e.response.status) && !isClientError(e.response.status));
   if (unclear !== undefined)
     return {
       why: `one of the withdrawals sent together was answered ${unclear.response.status}, which may have paid, so how many were accepted is unknown (the ledger marks it unknown)`,
       exchange: unclear,
-      judgedBy: undefined,
+      judgedBy: paymentAccepted,
     };
   const forCredentials = race.find((e) => e.response.status === 401 || e.response.status === 403);
   if (accepted === 0 && forCredentials !== undefined)
     return {
       why: `none of the withdrawals sent together was accepted (${forCredentials.response.status} for the credentials), so the race shows nothing of duplicates`,
       exchange: forCredentials,
-      judgedBy: undefined,
+      judgedBy: paymentAccepted,
     };
   return undefined;
 }

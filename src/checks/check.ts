@@ -12,13 +12,19 @@ export interface Violation {
 
 export interface Check<Input> extends CheckDefinition {
   readonly judge: (input: Input) => Violation[];
+  /**
+   * Why this input holds nothing the check judges (no delivery, no answer), or undefined: the
+   * recorder then records SKIPPED with that reason, never PASSED (selftest/catalogue-audit.test.ts).
+   */
+  readonly unjudgeable: (input: Input) => string | undefined;
 }
 
 export function defineCheck<Input>(
   definition: Omit<CheckDefinition, 'needs'> & { needs?: readonly Capability[] },
   judge: (input: Input) => Violation[],
+  unjudgeable: (input: Input) => string | undefined = () => undefined,
 ): Check<Input> {
-  return { ...definition, needs: definition.needs ?? [], judge };
+  return { ...definition, needs: definition.needs ?? [], judge, unjudgeable };
 }
 
 /** A violation at the level of the check: a `should` check can never yield FAILED. */

@@ -9,7 +9,7 @@ import { type Headers, withHeader, withoutHeader } from '../spec/requests.ts';
 import type { CredentialHeader, OperationId, SpecModel } from '../spec/spec.ts';
 import { type Check, defineCheck } from './check.ts';
 import { perOperationFamily } from './family.ts';
-import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug } from './operation-names.ts';
+import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug, VALID_REQUEST_CHECK } from './operation-names.ts';
 import { ambiguityOf, judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
 
 /** What a `refusal.status.<check>` observation records, in a report's words. */
@@ -105,6 +105,7 @@ export function credentialCases(spec: SpecModel, operation: OperationId): Creden
           reason: `${credential.header} is required (${model.clause}); a request ${v.describe(credential.header)} must not be served (${v.rule.name}: ${v.rule.passed.join('/')} passes, ${v.rule.warning.join('/')} warns).`,
           remedy: v.remedy(credential.header),
           needs: needsFor(operation, !v.mockCanJudge),
+          variantOf: VALID_REQUEST_CHECK[operation],
         },
         (exchange) => judgeRefusal(v.rule, exchange),
       ),

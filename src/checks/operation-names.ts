@@ -12,6 +12,15 @@ export const OPERATION_NAME: Readonly<Record<OperationId, string>> = {
   createWithdraw: 'withdrawal',
 };
 
+/**
+ * The check that judges each operation's valid request: a generated case sends that request with one
+ * header changed, so an answer it shares with the valid request itself is that check's finding.
+ */
+export const VALID_REQUEST_CHECK: Readonly<Record<OperationId, string>> = {
+  createToken: 'TOKEN-ISSUED',
+  createWithdraw: 'PAYMENT-ACCEPTED',
+};
+
 /** Payment requests may be accepted by a lax provider, so every one of them is a possible payout. */
 export function needsFor(operation: OperationId, provider: boolean): Capability[] {
   return [

@@ -86,6 +86,7 @@ export const tokenUsable = defineCheck<TokenFieldInput>(
           ),
         ];
   },
+  (input) => (tokenAt(input) === undefined ? `no token at '${input.field}' (see TOKEN-FIELD)` : undefined),
 );
 
 /** Servers and proxies commonly refuse request headers over 8 KB (nginx's and Node's defaults are 8 and 16 KB). */
@@ -106,6 +107,7 @@ export const tokenSize = defineCheck<TokenFieldInput>(
       ? []
       : [violation('should', `a token of at most ${MAX_TOKEN_BYTES} bytes`, `a token of ${bytes} bytes`)];
   },
+  (input) => (tokenAt(input) === undefined ? `no token at '${input.field}' (see TOKEN-FIELD)` : undefined),
 );
 
 /** §5.3 and §8: the client renews its token every 7200 seconds. */
@@ -252,6 +254,10 @@ export const tokenReusable = defineCheck<readonly Exchange[]>(
             ),
           ],
     ),
+  (exchanges) =>
+    exchanges.length < 2
+      ? `${exchanges.length} withdrawals answered with the token: no reuse to judge`
+      : undefined,
 );
 
 export const tokenFamily: Family = {

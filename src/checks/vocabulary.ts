@@ -37,6 +37,11 @@ export interface CheckDefinition {
   /** What a provider that fails the check should change, in one or two concrete sentences. */
   readonly remedy: string;
   readonly needs: readonly Capability[];
+  /**
+   * The check whose valid request this check's request is, with one header changed: when both got the
+   * same server error, the change explains nothing, and this check is SKIPPED naming that one.
+   */
+  readonly variantOf?: string;
 }
 
 /** One evaluation of a check inside a test; a check may be evaluated many times in a run. */
@@ -58,6 +63,8 @@ export interface Evaluation {
    * INCOMPLETE (cause `environment`) unless the run FAILED.
    */
   readonly blockedBy?: Blocker;
+  /** The status of the answer judged, when the check judged one. */
+  readonly answered?: number;
   readonly expected?: string;
   readonly actual?: string;
   /** A `curl` line that reproduces the request, secrets masked. */

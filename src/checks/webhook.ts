@@ -44,6 +44,14 @@ function describeDelivery(d: Delivery): string {
 const posted = (deliveries: readonly Delivery[]): readonly Delivery[] =>
   deliveries.filter((d) => d.method === 'POST');
 
+/** Nothing for a content check to read: no delivery, or none by POST whose body was read. */
+function noPostedBody({ deliveries }: Pick<WebhookInput, 'deliveries'>): string | undefined {
+  if (deliveries.length === 0) return 'no webhook arrived (see WEBHOOK-DELIVERED)';
+  return posted(deliveries).some((d) => d.outcome === 'matched')
+    ? undefined
+    : `no webhook arrived by POST, only ${[...new Set(deliveries.map((d) => d.method))].join(', ')} (see WEBHOOK-POST)`;
+}
+
 export const webhookDelivered = defineCheck<WebhookInput>(
   {
     id: 'WEBHOOK-DELIVERED',
@@ -80,6 +88,7 @@ export const webhookIsPost = defineCheck<WebhookInput>(
   },
   ({ deliveries }) =>
     deliveries.filter((d) => d.method !== 'POST').map((d) => violation('must', 'POST', describeDelivery(d))),
+  ({ deliveries }) => (deliveries.length === 0 ? 'no webhook arrived (see WEBHOOK-DELIVERED)' : undefined),
 );
 
 export const webhookIsJson = defineCheck<WebhookInput>(
@@ -103,6 +112,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
           `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : d.body.slice(0, 200)}`,
         ),
       ),
+  noPostedBody,
 );
 
 /** Identifiers the withdrawal response returned: string or number values of fields named like ids. */
@@ -148,6 +158,7 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
         ),
       );
   },
+  noPostedBody,
 );
 
 /** The amount a withdrawal request sent, when its body had a numeric one. */
@@ -183,6 +194,16 @@ export const webhookMatchesWithdrawal = defineCheck<WebhookInput>(
         ),
       );
   },
+  (input) => {
+    const none = noPostedBody(input);
+    if (none !== undefined) return none;
+    if (amountSent(input.withdrawal) === undefined) return 'the withdrawal sent no numeric amount to compare';
+    return posted(input.deliveries).some(
+      (d) => d.outcome === 'matched' && summaryOf(d).values.includes(input.code),
+    )
+      ? undefined
+      : `no webhook names the withdrawal by its code ${input.code}, so no amount is said to be its (see WEBHOOK-REFERS-TO-WITHDRAWAL)`;
+  },
 );
 
 export interface RefusedWebhookInput {
@@ -209,6 +230,10 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
         describeDelivery(d),
       ),
     ),
+  ({ refused }) =>
+    refused.response.status >= 400 && refused.response.status < 500
+      ? undefined
+      : `the withdrawal was answered ${refused.response.status}, not refused`,
 );
 
 /** The callback field as the document writes it (§2.1), and the same name wrongly cased. */

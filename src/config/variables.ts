@@ -47,7 +47,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_TOKEN_LIFETIME_PROBE_S', purpose: 'uses a token kept apart this many seconds after it was issued (1 to 86400); the run lasts that long', default: 'no probe' },
   { name: 'PIX_RACE_WIDTH', purpose: 'withdrawals with one code the duplicate race releases together (2 to 10)', default: '3, or what PIX_CONCURRENCY and PIX_RATE_LIMIT allow' },
   { name: 'PIX_RATE_LIMIT', purpose: 'requests per second, for the whole run, spaced (no burst)', default: 'unlimited' },
-  { name: 'PIX_MAX_RETRY_AFTER_S', purpose: "longest wait a 429's Retry-After may ask; past it the run stops waiting", default: '30' },
+  { name: 'PIX_MAX_RETRY_AFTER_S', purpose: "longest wait a 429's Retry-After may ask; past it the run stops waiting. Four times it is the run's wait budget for a rate limit", default: '30' },
   { name: 'PIX_REQUEST_TIMEOUT_MS', purpose: 'bound on every request, and on the preflight', default: '10000' },
   { name: 'PIX_MAX_RESPONSE_BYTES', purpose: 'bound on every response body, in bytes after decompression', default: '4194304 (4 MiB)' },
   { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written; {runId} in it keeps every run apart (reports/{runId})', default: 'reports' },

@@ -34,6 +34,8 @@ export interface Exchange {
   readonly request: SentRequest;
   readonly response: ReceivedResponse;
   readonly durationMs: number;
+  /** When the request left, on the sending process's performance.now() clock: what orders a race's copies. */
+  readonly sentAt?: number;
   /**
    * The earlier attempts of this same request the environment answered 429 (not processed), each
    * waited out as Retry-After asked before the request was sent again; absent when there were none.

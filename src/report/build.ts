@@ -224,6 +224,43 @@ function judgedByCheck(tests: readonly TestOutcome[]): Map<string, Judged> {
 }
 
 /**
+ * One root cause, one finding: a check whose request is the valid request of another (`variantOf`)
+ * with one header changed, FAILED with the same server error that check FAILED the valid request
+ * with, found nothing of its own: it is SKIPPED naming that check.
+ */
+export function withRootCauses(
+  judged: ReadonlyMap<string, Judged>,
+  checks: readonly CheckDefinition[],
+  at: string,
+): Map<string, Judged> {
+  const serverErrorOf = (id: string): Set<number> =>
+    new Set(
+      (judged.get(id)?.evaluations ?? []).flatMap((e) =>
+        e.verdict === 'FAILED' && e.answered !== undefined && e.answered >= 500 ? [e.answered] : [],
+      ),
+    );
+  const result = new Map(judged);
+  for (const { id, variantOf } of checks) {
+    const entry = judged.get(id);
+    if (variantOf === undefined || entry === undefined) continue;
+    const shared = serverErrorOf(variantOf);
+    if (shared.size === 0) continue;
+    const evaluations = entry.evaluations.map((e): Evaluation => {
+      if (e.verdict !== 'FAILED' || e.answered === undefined || !shared.has(e.answered)) return e;
+      return {
+        checkId: e.checkId,
+        answered: e.answered,
+        verdict: 'SKIPPED',
+        reason: `not judged: answered ${e.answered}, as the valid request itself was, so the header this request changed shows nothing; see ${variantOf}`,
+        blockedBy: { answer: `the valid request answered ${e.answered}`, at, check: variantOf },
+      };
+    });
+    result.set(id, { ...entry, evaluations });
+  }
+  return result;
+}
+
+/**
  * The suite's own hash: of every check as it judges (id, title, clause, level, reason, remedy), so
  * that a signer tells apart two suites that carry one version number but judge differently.
  */
@@ -245,7 +282,7 @@ const silentSkips = (tests: readonly TestOutcome[]): string[] =>
 
 export function buildCertification(input: CertificationInput): Certification {
   const { metadata } = input;
-  const judged = judgedByCheck(input.tests);
+  const judged = withRootCauses(judgedByCheck(input.tests), input.checks, input.startTime.toISOString());
   const nothing: Judged = { evaluations: [], durationMs: 0 };
   const suiteErrors = [
     ...input.suiteErrors.map(({ test, message }) => ({ test, message: plain(message) })),

@@ -91,13 +91,37 @@ export function readWithdrawalSummary(
   return existsSync(path) ? summariseLedger(readFileSync(path, 'utf8'), runId, shown) : undefined;
 }
 
-/** The money line every summary ends with. */
+/** What each reconciliation is called on the money line: each under its own word. */
+const RECONCILED_AS: Readonly<Record<Reconciliation, string>> = {
+  paid: 'reported paid by their webhook',
+  failed: 'reported failed by their webhook',
+  other: 'with a webhook status that says neither',
+  none: 'with no webhook',
+};
+
+/** `3 accepted`, or nothing when none: an empty group is never printed. */
+const counted = (n: number, what: string): string[] => (n === 0 ? [] : [`${n} ${what}`]);
+
+/** The money line every summary ends with: each group it names holds at least one withdrawal. */
 export function withdrawalLine(summary: WithdrawalSummary): string {
   const { outcomes } = summary;
-  const paid = summary.unknown.filter((u) => u.webhook === 'paid').length;
+  const answered = [
+    ...counted(outcomes.accepted, 'accepted'),
+    ...counted(outcomes.refused, 'refused'),
+    ...counted(outcomes['rate-limited'], 'rate-limited (not processed)'),
+    ...counted(outcomes['not-sent'], 'never left the suite'),
+  ];
+  const groups = (Object.keys(RECONCILED_AS) as Reconciliation[]).flatMap((as) => {
+    const codes = summary.unknown.filter((u) => u.webhook === as).map((u) => u.code);
+    return codes.length === 0 ? [] : [`${codes.length} ${RECONCILED_AS[as]}: ${codes.join(', ')}`];
+  });
+  // An intent with no outcome line has no code on the summary's list: the run stopped while it was in flight.
+  groups.push(...counted(outcomes.unknown - summary.unknown.length, 'still in flight when the run stopped'));
   const unknown =
     outcomes.unknown === 0
       ? 'none with an unknown outcome'
-      : `${outcomes.unknown} with an UNKNOWN outcome (${paid} of them reported paid by their webhook: ${summary.unknown.map((u) => `${u.code} ${u.webhook === 'none' ? 'no webhook' : u.webhook}`).join(', ')}); check them with the provider`;
-  return `Withdrawals: ${summary.sent} sent: ${outcomes.accepted} accepted, ${outcomes.refused} refused, ${outcomes['rate-limited']} rate-limited (not processed), ${outcomes['not-sent']} never left the suite; ${unknown}. Ledger: ${summary.ledger}`;
+      : `${outcomes.unknown} with an UNKNOWN outcome (${groups.join('; ')}); check them with the provider`;
+  const sent =
+    answered.length === 0 ? `${summary.sent} sent` : `${summary.sent} sent: ${answered.join(', ')}`;
+  return `Withdrawals: ${sent}; ${unknown}. Ledger: ${summary.ledger}`;
 }

@@ -22,6 +22,7 @@ import type { WebhookClient } from '../webhook/client.ts';
 import { isSuccess } from '../base/status.ts';
 import { sendableInHeader } from '../checks/token.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
+import { WaitBudgetSpent } from '../transport/gate.ts';
 
 export interface PixClientParts {
   readonly config: Config;
@@ -87,8 +88,8 @@ export class PixClient {
    * issued elsewhere meanwhile), through a client whose requests keep the run's limits.
    */
   alone<T>(section: (pix: PixClient) => Promise<T>): Promise<T> {
-    return this.parts.operations.exclusive((operations) =>
-      section(new PixClient({ ...this.parts, operations })),
+    return this.unlessSpent(
+      this.parts.operations.exclusive((operations) => section(new PixClient({ ...this.parts, operations }))),
     );
   }
 
@@ -97,9 +98,21 @@ export class PixClient {
    * withdrawals go on: what a token's reuse and its fate after a newer one need, and no more.
    */
   holdingTokens<T>(section: (pix: PixClient) => Promise<T>): Promise<T> {
-    return this.parts.operations.holdingTokens((operations) =>
-      section(new PixClient({ ...this.parts, operations })),
+    return this.unlessSpent(
+      this.parts.operations.holdingTokens((operations) =>
+        section(new PixClient({ ...this.parts, operations })),
+      ),
     );
+  }
+
+  /** A section the gate refused to open, its wait budget spent: the test's checks are SKIPPED as rate-limited. */
+  private async unlessSpent<T>(section: Promise<T>): Promise<T> {
+    try {
+      return await section;
+    } catch (error) {
+      if (error instanceof WaitBudgetSpent) this.parts.verify.rateLimitSpent(error);
+      throw error;
+    }
   }
 
   /** The worker's access token; without one the test cannot run and is SKIPPED with the reason. */
@@ -283,6 +296,7 @@ export class PixClient {
     } catch (error) {
       if (error instanceof TransportError && !(error instanceof NotSentError))
         this.parts.verify.environmentFailed(error);
+      if (error instanceof WaitBudgetSpent) this.parts.verify.rateLimitSpent(error);
       throw error;
     }
   }

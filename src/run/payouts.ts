@@ -12,6 +12,7 @@ import type { WithdrawBody } from '../spec/requests.ts';
 import { isClientError, isSuccess } from '../base/status.ts';
 import { summaryOf } from '../evidence/delivery.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
+import { WaitBudgetSpent } from '../transport/gate.ts';
 import type { Target } from './target.ts';
 import type { WebhookClient } from '../webhook/client.ts';
 
@@ -94,6 +95,11 @@ export class Payouts {
       exchange = await dispatch();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof WaitBudgetSpent) {
+        // Held at the gate, never sent: the test records its checks as rate-limited (Recorder.rateLimitSpent).
+        this.ledger.outcome({ code: withdrawal.code, status: null, outcome: 'not-sent', note: reason });
+        throw error;
+      }
       if (error instanceof NotSentError) {
         this.ledger.outcome({ code: withdrawal.code, status: null, outcome: 'not-sent', note: reason });
         throw new Error(`${reason}\nWithdrawal ${withdrawal.code} was not sent; see ${this.ledger.path}.`);

@@ -29,6 +29,7 @@ import type { Target } from './target.ts';
 import type { JsonValue } from '../base/json.ts';
 import { ANSWER_CHECKS, responseComplete } from '../checks/responses.ts';
 import type { TransportError } from '../transport/http.ts';
+import type { WaitBudgetSpent } from '../transport/gate.ts';
 
 /** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
 const EVIDENCE_CHARS = 2_000;
@@ -99,11 +100,20 @@ export class Recorder {
       );
       return 'SKIPPED';
     }
+    const nothing = check.unjudgeable(input);
+    if (nothing !== undefined) {
+      const at = new Date().toISOString();
+      this.recordSkips([check], `not judged: ${nothing}`, {
+        blockedBy: exchange === undefined ? { answer: nothing, at } : blockerOf(exchange),
+      });
+      return 'SKIPPED';
+    }
     const violations = check.judge(input);
     const verdict = verdictWithin(check.level, verdictOf(violations));
     this.record({
       checkId: check.id,
       verdict,
+      ...(exchange === undefined ? {} : { answered: exchange.response.status }),
       ...(violations.length === 0
         ? {}
         : {
@@ -140,17 +150,34 @@ export class Recorder {
    */
   environmentFailed(error: TransportError): never {
     this.check(responseComplete, { failure: error.message });
+    return this.skipTheRest(
+      `not judged: the environment gave no complete answer; see ${responseComplete.id}`,
+      {
+        answer: `POST ${new URL(error.request.url).pathname} got no complete response`,
+        at: new Date().toISOString(),
+        check: responseComplete.id,
+      },
+    );
+  }
+
+  /**
+   * The run's wait budget for the environment's rate limit is spent (the gate sends nothing more):
+   * every check the test declared and has not judged is SKIPPED as rate-limited, and the test stops.
+   */
+  rateLimitSpent(error: WaitBudgetSpent): never {
+    return this.skipTheRest(`not judged, rate-limited: ${error.message}`, {
+      answer: 'the environment kept answering 429 until the run spent its wait budget',
+      at: new Date().toISOString(),
+    });
+  }
+
+  /** Every check in scope not judged yet SKIPPED for `reason`, and the test (or case) stopped. */
+  private skipTheRest(reason: string, blocker: Blocker): never {
     const judged =
       this.scope === undefined ? new Set(this.evaluations.map((e) => e.checkId)) : this.recordedHere;
     const rest = [...(this.scope ?? declaredChecks(this.testInfo.annotations) ?? [])].filter(
       (id) => !judged.has(id),
     );
-    const blocker: Blocker = {
-      answer: `POST ${new URL(error.request.url).pathname} got no complete response`,
-      at: new Date().toISOString(),
-      check: responseComplete.id,
-    };
-    const reason = `not judged: the environment gave no complete answer; see ${responseComplete.id}`;
     this.recordSkips(
       rest.map((id) => ({ id })),
       reason,

@@ -8,6 +8,7 @@ import type { Config } from '../config/config.ts';
 import type { Operations } from '../transport/operations.ts';
 import type { Exchange } from '../evidence/exchange.ts';
 import { deskCanHold } from '../transport/shared-gate.ts';
+import { WaitBudgetSpent } from '../transport/gate.ts';
 import { localDesk, type HeldToken, type TokenDesk } from '../transport/token-desk.ts';
 import { tokenHeaders, withdrawalCode } from '../spec/requests.ts';
 import type { Blocker } from '../checks/vocabulary.ts';
@@ -102,10 +103,11 @@ async function obtain(operations: Operations, config: Config): Promise<TokenResu
         };
   } catch (error) {
     const failure = error instanceof Error ? error.message : String(error);
-    return {
-      failure,
-      blocker: { answer: 'POST /auth/token got no complete response', at: new Date().toISOString() },
-    };
+    const answer =
+      error instanceof WaitBudgetSpent
+        ? 'the environment kept answering 429 until the run spent its wait budget'
+        : 'POST /auth/token got no complete response';
+    return { failure, blocker: { answer, at: new Date().toISOString() } };
   }
 }
 

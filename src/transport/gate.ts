@@ -20,7 +20,10 @@ export interface GateSettings {
   readonly learnedGapMs?: number;
   /** PIX_MAX_RETRY_AFTER_S, in ms: the longest single wait the suite accepts. */
   readonly maxWaitMs: number;
-  /** The longest the whole run may wait in all; past it the suite stops waiting. */
+  /**
+   * The run's wait budget: the longest it may be held back by the environment's rate limit in all, its
+   * Retry-After waits and, once its pace is at the floor, all its time since. Past it nothing more is sent.
+   */
   readonly totalWaitMs: number;
 }
 
@@ -65,6 +68,14 @@ export interface Gate {
 export interface LocalGate extends Gate {
   /** The limits kept now: the configured ones and the pace the environment's 429s taught. */
   settings(): GateSettings;
+}
+
+/**
+ * Thrown instead of sending, once the run's wait budget is spent: the request never left, and what it
+ * would have judged is left unjudged as rate-limited (SKIPPED, cause `environment`).
+ */
+export class WaitBudgetSpent extends Error {
+  override readonly name = 'WaitBudgetSpent';
 }
 
 /** How the gate tells the person running the suite that it waits. */
@@ -134,17 +145,30 @@ export function localGate(
   queue.on('active', () => {
     lastStart = Date.now();
   });
-  // The pace learnt from 429s: the starts of the last second, and when the next request may start.
+  // The pace learnt from 429s: the starts of the last second, and when the next request may start;
+  // the Retry-After waits so far, and since when the pace is at its floor.
   let gapMs = settings.learnedGapMs ?? 0;
+  let waited = 0;
+  let atFloor: { since: number; waitedBefore: number } | undefined;
   let learntAt = 0;
   let nextStart = 0;
   const starts: number[] = [];
+  // A section's window under the learned pace: when it opened and how many started in it.
+  let window = { openedAt: 0, started: 0 };
   const paced = async <T>(send: () => Promise<T>): Promise<T> => {
-    if (gapMs > 0) {
+    if (gapMs > 0 && together) {
+      // A section's requests leave in one burst when the pace allows that many within a window.
+      const perWindow = Math.max(1, Math.floor(RATE_WINDOW_MS / gapMs));
+      while (window.started >= perWindow && Date.now() < window.openedAt + RATE_WINDOW_MS)
+        await sleep(window.openedAt + RATE_WINDOW_MS - Date.now());
+      if (Date.now() >= window.openedAt + RATE_WINDOW_MS) window = { openedAt: Date.now(), started: 0 };
+      window.started += 1;
+    } else if (gapMs > 0) {
       const at = Math.max(Date.now(), nextStart);
       nextStart = at + gapMs;
       await sleep(at - Date.now());
     }
+    refuseWhenSpent();
     const now = Date.now();
     starts.push(now);
     while ((starts[0] ?? now) < now - 2_000) starts.shift();
@@ -155,16 +179,47 @@ export function localGate(
     if (sentAt < learntAt) return;
     // A start is noted just before its request leaves: a little slack keeps the request itself counted.
     const before = starts.filter((t) => t <= sentAt + 50 && t > sentAt - 1_000).length;
-    gapMs = slowerGap(gapMs, before);
+    const slower = slowerGap(gapMs, before);
     learntAt = Date.now();
     nextStart = 0;
+    if (slower === gapMs) return;
+    gapMs = slower;
     tell(
       `the environment limits its rate: the run now starts one request every ${(gapMs / 1000).toFixed(2)} s at most (PIX_RATE_LIMIT sets a pace from the start)`,
     );
+    if (gapMs < SLOWEST_GAP_MS) return;
+    atFloor = { since: Date.now(), waitedBefore: waited };
+    tell(
+      `that is the slowest pace the suite keeps: if the environment still answers 429, the run goes on at it within its wait budget of ${Math.round(settings.totalWaitMs / 1000)} s in all (4 × PIX_MAX_RETRY_AFTER_S), then sends nothing more and leaves what it did not judge SKIPPED as rate-limited (cause environment): INCOMPLETE`,
+    );
   };
-  /** With a rate limit, a section's requests must not share a window with the queue's: it waits one out. */
+  /** The budget's time left: the Retry-After waits, and once at the floor every ms since, count. */
+  const budgetLeft = (): number =>
+    settings.totalWaitMs -
+    (atFloor === undefined ? waited : atFloor.waitedBefore + Date.now() - atFloor.since);
+  let spentTold = false;
+  /** Throws, and tells once, when the wait budget is spent: no more requests leave. */
+  const refuseWhenSpent = (): void => {
+    if (budgetLeft() > 0) return;
+    const why = `the run's wait budget of ${Math.round(settings.totalWaitMs / 1000)} s for the environment's rate limit is spent`;
+    if (!spentTold)
+      tell(
+        `${why}: the suite sends nothing more, and every check it has not judged is SKIPPED as rate-limited (cause environment); the run is INCOMPLETE. Run again later, with PIX_RATE_LIMIT at the environment's rate, or raise PIX_MAX_RETRY_AFTER_S (the budget is four times it)`,
+      );
+    spentTold = true;
+    throw new WaitBudgetSpent(`${why} (the environment kept answering 429 at the slowest pace)`);
+  };
+  /** With a rate limit, set or learnt, a section's requests must not share a window with the queue's: it waits one out. */
   const windowOut = (since: number): Promise<void> =>
-    settings.ratePerSecond === undefined ? Promise.resolve() : sleep(since + RATE_WINDOW_MS - Date.now());
+    settings.ratePerSecond === undefined && gapMs === 0
+      ? Promise.resolve()
+      : sleep(since + RATE_WINDOW_MS - Date.now());
+  /** The limits kept now, for a section's own gate: the pace learnt and the budget left. */
+  const keptNow = (): GateSettings => ({
+    ...settings,
+    learnedGapMs: gapMs,
+    totalWaitMs: Math.max(0, budgetLeft()),
+  });
   let sections: Promise<unknown> = Promise.resolve();
   /** One section at a time, of either kind: a race never meets a token section half done. */
   const inTurn = <T>(section: () => Promise<T>): Promise<T> => {
@@ -176,7 +231,10 @@ export function localGate(
   let tokensAdmitted = 0;
   let tokensHeld: Promise<void> | undefined;
   const tokensSettled: (() => void)[] = [];
-  const admitted = <T>(send: () => Promise<T>): Promise<T> => queue.add(() => paced(send));
+  const admitted = async <T>(send: () => Promise<T>): Promise<T> => {
+    refuseWhenSpent();
+    return queue.add(() => paced(send));
+  };
   const tokenRequest = async <T>(send: () => Promise<T>): Promise<T> => {
     while (tokensHeld !== undefined) await tokensHeld;
     tokensAdmitted += 1;
@@ -187,12 +245,11 @@ export function localGate(
       if (tokensAdmitted === 0) for (const settled of tokensSettled.splice(0)) settled();
     }
   };
-  let waited = 0;
   let pausedUntil = 0;
   let resume: ReturnType<typeof setTimeout> | undefined;
   const pause = async ({ ms, why, rateLimitedSentAt }: PauseRequest): Promise<boolean> => {
     if (rateLimitedSentAt !== undefined) learn(rateLimitedSentAt);
-    if (ms > settings.maxWaitMs || waited + ms > settings.totalWaitMs) {
+    if (ms > settings.maxWaitMs || ms > budgetLeft()) {
       tell(
         `${why}, asking to wait ${Math.ceil(ms / 1000)} s: past PIX_MAX_RETRY_AFTER_S or the run's wait budget, so the suite stops waiting and leaves what it could not judge unjudged`,
       );
@@ -217,11 +274,12 @@ export function localGate(
     exclusive: <T>(section: (inner: Gate) => Promise<T>): Promise<T> =>
       // Each holds the queue, then waits until the requests in flight end.
       inTurn(async () => {
+        refuseWhenSpent();
         hold('exclusive');
         try {
           while (queue.pending > 0) await new Promise((next) => queue.once('next', next));
           await windowOut(lastStart);
-          return await section(localGate({ ...settings, learnedGapMs: gapMs }, tell, { together: true }));
+          return await section(localGate(keptNow(), tell, { together: true }));
         } finally {
           // The section's last request may have left just now: the queue's next ones wait a window out.
           await windowOut(Date.now());
@@ -242,7 +300,7 @@ export function localGate(
           release();
         }
       }),
-    settings: () => ({ ...settings, learnedGapMs: gapMs }),
+    settings: keptNow,
   };
 }
 
@@ -284,12 +342,15 @@ export function retryAfterMs(
   return Math.max(0, date - now);
 }
 
-/** The run's limits, as the configuration sets them; the run waits at most ten of the longest waits in all. */
+/**
+ * The run's limits, as the configuration sets them. The wait budget is four of the longest waits: two
+ * minutes by default, so that an environment no pace satisfies ends the run within about five.
+ */
 export function gateSettingsOf(config: Config): GateSettings {
   return {
     concurrency: config.concurrency,
     ratePerSecond: config.rateLimit,
     maxWaitMs: config.maxRetryAfterMs,
-    totalWaitMs: 10 * config.maxRetryAfterMs,
+    totalWaitMs: 4 * config.maxRetryAfterMs,
   };
 }

@@ -278,5 +278,6 @@ export async function send(
     request: sent,
     response: received,
     durationMs: Math.round(performance.now() - started),
+    sentAt: started,
   };
 }

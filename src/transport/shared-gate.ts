@@ -18,6 +18,7 @@ import {
   type LocalGate,
   type PauseRequest,
   type Tell,
+  WaitBudgetSpent,
 } from './gate.ts';
 import { IDLE_CONNECTION_MS } from './http.ts';
 import { localDesk, type HeldToken, type TokenDesk } from './token-desk.ts';
@@ -77,7 +78,7 @@ export async function serveGate(
    */
   const grant = (res: ServerResponse, hold: (work: () => Promise<void>) => Promise<void>, lease: number) => {
     const id = ++next;
-    void hold(
+    hold(
       () =>
         new Promise<void>((release) => {
           // The worker went away while it was queued: it will never send, so the slot is free at once.
@@ -92,7 +93,10 @@ export async function serveGate(
           });
           reply(res, 200, { id, settings: gate.settings() });
         }),
-    );
+    ).catch((error: unknown) => {
+      // The wait budget is spent: the worker is told so instead of a slot, and sends nothing.
+      if (error instanceof WaitBudgetSpent && !res.headersSent) reply(res, 200, { spent: error.message });
+    });
   };
   const server = createServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${token}`) {
@@ -183,7 +187,8 @@ export function remoteGate(
     });
   /** Runs `work` while holding what `path` grants, with the limits the run keeps now, and hands it back after. */
   const holding = async <T>(path: string, work: (now: GateSettings) => Promise<T>): Promise<T> => {
-    const granted = (await call(path)) as { id: number; settings?: GateSettings };
+    const granted = (await call(path)) as { id: number; settings?: GateSettings; spent?: string };
+    if (granted.spent !== undefined) throw new WaitBudgetSpent(granted.spent);
     const { id } = granted;
     try {
       return await work({ ...settings, ...granted.settings });

@@ -31,6 +31,7 @@ import { runState } from '../../src/base/run-state.ts';
 import type { Gate } from '../../src/transport/gate.ts';
 import type { TokenDesk } from '../../src/transport/token-desk.ts';
 import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
+import { clocked, WaitClock } from '../../src/transport/wait-clock.ts';
 import { redact } from '../../src/secrets/redact.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
 
@@ -43,8 +44,8 @@ interface WorkerFixtures {
   payouts: Payouts;
   session: WorkerSession;
   http: HttpClient;
-  /** The run's request gate and token desk, shared by every worker. */
-  shared: { gate: Gate; desk: TokenDesk };
+  /** The run's request gate and token desk, shared by every worker; the clock of this worker's waits at the gate. */
+  shared: { gate: Gate; desk: TokenDesk; clock: WaitClock };
 }
 
 /** What one case among a test's cases sends and judges with: its own client, recorder and invented values. */
@@ -65,6 +66,8 @@ export type Together = <Case extends { readonly check: CheckDefinition }>(
 ) => Promise<void>;
 
 interface TestFixtures {
+  /** Keeps the time the test's requests wait at the run's gate out of its time limit (auto). */
+  pacingAside: undefined;
   /** The test's stream of invented values, from the run's seed. */
   invent: Inventor;
   verify: Recorder;
@@ -119,7 +122,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const url = runState('gateUrl');
       const token = runState('gateToken');
       const shared = url === undefined || token === undefined ? undefined : { url, token };
-      await use(gateOfThisRun(target.config, shared, (line) => process.stdout.write(`${redact(line)}\n`)));
+      const { gate, desk } = gateOfThisRun(target.config, shared, (line) =>
+        process.stdout.write(`${redact(line)}\n`),
+      );
+      const clock = new WaitClock();
+      await use({ gate: clocked(gate, clock), desk, clock });
     },
     { scope: 'worker' },
   ],
@@ -147,6 +154,23 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({ target, shared }, use, workerInfo) =>
       use(workerSession(shared.desk, target.config, target.runId, workerInfo.workerIndex)),
     { scope: 'worker' },
+  ],
+  pacingAside: [
+    async ({ shared }, use, testInfo) => {
+      // No limit while a request waits at the gate (a bounded wait: leases, the run's wait budget); after
+      // it, the test's limit plus every wait so far. A limit of 0 (none) stays none.
+      const { clock } = shared;
+      const limit = testInfo.timeout;
+      const heldBefore = clock.heldMs();
+      const follow = (): void => testInfo.setTimeout(clock.holding ? 0 : limit + clock.heldMs() - heldBefore);
+      const stop = limit === 0 ? () => undefined : clock.onChange(follow);
+      try {
+        await use(undefined);
+      } finally {
+        stop();
+      }
+    },
+    { auto: true },
   ],
   invent: async ({ target }, use, testInfo) => {
     // Loaded here, not at the top: the main process imports this module to list the tests and never invents.

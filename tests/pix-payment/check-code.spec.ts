@@ -109,11 +109,7 @@ async function sendRace(pix: PixClient, verify: Recorder): Promise<readonly Exch
   const afterwards = await pix.withdraw(check.id, last.withdrawal, headers, last.body);
   const unjudgeable = raceUnjudgeable(race, afterwards);
   if (unjudgeable !== undefined)
-    verify.skip(
-      [check],
-      unjudgeable.why,
-      blockerOf(unjudgeable.exchange, unjudgeable.judgedBy ?? paymentAccepted),
-    );
+    verify.skip([check], unjudgeable.why, blockerOf(unjudgeable.exchange, unjudgeable.judgedBy));
   return race;
 }
 
