@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { localGate, type Gate, type GateSettings } from '../src/transport/gate.ts';
 import { remoteGate, serveGate } from '../src/transport/shared-gate.ts';
 import { localDesk } from '../src/transport/token-desk.ts';
+import { localBound } from '../src/transport/withdrawal-bound.ts';
 import { runDesk } from '../src/run/session.ts';
 
 const SETTINGS: GateSettings = {
@@ -263,6 +264,21 @@ describe('the request gate', () => {
     assert.equal(await (await runDesk({ token: 'line\nbreak', issuedAt: 1 })).current(), undefined);
     const huge = { token: 'x'.repeat(9 * 1024 * 1024), issuedAt: 1 };
     assert.equal(await (await runDesk(huge)).current(), undefined);
+  });
+
+  it('serves the run’s withdrawal bound: every worker takes from one count, none past it', async () => {
+    const served = await serveGate(localGate(SETTINGS, quiet), 5_000, localDesk(), localBound(2));
+    try {
+      const one = remoteGate(served.url, served.token, SETTINGS, quiet).bound;
+      const two = remoteGate(served.url, served.token, SETTINGS, quiet).bound;
+      assert.deepEqual(
+        [await one.take(), await two.take(), await one.take(), await two.take()].map((t) => t.taken),
+        [true, true, false, false],
+      );
+      assert.equal((await two.take()).limit, 2);
+    } finally {
+      await served.close();
+    }
   });
 
   it('with a rate limit, opens its first window only a window after the requests sent before it', async () => {

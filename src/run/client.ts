@@ -22,6 +22,7 @@ import type { WebhookClient } from '../webhook/client.ts';
 import { isSuccess } from '../base/status.ts';
 import { sendableInHeader } from '../checks/token.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
+import { BoundReached } from '../transport/withdrawal-bound.ts';
 
 export interface PixClientParts {
   readonly config: Config;
@@ -279,6 +280,7 @@ export class PixClient {
     } catch (error) {
       if (error instanceof TransportError && !(error instanceof NotSentError))
         this.parts.verify.environmentFailed(error);
+      if (error instanceof BoundReached) this.parts.verify.boundReached(error);
       throw error;
     }
   }

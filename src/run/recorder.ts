@@ -29,6 +29,7 @@ import type { Target } from './target.ts';
 import type { JsonValue } from '../base/json.ts';
 import { ANSWER_CHECKS, responseComplete } from '../checks/responses.ts';
 import type { TransportError } from '../transport/http.ts';
+import type { BoundReached } from '../transport/withdrawal-bound.ts';
 
 /** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
 const EVIDENCE_CHARS = 2_000;
@@ -130,17 +131,34 @@ export class Recorder {
    */
   environmentFailed(error: TransportError): never {
     this.check(responseComplete, { failure: error.message });
+    return this.stopUnjudged(
+      `not judged: the environment gave no complete answer; see ${responseComplete.id}`,
+      {
+        answer: `POST ${new URL(error.request.url).pathname} got no complete response`,
+        at: new Date().toISOString(),
+        check: responseComplete.id,
+      },
+    );
+  }
+
+  /**
+   * Records every check the test (or case) has not judged as SKIPPED: a withdrawal it needed was not
+   * sent because the run reached the plan's bound on withdrawal requests.
+   */
+  boundReached(error: BoundReached): never {
+    return this.stopUnjudged(`not judged: ${error.message}`, {
+      answer: `POST /pix/payment not sent: the plan's bound of ${error.limit} withdrawal requests was reached`,
+      at: new Date().toISOString(),
+    });
+  }
+
+  /** Records the checks not judged yet as SKIPPED for `reason`, and stops the test or case. */
+  private stopUnjudged(reason: string, blocker: Blocker): never {
     const judged =
       this.scope === undefined ? new Set(this.evaluations.map((e) => e.checkId)) : this.recordedHere;
     const rest = [...(this.scope ?? declaredChecks(this.testInfo.annotations) ?? [])].filter(
       (id) => !judged.has(id),
     );
-    const blocker: Blocker = {
-      answer: `POST ${new URL(error.request.url).pathname} got no complete response`,
-      at: new Date().toISOString(),
-      check: responseComplete.id,
-    };
-    const reason = `not judged: the environment gave no complete answer; see ${responseComplete.id}`;
     this.recordSkips(
       rest.map((id) => ({ id })),
       reason,

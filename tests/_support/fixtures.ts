@@ -30,9 +30,7 @@ import { WebhookClient } from '../../src/webhook/client.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
 import { spareStackFileReads } from '../../src/base/lean-node.ts';
 import { runState } from '../../src/base/run-state.ts';
-import type { Gate } from '../../src/transport/gate.ts';
-import type { TokenDesk } from '../../src/transport/token-desk.ts';
-import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
+import { gateOfThisRun, type RunShared } from '../../src/transport/shared-gate.ts';
 import { redact } from '../../src/secrets/redact.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
 
@@ -48,8 +46,8 @@ interface WorkerFixtures {
   payouts: Payouts;
   session: WorkerSession;
   http: HttpClient;
-  /** The run's request gate and token desk, shared by every worker. */
-  shared: { gate: Gate; desk: TokenDesk };
+  /** The run's request gate, token desk and withdrawal bound, shared by every worker. */
+  shared: RunShared;
 }
 
 /** What one case among a test's cases sends and judges with: its own client, recorder and invented values. */
@@ -141,8 +139,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   payouts: [
-    async ({ target, ledger, webhooks }, use) => {
-      const payouts = new Payouts(target, ledger);
+    async ({ target, ledger, webhooks, shared }, use) => {
+      const payouts = new Payouts(target, ledger, shared.bound);
       await use(payouts);
       await payouts.recordWebhooks(webhooks);
     },
