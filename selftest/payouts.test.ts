@@ -140,9 +140,10 @@ describe('a withdrawal request, gated and written to the ledger', () => {
       ['rate-limited', 'accepted', 'not-sent'],
     );
     const summary = summariseLedger(readFileSync(ledger.path, 'utf8'), 'run-7', 'ledger.jsonl');
-    assert.deepEqual(summary?.plan, { requests: 1, bound: 2 });
+    assert.ok(summary !== undefined);
+    assert.deepEqual(summary.plan, { requests: 1, bound: 2 });
     assert.match(
-      withdrawalLine(summary ?? assert.fail()),
+      withdrawalLine(summary),
       /^Withdrawals: 3 sent \(the plan's 1; at most 2 may leave the suite\):/,
     );
   });
