@@ -8,6 +8,7 @@
  * the provider (a real provider locks a client after repeated authentication failures). Any other
  * answer is the tests' to judge; the withdrawal is in the ledger like every other, its webhooks too.
  */
+import { sendableInHeader } from '../checks/token.ts';
 import { ConfigError } from '../config/errors.ts';
 import { describeResponse, type Exchange } from '../evidence/exchange.ts';
 import { printable } from '../preflight/errors.ts';
@@ -37,13 +38,15 @@ export interface FirstWithdrawalParts {
 const refusedForCredentials = (exchange: Exchange): boolean =>
   exchange.response.status === 401 || exchange.response.status === 403;
 
-/** A token issued to the configured credentials now, put on the desk; undefined without one. */
+/** A token issued to the configured credentials now, put on the desk; undefined without a usable one. */
 async function newToken(parts: FirstWithdrawalParts): Promise<string | undefined> {
   const { target, operations, desk } = parts;
   const issuedAt = Date.now();
   const exchange = await operations.createToken(tokenHeaders(target.config));
   const token = operations.tokenIn(exchange);
-  if (exchange.response.status !== 200 || token === undefined || token === '') return undefined;
+  // One no header can carry is TOKEN-USABLE's to judge; no withdrawal goes with it.
+  if (exchange.response.status !== 200 || token === undefined || token === '' || !sendableInHeader(token))
+    return undefined;
   await desk.issued({ token, issuedAt });
   return token;
 }
