@@ -401,6 +401,17 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     observes: { ...notRecorded(...WEBHOOK_TOPICS), 'webhook.delivered': false },
   },
+  // A PostBackUrl rebuilt from its parts (query dropped, or decoded) is another address: §6 posts to the whole one.
+  'webhook-drops-query': {
+    failed: ['WEBHOOK-DELIVERED'],
+    warning: [],
+    observes: { ...notRecorded(...WEBHOOK_TOPICS), 'webhook.delivered': false },
+  },
+  'webhook-decodes-query': {
+    failed: ['WEBHOOK-DELIVERED'],
+    warning: [],
+    observes: { ...notRecorded(...WEBHOOK_TOPICS), 'webhook.delivered': false },
+  },
   'webhook-any-case-field': { failed: ['WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE'], warning: [] },
   // A GET is judged by WEBHOOK-POST alone: the content checks judge POSTed webhooks (issue 26).
   'webhook-get': {

@@ -138,7 +138,7 @@ export class PixClient {
   async newWithdrawal(address: { refuseFirst?: number } = {}): Promise<NewWithdrawal> {
     const tag = this.parts.invent.next((faker) => faker.string.alphanumeric({ length: 4, casing: 'upper' }));
     const code = this.parts.session.nextCode(tag);
-    const { path, url } = await this.parts.webhooks.register(address);
+    const { path, url } = await this.parts.webhooks.register({ ...address, whole: true });
     return { code, path, url, body: validBody(this.config, code, url) };
   }
 

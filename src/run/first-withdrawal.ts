@@ -66,7 +66,7 @@ export async function sendFirstWithdrawal(parts: FirstWithdrawalParts): Promise<
       FIRST_CODE.counter,
       FIRST_CODE.tag,
     );
-    const { path, url } = await webhooks.register();
+    const { path, url } = await webhooks.register({ whole: true });
     const body = JSON.stringify(validBody(config, code, url));
     const send = (bearer: string): Promise<Exchange> =>
       payouts.send(
