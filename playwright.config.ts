@@ -34,13 +34,5 @@ export default defineConfig({
   // No `use` options: the tests' base type has no browser or tracing fixtures (tests/_support/fixtures.ts),
   // so nothing records the requests and their credentials, even under --trace on.
   metadata: { pix: runMetadata(settings) },
-  // What watches the whole run (WEBHOOK-NONE-FOR-REFUSED over every refusal) runs once every other test ended.
-  projects: [
-    {
-      name: settings.mode,
-      testIgnore: `**/*.after.spec${MODULE_EXTENSION}`,
-      teardown: `${settings.mode}, after`,
-    },
-    { name: `${settings.mode}, after`, testMatch: `**/*.after.spec${MODULE_EXTENSION}` },
-  ],
+  projects: [{ name: settings.mode }],
 });

@@ -91,8 +91,7 @@ export interface Behaviour {
   readonly webhookStatuses: readonly string[];
   /** 'before-answer' posts the webhooks (each awaited) before answering the withdrawal. */
   readonly webhookTiming: 'after-answer' | 'before-answer';
-  /** Which refused withdrawals with a PostBackUrl get a webhook anyway: none, all, or those refused with 400. */
-  readonly webhookOnRefused: 'never' | 'always' | 'bad-request';
+  readonly webhookOnRefused: boolean;
   /** How an issued token looks: 64 hex characters, one with a line break inside, or one of 30 KB. */
   readonly tokenForm: 'hex' | 'line-break' | 'huge';
   /** 'cut-short' answers every withdrawal with a body shorter than its Content-Length, then closes. */

@@ -86,7 +86,7 @@ const REFERENCE: Behaviour = {
   webhookRetry: undefined,
   webhookStatuses: ['PAID'],
   webhookTiming: 'after-answer',
-  webhookOnRefused: 'never',
+  webhookOnRefused: false,
   tokenForm: 'hex',
   withdrawalAnswer: 'whole',
   acceptedAnswer: 'as-decided',
@@ -527,16 +527,7 @@ const FAULTS: readonly FaultScenario[] = [
     level: 'WARNING',
     description: 'also posts a webhook for refused withdrawals with a loopback PostBackUrl',
     trips: ['WEBHOOK-NONE-FOR-REFUSED'],
-    breaks: { webhookOnRefused: 'always' },
-  }),
-  fault({
-    name: 'webhook-on-bad-request',
-    clause: '§4.2, §6 (not shown)',
-    level: 'WARNING',
-    description:
-      'posts a webhook for withdrawals it refused with 400 (a body it would not take), none for a credential refusal',
-    trips: ['WEBHOOK-NONE-FOR-REFUSED'],
-    breaks: { webhookOnRefused: 'bad-request' },
+    breaks: { webhookOnRefused: true },
   }),
   fault({
     name: 'webhook-duplicate',

@@ -203,10 +203,7 @@ function acceptedReply(behaviour: Behaviour, id: string, code: string | null): R
  * payment: the confusion the rule guards against.
  */
 function refused(reply: Reply, request: SandboxRequest, behaviour: Behaviour, invented: Invented): Outcome {
-  const posts =
-    behaviour.webhookOnRefused === 'always' ||
-    (behaviour.webhookOnRefused === 'bad-request' && reply.status === 400);
-  const body = posts ? parseObject(request.body) : undefined;
+  const body = behaviour.webhookOnRefused ? parseObject(request.body) : undefined;
   if (typeof body?.PostBackUrl !== 'string') return { reply };
   const code = typeof body.code === 'string' ? body.code : null;
   return { reply, notice: { url: body.PostBackUrl, id: invented.withdrawalId(), code, amount: body.amount } };

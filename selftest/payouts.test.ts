@@ -16,7 +16,6 @@ import type { WebhookClient } from '../src/webhook/client.ts';
 import { NotSentError, TransportError } from '../src/transport/http.ts';
 import { summariseLedger, withdrawalLine } from '../src/report/withdrawals.ts';
 import { BoundReached, localBound } from '../src/transport/withdrawal-bound.ts';
-import { refusalsOf } from '../src/run/refusals.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const work = temporaryDir('pix-payouts-');
@@ -174,8 +173,6 @@ describe('a withdrawal request, gated and written to the ledger', () => {
       amount: 0.01,
       payeeKey: 'pa***89',
       url: 'http://127.0.0.1:1/pix/payment',
-      // Its webhook address, to watch it if it is refused (run/refusals.ts).
-      webhookPath: '/hook/c1',
     };
     assert.deepEqual(atSend.map(strip), [intent], 'the intent is on disk when the request is sent');
     assert.deepEqual(lines().map(strip), [
@@ -503,26 +500,5 @@ describe('the ledger', () => {
       /^\{"time":"\d{4}-\d\d-\d\dT[^"]+Z","runId":"run-9","type":"webhook","code":"W"/,
     );
     assert.match(second ?? '', /"type":"outcome","code":"W","status":500,"outcome":"refused","note":"n"\}$/);
-  });
-});
-
-describe('the refusals WEBHOOK-NONE-FOR-REFUSED watches, read back from the ledger', () => {
-  it('lists each withdrawal whose last answer was a refusal and that named a webhook address', () => {
-    const at = '2026-01-01T00:00:00.000Z';
-    const line = (entry: object): string => JSON.stringify({ time: at, runId: 'run-7', ...entry });
-    const text = [
-      line({ type: 'intent', checkId: 'BODY-X', code: 'A', webhookPath: '/a' }),
-      line({ type: 'outcome', code: 'A', status: 400, outcome: 'refused' }),
-      // Refused for a dead token, then accepted once renewed: not a refused withdrawal.
-      line({ type: 'intent', checkId: 'PAYMENT-ACCEPTED', code: 'B', webhookPath: '/b' }),
-      line({ type: 'outcome', code: 'B', status: 401, outcome: 'refused' }),
-      line({ type: 'outcome', code: 'B', status: 200, outcome: 'accepted' }),
-      line({ type: 'intent', checkId: 'BODY-Y', code: 'C' }),
-      line({ type: 'outcome', code: 'C', status: 400, outcome: 'refused' }),
-      JSON.stringify({ runId: 'another-run', type: 'outcome', code: 'D', outcome: 'refused' }),
-    ].join('\n');
-    assert.deepEqual(refusalsOf(text, 'run-7'), [
-      { code: 'A', checkId: 'BODY-X', status: 400, webhookPath: '/a', at: Date.parse(at) },
-    ]);
   });
 });

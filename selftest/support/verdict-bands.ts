@@ -447,8 +447,6 @@ export const BANDS: Readonly<Record<string, Band>> = {
     observes: { 'webhook.payload.shape': { event: 'string', status: 'string' } },
   },
   'webhook-on-refused': { failed: [], warning: ['WEBHOOK-NONE-FOR-REFUSED'] },
-  // Watched over every refusal of the run, not only the one without client_secret (a 403).
-  'webhook-on-bad-request': { failed: [], warning: ['WEBHOOK-NONE-FOR-REFUSED'] },
   'webhook-duplicate': { failed: [], warning: [], observes: { 'webhook.deliveries': 2 } },
   // Both posted before the withdrawal was answered, and both matched to it; the payload's event follows
   // the status, so the shape is the reference's.

@@ -185,21 +185,10 @@ export const webhookMatchesWithdrawal = defineCheck<WebhookInput>(
   },
 );
 
-/** A withdrawal the environment refused, and what arrived at its PostBackUrl by the end of the run's wait. */
-export interface WatchedRefusal {
-  readonly code: string;
-  /** The check its request served. */
-  readonly checkId: string;
-  readonly status: number;
+export interface RefusedWebhookInput {
+  readonly refused: Exchange;
   readonly deliveries: readonly Delivery[];
 }
-
-export interface RefusedWebhookInput {
-  readonly refusals: readonly WatchedRefusal[];
-}
-
-/** The refusals named in one finding: the rest are counted. */
-const REFUSALS_LISTED = 10;
 
 export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
   {
@@ -212,24 +201,14 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
     remedy: 'Post no webhook for a withdrawal you refused; the refusal is already the answer to the request.',
     needs: ['provider', 'payout', 'webhook'],
   },
-  ({ refusals }) => {
-    const got = refusals.filter((r) => r.deliveries.length > 0);
-    if (got.length === 0) return [];
-    const listed = got
-      .slice(0, REFUSALS_LISTED)
-      .map(
-        (r) =>
-          `${r.code} (${r.checkId}, refused ${r.status}): ${r.deliveries.map(describeDelivery).join(', ')}`,
-      );
-    const more = got.length > REFUSALS_LISTED ? `; and ${got.length - REFUSALS_LISTED} more` : '';
-    return [
+  ({ refused, deliveries }) =>
+    deliveries.map((d) =>
       violation(
         'should',
-        `no delivery for any of the ${refusals.length} refused withdrawals that named a PostBackUrl`,
-        `${got.length} of them got webhooks: ${listed.join('; ')}${more}`,
+        `no delivery after the withdrawal was refused with ${refused.response.status}`,
+        describeDelivery(d),
       ),
-    ];
-  },
+    ),
 );
 
 /** The callback field as the document writes it (§2.1), and the same name wrongly cased. */

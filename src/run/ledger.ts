@@ -17,8 +17,6 @@ export interface LedgerIntent {
   readonly amount: unknown;
   readonly payeeKey: string;
   readonly url: string;
-  /** The receiver's address in its PostBackUrl, to watch a refused withdrawal's webhooks (run/refusals.ts). */
-  readonly webhookPath?: string;
 }
 
 /**

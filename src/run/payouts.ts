@@ -88,7 +88,6 @@ export class Payouts {
       amount: body === undefined ? null : (readPath(parseJson(body), 'amount') ?? null),
       payeeKey: this.target.config.payee.key,
       url,
-      ...(withdrawal.path === '' ? {} : { webhookPath: withdrawal.path }),
     });
     const { taken, limit } = await this.bound.take();
     if (!taken) {

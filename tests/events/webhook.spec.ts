@@ -21,6 +21,7 @@ import type { Exchange } from '../../src/evidence/exchange.ts';
 import type { NewWithdrawal } from '../../src/run/payouts.ts';
 import type { PixClient } from '../../src/run/client.ts';
 import { type Headers, withoutHeader } from '../../src/spec/requests.ts';
+import { isClientError } from '../../src/base/status.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
 import type { WebhookClient } from '../../src/webhook/client.ts';
@@ -34,7 +35,7 @@ const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [
 ];
 
 /** Every check the test judges; each withdrawal it sends is judged after the one wait for the accepted one. */
-const CHECKS = [webhookDelivered, ...CONTENT_CHECKS, callbackFieldCaseSensitive];
+const CHECKS = [webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused, callbackFieldCaseSensitive];
 
 interface Sent {
   readonly withdrawal: NewWithdrawal;
@@ -53,6 +54,27 @@ function verifyDeliveries(verify: Recorder, input: WebhookInput): void {
     return;
   }
   for (const check of CONTENT_CHECKS) verify.check(check, input, input.withdrawal);
+}
+
+/** A withdrawal without client_secret must be refused first; only then is a webhook for it wrong. */
+async function verifyNoWebhookForRefused(
+  verify: Recorder,
+  webhooks: WebhookClient,
+  refused: NewWithdrawal,
+  exchange: Exchange,
+): Promise<void> {
+  const [check] = verify.runnable([noWebhookForRefused]);
+  if (check === undefined) return;
+  if (!isClientError(exchange.response.status)) {
+    verify.skipSome(
+      [check],
+      `the withdrawal without client_secret was answered ${exchange.response.status}, not refused`,
+      blockerOf(exchange),
+    );
+    return;
+  }
+  const { deliveries } = await webhooks.snapshot(refused.path);
+  verify.check(check, { refused: exchange, deliveries }, exchange);
 }
 
 /** A withdrawal whose address is under postbackurl, not PostBackUrl; sent only when the check can run. */
@@ -94,7 +116,7 @@ async function sendAccepted(
 }
 
 test(
-  'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none to a wrongly cased postbackurl (§2.1, §4.2, §6)',
+  'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one or to a wrongly cased postbackurl (§2.1, §4.2, §6)',
   judging({ checks: CHECKS, tags: ['@webhook', '@payout', '@mutating'] }),
   async ({ pix, verify, webhooks, target }) => {
     verify.requires([webhookDelivered]);
@@ -102,12 +124,12 @@ test(
 
     // The three withdrawals depend on no answer of each other: they go out together, and each is
     // judged once all have answered (a refusal of the accepted one stops the test only then).
-    const [, wrongCase, accepted] = await allSettledInOrder([
-      // Refused, it is watched for webhooks with every other refusal of the run (refused.after.spec.ts).
+    const [refusedSent, wrongCase, accepted] = await allSettledInOrder([
       pix.withdrawNew(noWebhookForRefused.id, withoutHeader(headers, 'client_secret')),
       sendWrongCase(pix, verify, headers),
       sendAccepted(pix, verify, headers),
     ] as const);
+    const { withdrawal: refused, exchange: refusedExchange } = refusedSent;
     const { withdrawal, exchange, acceptedAt } = accepted;
     const { timeoutMs, graceMs } = target.config.webhook;
 
@@ -125,6 +147,7 @@ test(
       strays,
       timeoutMs,
     });
+    await verifyNoWebhookForRefused(verify, webhooks, refused, refusedExchange);
     await verifyCallbackFieldCase(webhooks, verify, wrongCase);
     for (const observation of webhookObservations(deliveries, acceptedAt, incomplete))
       verify.observe(observation.topic, observation.clause, observation.value, observation.note);
