@@ -79,8 +79,12 @@ export interface Behaviour {
   readonly webhookSigned: boolean;
   /** 'GET-declared-body' sends GET with the payload's content-length and never the body. */
   readonly webhookMethod: 'POST' | 'GET' | 'GET-declared-body';
-  /** 'origin-webhook' posts to the PostBackUrl's origin + /webhook instead of the exact address. */
-  readonly webhookTarget: 'exact' | 'origin-webhook';
+  /**
+   * Where the webhook goes: the exact PostBackUrl; its origin + /webhook; the PostBackUrl without its
+   * query ('without-query'); or with its query decoded ('decoded-query'), as a provider that rebuilds
+   * the URL from parsed parts does.
+   */
+  readonly webhookTarget: 'exact' | 'origin-webhook' | 'without-query' | 'decoded-query';
   readonly webhookCopies: 0 | 1 | 2;
   /**
    * A delivery answered other than 2xx (or that failed) is sent again `delayMs` later, up to `attempts`

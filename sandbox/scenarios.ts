@@ -443,6 +443,22 @@ const FAULTS: readonly FaultScenario[] = [
     breaks: { webhookTarget: 'origin-webhook' },
   }),
   fault({
+    name: 'webhook-drops-query',
+    clause: '§4.2, §6',
+    level: 'FAILED',
+    description: "posts the webhook to the PostBackUrl's origin and path, its query string dropped",
+    trips: ['WEBHOOK-DELIVERED'],
+    breaks: { webhookTarget: 'without-query' },
+  }),
+  fault({
+    name: 'webhook-decodes-query',
+    clause: '§4.2, §6',
+    level: 'FAILED',
+    description: 'posts the webhook to the PostBackUrl with its query percent-decoded (a%2Fb becomes a/b)',
+    trips: ['WEBHOOK-DELIVERED'],
+    breaks: { webhookTarget: 'decoded-query' },
+  }),
+  fault({
     name: 'webhook-any-case-field',
     clause: '§2.1, §6',
     level: 'FAILED',

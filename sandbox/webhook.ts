@@ -111,6 +111,20 @@ interface Delivery {
   readonly body: string | null;
 }
 
+/** Where a provider with this behaviour posts the webhook of a withdrawal whose PostBackUrl is `url`. */
+function targetOf(url: URL, target: Behaviour['webhookTarget']): string {
+  switch (target) {
+    case 'exact':
+      return url.href;
+    case 'origin-webhook':
+      return `${url.origin}/webhook`;
+    case 'without-query':
+      return `${url.origin}${url.pathname}`;
+    case 'decoded-query':
+      return `${url.origin}${url.pathname}${decodeURIComponent(url.search)}`;
+  }
+}
+
 function deliveryOf(
   notice: WebhookNotice,
   url: URL,
@@ -121,7 +135,7 @@ function deliveryOf(
   const payload = payloadOf(notice, behaviour, invented, status);
   const body = behaviour.webhookMethod === 'POST' ? payload.body : null;
   return {
-    target: behaviour.webhookTarget === 'exact' ? url.href : `${url.origin}/webhook`,
+    target: targetOf(url, behaviour.webhookTarget),
     method: behaviour.webhookMethod,
     headers: {
       ...(body === null ? {} : { 'content-type': payload.contentType }),

@@ -15,6 +15,7 @@ import {
 import { clocked, WaitClock } from '../src/transport/wait-clock.ts';
 import { remoteGate, serveGate } from '../src/transport/shared-gate.ts';
 import { localDesk } from '../src/transport/token-desk.ts';
+import { localBound } from '../src/transport/withdrawal-bound.ts';
 import { runDesk } from '../src/run/session.ts';
 
 const SETTINGS: GateSettings = {
@@ -431,6 +432,21 @@ describe('the request gate', () => {
         /wait budget of 1 s in all .* SKIPPED as rate-limited \(cause environment\): INCOMPLETE/,
       );
       assert.equal(told.filter((l) => l.includes('is spent: the suite sends nothing more')).length, 1);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('serves the run’s withdrawal bound: every worker takes from one count, none past it', async () => {
+    const served = await serveGate(localGate(SETTINGS, quiet), 5_000, localDesk(), localBound(2));
+    try {
+      const one = remoteGate(served.url, served.token, SETTINGS, quiet).bound;
+      const two = remoteGate(served.url, served.token, SETTINGS, quiet).bound;
+      assert.deepEqual(
+        [await one.take(), await two.take(), await one.take(), await two.take()].map((t) => t.taken),
+        [true, true, false, false],
+      );
+      assert.equal((await two.take()).limit, 2);
     } finally {
       await served.close();
     }

@@ -16,6 +16,7 @@ import { findScenario } from '../sandbox/scenarios.ts';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { withdrawalPlan } from '../src/run/plan.ts';
+import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { receiverTls } from '../src/transport/tls.ts';
@@ -100,7 +101,7 @@ describe('certify through mutual TLS with a private CA (a CA made here)', { conc
     assert.equal(run.verdictOf('TRANSPORT-ENCRYPTED'), 'PASSED');
     assert.equal(
       sandbox.withdrawalsReceived('reference'),
-      withdrawalPlan(loadSpec(), 0.01).requests,
+      withdrawalPlan(loadSpec(), 0.01, DEFAULT_RUN_SHAPE, true).requests,
       'every withdrawal of the plan went through the mutual TLS gateway',
     );
     const encrypted = encryptedKey(client.key, PASSPHRASE);

@@ -15,6 +15,7 @@ import type { Target } from '../src/run/target.ts';
 import type { WebhookClient } from '../src/webhook/client.ts';
 import { NotSentError, TransportError } from '../src/transport/http.ts';
 import { summariseLedger, withdrawalLine } from '../src/report/withdrawals.ts';
+import { BoundReached, localBound } from '../src/transport/withdrawal-bound.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const work = temporaryDir('pix-payouts-');
@@ -114,6 +115,37 @@ describe('a withdrawal request, gated and written to the ledger', () => {
       /^Error: Refusing to send POST \/pix\/payment again: a test that sends withdrawals is never retried \(drop --retries\)\.$/,
     );
     assert.deepEqual([sent, lines()], [0, []]);
+  });
+
+  it("sends none past the plan's bound, 429 resends included, and the ledger and money line say so", async () => {
+    const { ledger, lines } = freshLedger();
+    ledger.plan({ requests: 1, bound: 2 });
+    const payouts = new Payouts(target(), ledger, localBound(2));
+    let sent = 0;
+    // A 429, sent again after the wait it asks for: the resend takes from the bound too.
+    const dispatch = (): Promise<Exchange> => {
+      sent += 1;
+      return Promise.resolve(answer(sent === 1 ? 429 : 200, '{}'));
+    };
+    await payouts.send(request(), dispatch, () => Promise.resolve(0));
+    await assert.rejects(
+      payouts.send(request({ withdrawal: { code: 'C-2', path: '/hook/c2' } }), dispatch, noWait),
+      (error) => error instanceof BoundReached && error.limit === 2,
+    );
+    assert.equal(sent, 2);
+    assert.deepEqual(
+      lines()
+        .filter((line) => line.type === 'outcome')
+        .map((line) => line.outcome),
+      ['rate-limited', 'accepted', 'not-sent'],
+    );
+    const summary = summariseLedger(readFileSync(ledger.path, 'utf8'), 'run-7', 'ledger.jsonl');
+    assert.ok(summary !== undefined);
+    assert.deepEqual(summary.plan, { requests: 1, bound: 2 });
+    assert.match(
+      withdrawalLine(summary),
+      /^Withdrawals: 3 sent \(the plan's 1; at most 2 may leave the suite\):/,
+    );
   });
 
   it('writes the intent before the request leaves, and the outcome after', async () => {

@@ -17,7 +17,7 @@ import type { Exchange } from '../src/evidence/exchange.ts';
 import { ReceiverConnection, WebhookClient } from '../src/webhook/client.ts';
 import { describeAttempt, type Delivery } from '../src/evidence/delivery.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
-import { LIMITS, ReceiverStore } from '../src/receiver/store.ts';
+import { ADDRESS_TAIL, LIMITS, ReceiverStore } from '../src/receiver/store.ts';
 import { connectionRefused, send, sendRaw } from './support/receiver-requests.ts';
 import { registerSecret } from '../src/secrets/registry.ts';
 import { temporaryDir } from './support/temporary.ts';
@@ -457,6 +457,38 @@ describe('control API', () => {
     );
     assert.deepEqual(statuses, [400, 404, 405, 400, 404, 404, 400, 400, 400]);
   });
+});
+
+test('matches an address registered whole on its path and query, under the public base or not (§6)', async () => {
+  const receiver = await startReceiver({ host: HOST, port: 0, token: TOKEN, shared: false });
+  try {
+    const run = await openRun(receiver, 'https://hooks.example.test/pix/');
+    const { path, url } = await run.register({ whole: true });
+    assert.equal(url, `https://hooks.example.test/pix${path}${ADDRESS_TAIL}`);
+    const [tailPath = '', query = ''] = ADDRESS_TAIL.split('?');
+    const sent = [
+      `/pix${path}${ADDRESS_TAIL}`,
+      // The same characters: a percent-escape's hex digits in either case (RFC 3986).
+      `${path}${ADDRESS_TAIL.toLowerCase()}`,
+      `${path}${tailPath}`,
+      `${path}${tailPath}?${decodeURIComponent(query)}`,
+    ];
+    const statuses: number[] = [];
+    for (const target of sent) statuses.push((await send(`${receiver.url}${target}`, { body: '{}' })).status);
+    assert.deepEqual(statuses, [200, 200, 404, 404]);
+    const report = await run.snapshot(path);
+    assert.deepEqual(
+      report.deliveries.map((d) => d.path),
+      sent.slice(0, 2),
+    );
+    // A query dropped or decoded is another address: the stray keeps it, to show beside the PostBackUrl.
+    assert.deepEqual(
+      report.strays.listed.map((d) => d.path),
+      sent.slice(2),
+    );
+  } finally {
+    await receiver.close();
+  }
 });
 
 test('keeps the path of the public base in addresses and takes deliveries with or without it', async () => {

@@ -173,12 +173,11 @@ describe('the run tells one true story', () => {
     assert.deepEqual(left, [], 'the stopped run removed its temporary directories');
   });
 
-  it('tells a wrong PIX_CLIENT_SECRET once, first as the likely cause, and judges no body on its refusals', () => {
+  it('stops a wrong PIX_CLIENT_SECRET at the first withdrawal: exit 2 naming it, no finding blamed on the provider', () => {
     const run = runOf('wrongSecret');
-    assert.deepEqual(flagged(run), ['FAILED PAYMENT-ACCEPTED']);
-    const evidence = JSON.stringify(run.report?.checks.find((c) => c.id === 'PAYMENT-ACCEPTED'));
-    assert.match(evidence, /check PIX_CLIENT_SECRET first/);
-    assert.equal(run.verdictOf('PAYMENT-BODY-WRONG-TYPE-AMOUNT'), 'SKIPPED');
-    assert.equal(run.code, 1);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.equal(run.report, undefined);
+    assert.match(run.stdout + run.stderr, /PIX_CLIENT_SECRET: the first withdrawal, valid and sent with/);
+    assert.match(run.stdout + run.stderr, /no other withdrawal was sent/);
   });
 });

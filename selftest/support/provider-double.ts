@@ -87,6 +87,9 @@ export async function startProviderDouble(options: DoubleOptions): Promise<Provi
       // Bodies without a string code (not JSON, wrong type) are matched to the ledger by count instead.
       if (code !== undefined && !ledgerHasIntent(options.reportDir, code)) unledgered.push(code);
       if (options.hangWithdrawals === true) return [undefined, undefined];
+      // The run's first withdrawal is taken, so that the run goes on (a refused one stops it naming
+      // PIX_CLIENT_SECRET); every other one is refused.
+      if (code?.endsWith('-0-0-FIRST') === true) return [200, {}];
       return [403, { error: 'refused by the double' }];
     }
     return [404, { error: 'not found' }];

@@ -161,6 +161,13 @@ const CODE_ECHOED_AS_NULL = new Several([
   { id: 'string', code: 'string', status: 'string' },
 ]);
 
+/** No webhook reached the PostBackUrl: WEBHOOK-DELIVERED alone, and none of the delivery's observations. */
+const NO_DELIVERY: Band = {
+  failed: ['WEBHOOK-DELIVERED'],
+  warning: [],
+  observes: { ...notRecorded(...WEBHOOK_TOPICS), 'webhook.delivered': false },
+};
+
 export const BANDS: Readonly<Record<string, Band>> = {
   reference: { failed: [], warning: [] },
   // 401 where the document names 403 (§5.4): a warning per credential check, never a failure; the
@@ -401,16 +408,11 @@ export const BANDS: Readonly<Record<string, Band>> = {
       'error.response.shape.500': ERROR_SHAPE,
     },
   },
-  'webhook-none': {
-    failed: ['WEBHOOK-DELIVERED'],
-    warning: [],
-    observes: { ...notRecorded(...WEBHOOK_TOPICS), 'webhook.delivered': false },
-  },
-  'webhook-wrong-path': {
-    failed: ['WEBHOOK-DELIVERED'],
-    warning: [],
-    observes: { ...notRecorded(...WEBHOOK_TOPICS), 'webhook.delivered': false },
-  },
+  'webhook-none': NO_DELIVERY,
+  'webhook-wrong-path': NO_DELIVERY,
+  // A PostBackUrl rebuilt from its parts (query dropped, or decoded) is another address: §6 posts to the whole one.
+  'webhook-drops-query': NO_DELIVERY,
+  'webhook-decodes-query': NO_DELIVERY,
   'webhook-any-case-field': { failed: ['WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE'], warning: [] },
   // A GET is judged by WEBHOOK-POST alone: the content checks judge POSTed webhooks (issue 26).
   'webhook-get': {

@@ -9,6 +9,7 @@
  *   GET    /_receiver/v1/health                              200 { receiver, api, tls, clientCertificates }
  *   POST   /_receiver/v1/runs?base=<public base URL>         201 { run }
  *   POST   /_receiver/v1/runs/<run>/addresses                201 { path, url }
+ *          ?whole=1                                          its url ends in a path, a query and a %-escape, matched whole
  *          ?refuseFirst=<5xx>                                201 { path, url, refuseFirst }: the address answers
  *                                                            its first complete POST with that status (retry probe)
  *   GET    /_receiver/v1/runs/<run>/addresses/<hex>          200 AddressReport (see store.ts)
@@ -81,10 +82,11 @@ function milliseconds(query: URLSearchParams, name: string, max: number): number
 
 /** The retry probe's status for an address's first delivery: a 5xx, which a provider may take as temporary. */
 function addressOptionsOf(query: URLSearchParams): AddressOptions {
+  const whole = query.get('whole') === '1' ? { whole: true } : {};
   const refuseFirst = query.get('refuseFirst');
-  if (refuseFirst === null) return {};
+  if (refuseFirst === null) return whole;
   if (!/^5\d\d$/.test(refuseFirst)) throw new Refusal(400, 'refuseFirst must be a 5xx status, e.g. 503');
-  return { refuseFirst: Number(refuseFirst) };
+  return { ...whole, refuseFirst: Number(refuseFirst) };
 }
 
 function untilOf(query: URLSearchParams): WaitUntil {

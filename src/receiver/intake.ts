@@ -83,6 +83,9 @@ export interface Intake {
   refuseBrokenClient(error: NodeJS.ErrnoException, socket: Duplex): void;
 }
 
+/** A request target kept as evidence is cut here: the address's own is a few dozen characters. */
+const MAX_TARGET_CHARS = 2_048;
+
 export function createIntake(store: ReceiverStore, options: IntakeOptions): Intake {
   const underWay = new WeakMap<object, UnderWay>();
   const keep = (location: Location, arrival: Omit<Delivery, 'seq'>): Promise<unknown> =>
@@ -92,8 +95,11 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
     });
 
   const receive = (req: IncomingMessage, res: ServerResponse): void => {
-    const path = (req.url ?? '').split('?', 1)[0] ?? '';
-    const location = store.locate(path);
+    const target = (req.url ?? '').slice(0, MAX_TARGET_CHARS);
+    const location = store.locate(target);
+    // A request naming one of a run's addresses keeps its query, which the address is matched on and the
+    // evidence shows; anyone's request to a path of no run keeps its path only.
+    const path = location.kind === 'unattributed' ? (target.split('?', 1)[0] ?? '') : target;
     const certificate = clientCertificateOf(req.socket);
     const state: UnderWay = { malformed: false, answeredStatus: null };
     const kept: Buffer[] = [];

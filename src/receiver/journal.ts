@@ -25,6 +25,8 @@ export type JournalEntry =
       readonly unattributedBefore: number;
       /** The address answers its first complete POST with this status (AddressOptions). */
       readonly refuseFirst?: number;
+      /** What follows the key in the address's URL, when it was registered whole (AddressOptions). */
+      readonly tail?: string;
     }
   | { readonly type: 'delivery'; readonly address: string; readonly delivery: Delivery }
   | { readonly type: 'stray'; readonly stray: DeliveryMeta };

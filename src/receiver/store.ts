@@ -67,6 +67,8 @@ interface Address {
   readonly unattributedBefore: number;
   /** The status the address answers its first complete POST with (the retry probe), or undefined. */
   readonly refuseFirst: number | undefined;
+  /** What follows the key in the address's URL: ADDRESS_TAIL, or '' for the bare key. */
+  readonly tail: string;
   /** Whether that refusal was given: taken at the request's end, so two at once cannot both get it. */
   refused: boolean;
   readonly deliveries: Delivery[];
@@ -77,6 +79,8 @@ interface Address {
 export interface AddressOptions {
   /** A 5xx the first complete POST to the address is answered with, instead of 200. */
   readonly refuseFirst?: number;
+  /** The address's URL ends in ADDRESS_TAIL (a path, a query, a percent-encoded character), matched whole. */
+  readonly whole?: boolean;
 }
 
 interface Run extends RunRecord {
@@ -95,6 +99,17 @@ const UNGUESSABLE = /^[0-9a-f]{32}$/;
 const ADDRESS_IN_PATH = /\/([0-9a-f]{32})(?=[^0-9a-f]|$)/i;
 
 const newKey = (): string => randomBytes(16).toString('hex');
+
+/**
+ * What follows the key in an address registered whole: a path segment, a query string and a
+ * percent-encoded character, so that a provider that rebuilds the PostBackUrl (drops or rewrites the
+ * query, decodes a character) misses it (§6: the address in PostBackUrl, the whole address).
+ */
+export const ADDRESS_TAIL = '/pix%20webhook?source=pix-certify&tag=a%2Fb';
+
+/** A request target with its percent-escapes in upper case: %2f and %2F are the same character (RFC 3986). */
+const normalTarget = (target: string): string =>
+  target.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
 
 export interface StoreOptions {
   readonly journal?: Journal;
@@ -165,12 +180,13 @@ export class ReceiverStore {
       straysBefore: run.strayCount,
       unattributedBefore: this.#unattributedCount,
       ...(options.refuseFirst === undefined ? {} : { refuseFirst: options.refuseFirst }),
+      ...(options.whole === true ? { tail: ADDRESS_TAIL } : {}),
     };
     await this.#journal?.append(run.key, { type: 'address', ...entry });
     this.#addAddress(run, entry);
     return {
       path,
-      url: `${run.publicBase}${path}`,
+      url: `${run.publicBase}${path}${entry.tail ?? ''}`,
       ...(options.refuseFirst === undefined ? {} : { refuseFirst: options.refuseFirst }),
     };
   }
@@ -188,17 +204,22 @@ export class ReceiverStore {
   }
 
   /**
-   * The address a path is a delivery to, the run it is a stray of, or neither. A delivery counts only
-   * at exactly the address, or at it under the run's public prefix (a tunnel may keep the prefix or
-   * strip it); anything else naming an address is a stray of that address's run.
+   * The address a request target (path and query) is a delivery to, the run it is a stray of, or
+   * neither. A delivery counts only at exactly the address's URL, its tail and query included, or at
+   * it under the run's public prefix (a tunnel may keep the prefix or strip it); anything else naming
+   * an address is a stray of that address's run.
    */
-  locate(path: string): Location {
+  locate(target: string): Location {
+    const path = target.split('?', 1)[0] ?? '';
     const hex = ADDRESS_IN_PATH.exec(path)?.[1]?.toLowerCase();
     const address = hex === undefined ? undefined : `/${hex}`;
     const runKey = address === undefined ? undefined : this.#owners.get(address);
     const run = runKey === undefined ? undefined : this.#runs.get(runKey);
     if (run === undefined || address === undefined) return { kind: 'unattributed' };
-    const exact = path === address || path === `${run.prefix}${address}`;
+    const tail = run.addresses.get(address)?.tail ?? '';
+    // A bare address is matched on its path, as ever; one registered whole on its path and query.
+    const asked = tail === '' ? path : normalTarget(target);
+    const exact = asked === `${address}${tail}` || asked === `${run.prefix}${address}${tail}`;
     return exact ? { kind: 'address', run: run.key, address } : { kind: 'run-stray', run: run.key };
   }
 
@@ -333,13 +354,21 @@ export class ReceiverStore {
 
   #addAddress(
     run: Run,
-    entry: Omit<Address, 'deliveries' | 'notKept' | 'refused' | 'refuseFirst'> & {
+    entry: Omit<Address, 'deliveries' | 'notKept' | 'refused' | 'refuseFirst' | 'tail'> & {
       path: string;
       refuseFirst?: number;
+      tail?: string;
     },
   ): void {
-    const { path, refuseFirst, ...counters } = entry;
-    run.addresses.set(path, { ...counters, refuseFirst, refused: false, deliveries: [], notKept: 0 });
+    const { path, refuseFirst, tail = '', ...counters } = entry;
+    run.addresses.set(path, {
+      ...counters,
+      refuseFirst,
+      tail,
+      refused: false,
+      deliveries: [],
+      notKept: 0,
+    });
     this.#owners.set(path, run.key);
   }
 

@@ -15,6 +15,8 @@ export interface WithdrawalSummary {
   readonly ledger: string;
   /** Withdrawal requests written to the ledger before they were sent. */
   readonly sent: number;
+  /** The payout plan's count of withdrawal requests and the bound the run kept, when the ledger has them. */
+  readonly plan?: { readonly requests: number; readonly bound: number };
   readonly outcomes: Readonly<Record<WithdrawalOutcome, number>>;
   /** Each withdrawal whose outcome is unknown, and what its webhooks said. */
   readonly unknown: readonly { readonly code: string; readonly webhook: Reconciliation }[];
@@ -38,6 +40,8 @@ interface Line {
   readonly outcome?: WithdrawalOutcome;
   readonly webhookReceived?: boolean;
   readonly statuses?: string[];
+  readonly requests?: number;
+  readonly bound?: number;
 }
 
 /** The summary of this run's lines of a ledger (others' runs may share the file); undefined when it sent none. */
@@ -70,9 +74,13 @@ export function summariseLedger(text: string, runId: string, ledger: string): Wi
   const answered = WITHDRAWAL_OUTCOMES.reduce((sum, o) => sum + outcomes[o], 0);
   outcomes.unknown += Math.max(0, intents.length - answered);
   const webhooks = new Map(lines.filter((l) => l.type === 'webhook').map((l) => [l.code, l]));
+  const plan = lines.find((l) => l.type === 'plan');
   return {
     ledger,
     sent: intents.length,
+    ...(typeof plan?.requests === 'number' && typeof plan.bound === 'number'
+      ? { plan: { requests: plan.requests, bound: plan.bound } }
+      : {}),
     outcomes,
     unknown: unknownCodes.map((code) => {
       const webhook = webhooks.get(code);
@@ -121,7 +129,13 @@ export function withdrawalLine(summary: WithdrawalSummary): string {
     outcomes.unknown === 0
       ? 'none with an unknown outcome'
       : `${outcomes.unknown} with an UNKNOWN outcome (${groups.join('; ')}); check them with the provider`;
+  const planned =
+    summary.plan === undefined
+      ? ''
+      : ` (the plan's ${summary.plan.requests}; at most ${summary.plan.bound} may leave the suite)`;
   const sent =
-    answered.length === 0 ? `${summary.sent} sent` : `${summary.sent} sent: ${answered.join(', ')}`;
+    answered.length === 0
+      ? `${summary.sent} sent${planned}`
+      : `${summary.sent} sent${planned}: ${answered.join(', ')}`;
   return `Withdrawals: ${sent}; ${unknown}. Ledger: ${summary.ledger}`;
 }

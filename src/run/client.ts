@@ -23,6 +23,7 @@ import { isSuccess } from '../base/status.ts';
 import { sendableInHeader } from '../checks/token.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
 import { WaitBudgetSpent } from '../transport/gate.ts';
+import { BoundReached } from '../transport/withdrawal-bound.ts';
 
 export interface PixClientParts {
   readonly config: Config;
@@ -154,7 +155,7 @@ export class PixClient {
   async newWithdrawal(address: { refuseFirst?: number } = {}): Promise<NewWithdrawal> {
     const tag = this.parts.invent.next((faker) => faker.string.alphanumeric({ length: 4, casing: 'upper' }));
     const code = this.parts.session.nextCode(tag);
-    const { path, url } = await this.parts.webhooks.register(address);
+    const { path, url } = await this.parts.webhooks.register({ ...address, whole: true });
     return { code, path, url, body: validBody(this.config, code, url) };
   }
 
@@ -297,6 +298,7 @@ export class PixClient {
       if (error instanceof TransportError && !(error instanceof NotSentError))
         this.parts.verify.environmentFailed(error);
       if (error instanceof WaitBudgetSpent) this.parts.verify.rateLimitSpent(error);
+      if (error instanceof BoundReached) this.parts.verify.boundReached(error);
       throw error;
     }
   }

@@ -54,6 +54,11 @@ export interface LedgerWebhook {
   readonly statuses?: readonly string[];
 }
 
+export interface LedgerPlan {
+  readonly requests: number;
+  readonly bound: number;
+}
+
 /** Keeps the first two and last two characters, enough for the integrator to recognise their key. */
 export function maskPayeeKey(key: string): string {
   return key.length <= 6 ? '***' : `${key.slice(0, 2)}***${key.slice(-2)}`;
@@ -96,5 +101,10 @@ export class Ledger {
 
   webhook(entry: LedgerWebhook): void {
     this.append({ type: 'webhook', ...entry });
+  }
+
+  /** The payout plan's count of withdrawal requests and the bound the run keeps, before any is sent. */
+  plan(entry: LedgerPlan): void {
+    this.append({ type: 'plan', ...entry });
   }
 }

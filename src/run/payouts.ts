@@ -15,6 +15,7 @@ import { NotSentError, TransportError } from '../transport/http.ts';
 import { WaitBudgetSpent } from '../transport/gate.ts';
 import type { Target } from './target.ts';
 import type { WebhookClient } from '../webhook/client.ts';
+import { BoundReached, localBound, type WithdrawalBound } from '../transport/withdrawal-bound.ts';
 
 /** A withdrawal the suite is about to send: its code, its webhook address and its valid body. */
 export interface NewWithdrawal {
@@ -55,10 +56,13 @@ export class Payouts {
 
   private readonly target: Target;
   private readonly ledger: Ledger;
+  /** The run's bound on withdrawal requests (the plan's), which every attempt takes from. */
+  private readonly bound: WithdrawalBound;
 
-  constructor(target: Target, ledger: Ledger) {
+  constructor(target: Target, ledger: Ledger, bound: WithdrawalBound = localBound(undefined)) {
     this.target = target;
     this.ledger = ledger;
+    this.bound = bound;
   }
 
   /**
@@ -90,6 +94,17 @@ export class Payouts {
       payeeKey: this.target.config.payee.key,
       url,
     });
+    const { taken, limit } = await this.bound.take();
+    if (!taken) {
+      const reached = new BoundReached(limit ?? 0);
+      this.ledger.outcome({
+        code: withdrawal.code,
+        status: null,
+        outcome: 'not-sent',
+        note: reached.message,
+      });
+      throw reached;
+    }
     let exchange: Exchange;
     try {
       exchange = await dispatch();

@@ -17,22 +17,52 @@ export interface PlanLine {
 export interface PayoutPlan {
   readonly lines: readonly PlanLine[];
   readonly requests: number;
+  /**
+   * The withdrawal requests the run never exceeds, renewals and resends included: room for each planned
+   * one to go twice more (single-use tokens renew before each, a 429 asks again); one past it is not
+   * sent (transport/withdrawal-bound.ts).
+   */
+  readonly bound: number;
   /** A lax provider could accept every request, negative ones included. */
   readonly mostAccepted: number;
   readonly total: number;
 }
 
+/** The plan line of the valid withdrawal global setup sends before any test (src/run/first-withdrawal.ts). */
+export const FIRST_WITHDRAWAL_LINE = 'first withdrawal (the credentials, before any test)';
+
+/**
+ * How many times the bound holds the planned requests: a provider whose tokens work once makes every
+ * withdrawal go twice (refused, renewed), and a 429 now and then asks for more.
+ */
+const BOUND_FACTOR = 3;
+
 export function withdrawalPlan(
   spec: SpecModel,
   amount: number,
   shape: RunShape = DEFAULT_RUN_SHAPE,
+  firstWithdrawal = false,
 ): PayoutPlan {
-  const lines = FAMILIES.map((family) => ({
-    group: family.name,
-    requests: family.withdrawals(spec, shape),
-  })).filter((line) => line.requests > 0);
+  const lines = [
+    ...(firstWithdrawal ? [{ group: FIRST_WITHDRAWAL_LINE, requests: 1 }] : []),
+    ...FAMILIES.map((family) => ({
+      group: family.name,
+      requests: family.withdrawals(spec, shape),
+    })),
+  ].filter((line) => line.requests > 0);
   const requests = lines.reduce((sum, line) => sum + line.requests, 0);
-  return { lines, requests, mostAccepted: requests, total: Math.round(requests * amount * 100) / 100 };
+  return {
+    lines,
+    requests,
+    bound: requests * BOUND_FACTOR,
+    mostAccepted: requests,
+    total: Math.round(requests * amount * 100) / 100,
+  };
+}
+
+/** Whether the run sends its first withdrawal before any test: live, with payouts allowed. */
+export function sendsFirstWithdrawal(config: Config): boolean {
+  return config.mode === 'live' && config.allowPayouts;
 }
 
 /** What this configuration changes in a complete run's requests. */
@@ -46,7 +76,7 @@ export function shapeOf(config: Config): RunShape {
 
 /** The plan of the complete suite under this configuration. */
 export function planFor(config: Config): PayoutPlan {
-  return withdrawalPlan(loadSpec(), config.amount, shapeOf(config));
+  return withdrawalPlan(loadSpec(), config.amount, shapeOf(config), sendsFirstWithdrawal(config));
 }
 
 /**
@@ -92,6 +122,7 @@ export function describePlan(config: Config, plan: PayoutPlan): string {
     `Payout plan (${gate}):`,
     ...lines,
     `  ${String(plan.requests).padStart(3)}  withdrawal requests in all, at most ${plan.mostAccepted} accepted, ${plan.total.toFixed(2)} BRL at most (PIX_AMOUNT=${config.amountText}) to ${config.payee.keyType} ${config.payee.key.slice(0, 2)}***`,
+    `  bound: never more than ${plan.bound} withdrawal requests, renewals and resends included (one past it is not sent)`,
     `  budget: PIX_MAX_PAYOUTS=${config.maxPayouts}, PIX_MAX_TOTAL=${config.maxTotal.toFixed(2)}`,
     ...webhookLines(config),
   ].join('\n');

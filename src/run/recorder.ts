@@ -30,6 +30,7 @@ import type { JsonValue } from '../base/json.ts';
 import { ANSWER_CHECKS, responseComplete } from '../checks/responses.ts';
 import type { TransportError } from '../transport/http.ts';
 import type { WaitBudgetSpent } from '../transport/gate.ts';
+import type { BoundReached } from '../transport/withdrawal-bound.ts';
 
 /** What one piece of evidence may hold: a 200,000-field answer must not make a 30 MB report. */
 const EVIDENCE_CHARS = 2_000;
@@ -167,6 +168,17 @@ export class Recorder {
   rateLimitSpent(error: WaitBudgetSpent): never {
     return this.skipTheRest(`not judged, rate-limited: ${error.message}`, {
       answer: 'the environment kept answering 429 until the run spent its wait budget',
+      at: new Date().toISOString(),
+    });
+  }
+
+  /**
+   * Records every check the test (or case) has not judged as SKIPPED: a withdrawal it needed was not
+   * sent because the run reached the plan's bound on withdrawal requests.
+   */
+  boundReached(error: BoundReached): never {
+    return this.skipTheRest(`not judged: ${error.message}`, {
+      answer: `POST /pix/payment not sent: the plan's bound of ${error.limit} withdrawal requests was reached`,
       at: new Date().toISOString(),
     });
   }

@@ -22,6 +22,7 @@ import {
 } from './gate.ts';
 import { IDLE_CONNECTION_MS } from './http.ts';
 import { localDesk, type HeldToken, type TokenDesk } from './token-desk.ts';
+import { localBound, type WithdrawalBound } from './withdrawal-bound.ts';
 
 export interface SharedGate {
   readonly url: string;
@@ -63,11 +64,15 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
 /** An exclusive section may send several requests, each bounded by the lease of one. */
 const EXCLUSIVE_LEASES = 10;
 
-/** Serves `gate` and `desk` to the run's workers until closed; `leaseMs` bounds how long a slot is held. */
+/**
+ * Serves `gate`, `desk` and the run's withdrawal `bound` to the run's workers until closed; `leaseMs`
+ * bounds how long a slot is held.
+ */
 export async function serveGate(
   gate: LocalGate,
   leaseMs: number,
   desk: TokenDesk = localDesk(),
+  bound: WithdrawalBound = localBound(undefined),
 ): Promise<SharedGate> {
   const token = randomBytes(24).toString('hex');
   const held = new Map<number, () => void>();
@@ -131,7 +136,9 @@ export async function serveGate(
         };
         reply(res, 200, { waited: await gate.pause(request) });
       });
-    } else if (req.method === 'POST' && req.url === '/token/current')
+    } else if (req.method === 'POST' && req.url === '/withdrawal')
+      void bound.take().then(({ taken, limit }) => reply(res, 200, { taken, limit: limit ?? null }));
+    else if (req.method === 'POST' && req.url === '/token/current')
       void desk.current().then((current) => reply(res, 200, { held: current ?? null }));
     else if (req.method === 'POST' && req.url === '/token/issued') {
       void readJson(req).then(async (body) => {
@@ -159,13 +166,15 @@ export async function serveGate(
   };
 }
 
-/** The run's shared gate and token desk, as a worker uses them. */
-export function remoteGate(
-  url: string,
-  token: string,
-  settings: GateSettings,
-  tell: Tell,
-): { gate: Gate; desk: TokenDesk } {
+/** What a worker shares with the rest of the run: the gate, the token desk and the withdrawal bound. */
+export interface RunShared {
+  readonly gate: Gate;
+  readonly desk: TokenDesk;
+  readonly bound: WithdrawalBound;
+}
+
+/** The run's shared gate, token desk and withdrawal bound, as a worker uses them. */
+export function remoteGate(url: string, token: string, settings: GateSettings, tell: Tell): RunShared {
   // Closed before global setup's server closes it: a call written into that close would fail the request.
   const agent = new Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS });
   const call = (path: string, body?: unknown): Promise<unknown> =>
@@ -215,17 +224,26 @@ export function remoteGate(
         await call('/token/issued', held);
       },
     },
+    bound: {
+      take: async () => {
+        const { taken, limit } = (await call('/withdrawal')) as { taken: boolean; limit: number | null };
+        return { taken, limit: limit ?? undefined };
+      },
+    },
   };
 }
 
-/** The gate and token desk of this process: the run's shared ones when global setup serves them, else its own. */
+/**
+ * The gate, token desk and withdrawal bound of this process: the run's shared ones when global setup
+ * serves them, else its own.
+ */
 export function gateOfThisRun(
   config: Config,
   shared: { url: string; token: string } | undefined,
   tell: Tell,
-): { gate: Gate; desk: TokenDesk } {
+): RunShared {
   const settings = gateSettingsOf(config);
   return shared === undefined
-    ? { gate: localGate(settings, tell), desk: localDesk() }
+    ? { gate: localGate(settings, tell), desk: localDesk(), bound: localBound(undefined) }
     : remoteGate(shared.url, shared.token, settings, tell);
 }

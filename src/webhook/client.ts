@@ -192,11 +192,16 @@ export class WebhookClient {
   /**
    * A new address. With `refuseFirst` (a 5xx), the receiver answers the first complete POST to it with
    * that status, to see whether the provider sends it again; a receiver too old to do so is an error,
-   * never a probe that silently refused nothing.
+   * never a probe that silently refused nothing. `whole` asks for a URL with a path, a query and a
+   * percent-encoded character after the key, matched whole (a receiver too old for it hands out the bare key).
    */
-  register(options: { refuseFirst?: number } = {}): Promise<WebhookAddress> {
-    const { refuseFirst } = options;
-    const query = refuseFirst === undefined ? '' : `?refuseFirst=${refuseFirst}`;
+  register(options: { refuseFirst?: number; whole?: boolean } = {}): Promise<WebhookAddress> {
+    const { refuseFirst, whole = false } = options;
+    const params = new URLSearchParams({
+      ...(whole ? { whole: '1' } : {}),
+      ...(refuseFirst === undefined ? {} : { refuseFirst: String(refuseFirst) }),
+    }).toString();
+    const query = params === '' ? '' : `?${params}`;
     return this.#call(async () => {
       const address = await call<WebhookAddress & { refuseFirst?: unknown }>(
         `${this.#runUrl}/addresses${query}`,

@@ -28,9 +28,7 @@ import type { CheckDefinition } from '../../src/checks/vocabulary.ts';
 import { WebhookClient } from '../../src/webhook/client.ts';
 import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
 import { runState } from '../../src/base/run-state.ts';
-import type { Gate } from '../../src/transport/gate.ts';
-import type { TokenDesk } from '../../src/transport/token-desk.ts';
-import { gateOfThisRun } from '../../src/transport/shared-gate.ts';
+import { gateOfThisRun, type RunShared } from '../../src/transport/shared-gate.ts';
 import { clocked, WaitClock } from '../../src/transport/wait-clock.ts';
 import { redact } from '../../src/secrets/redact.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
@@ -44,8 +42,8 @@ interface WorkerFixtures {
   payouts: Payouts;
   session: WorkerSession;
   http: HttpClient;
-  /** The run's request gate and token desk, shared by every worker; the clock of this worker's waits at the gate. */
-  shared: { gate: Gate; desk: TokenDesk; clock: WaitClock };
+  /** The run's request gate, token desk and withdrawal bound, shared by every worker; the clock of this worker's waits at the gate. */
+  shared: RunShared & { clock: WaitClock };
 }
 
 /** What one case among a test's cases sends and judges with: its own client, recorder and invented values. */
@@ -122,11 +120,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const url = runState('gateUrl');
       const token = runState('gateToken');
       const shared = url === undefined || token === undefined ? undefined : { url, token };
-      const { gate, desk } = gateOfThisRun(target.config, shared, (line) =>
+      const { gate, desk, bound } = gateOfThisRun(target.config, shared, (line) =>
         process.stdout.write(`${redact(line)}\n`),
       );
       const clock = new WaitClock();
-      await use({ gate: clocked(gate, clock), desk, clock });
+      await use({ gate: clocked(gate, clock), desk, bound, clock });
     },
     { scope: 'worker' },
   ],
@@ -143,8 +141,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   payouts: [
-    async ({ target, ledger, webhooks }, use) => {
-      const payouts = new Payouts(target, ledger);
+    async ({ target, ledger, webhooks, shared }, use) => {
+      const payouts = new Payouts(target, ledger, shared.bound);
       await use(payouts);
       await payouts.recordWebhooks(webhooks);
     },

@@ -9,7 +9,8 @@ import type { FullConfig } from '@playwright/test';
 import { configOfThisProcess } from '../../src/config/config.ts';
 import { startMock } from '../../src/run/mock/prism.ts';
 import { admissionProblem, environmentChecked } from '../../src/run/admission.ts';
-import { describePlan, planFor } from '../../src/run/plan.ts';
+import { Ledger } from '../../src/run/ledger.ts';
+import { describePlan, planFor, sendsFirstWithdrawal } from '../../src/run/plan.ts';
 import { runIdOfThisRun, runState, shareRunState } from '../../src/base/run-state.ts';
 import { openReceiverRun } from '../../src/webhook/setup.ts';
 import { openSecretsRegistry, registerSecret } from '../../src/secrets/registry.ts';
@@ -18,11 +19,63 @@ import { registerConfigSecrets } from '../../src/config/register-secrets.ts';
 import { redact } from '../../src/secrets/redact.ts';
 import { gateSettingsOf, localGate } from '../../src/transport/gate.ts';
 import { serveGate } from '../../src/transport/shared-gate.ts';
+import { localBound, type WithdrawalBound } from '../../src/transport/withdrawal-bound.ts';
+import type { TokenDesk } from '../../src/transport/token-desk.ts';
+import type { Gate } from '../../src/transport/gate.ts';
+import type { Config } from '../../src/config/config.ts';
 
 type Stop = () => Promise<void>;
 
 async function stopAll(stops: Stop[]): Promise<void> {
   for (const stop of stops.reverse()) await stop();
+}
+
+/**
+ * Sends the run's first withdrawal (src/run/first-withdrawal.ts) through the run's gate, desk and
+ * bound; what it returns records the withdrawal's webhooks in the ledger, before the receiver closes.
+ */
+async function firstWithdrawal(
+  config: Config,
+  run: { gate: Gate; desk: TokenDesk; bound: WithdrawalBound },
+): Promise<Stop> {
+  const [{ sendFirstWithdrawal }, { Payouts }, { loadTarget }, { WebhookClient }, http] = await Promise.all([
+    import('../../src/run/first-withdrawal.ts'),
+    import('../../src/run/payouts.ts'),
+    import('../../src/run/target.ts'),
+    import('../../src/webhook/client.ts'),
+    import('../../src/transport/http.ts'),
+  ]);
+  const { Operations } = await import('../../src/transport/operations.ts');
+  const { apiTls, receiverTls } = await import('../../src/transport/tls.ts');
+  const target = loadTarget(config);
+  const client = new http.HttpClient({
+    maxResponseBytes: config.maxResponseBytes,
+    tokenField: config.tokenField,
+    tls: apiTls(config.tls),
+  });
+  const operations = new Operations(client, {
+    gate: run.gate,
+    baseUrl: target.baseUrl,
+    timeoutMs: config.requestTimeoutMs,
+    tokenField: config.tokenField,
+  });
+  const payouts = new Payouts(target, new Ledger(config.reportDir, target.runId), run.bound);
+  const webhooks = new WebhookClient(
+    target.webhookControlUrl,
+    target.webhookControlToken,
+    receiverTls(config.tls),
+  );
+  const recorded: Stop = async () => {
+    await payouts.recordWebhooks(webhooks);
+    client.close();
+  };
+  try {
+    await sendFirstWithdrawal({ target, operations, payouts, webhooks, desk: run.desk });
+  } catch (error) {
+    await recorded();
+    throw error;
+  }
+  return recorded;
 }
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
@@ -33,13 +86,16 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   openSecretsRegistry();
   registerConfigSecrets(config);
   registerSecret(checked.token?.token, 'token');
-  process.stdout.write(`${describePlan(config, planFor(config))}\n`);
+  const plan = planFor(config);
+  process.stdout.write(`${describePlan(config, plan)}\n`);
   if (checked.webhooksProven !== undefined)
     process.stdout.write(`  proven: a test POST through ${checked.webhooksProven} reached the receiver\n`);
   // pix-certify admitted the run already; started directly, Playwright asks here.
   const refused = await admissionProblem(config);
   if (refused !== undefined) throw new Error(refused);
-  runIdOfThisRun();
+  const runId = runIdOfThisRun();
+  // Before any withdrawal: the money line shows what was sent against the plan and its bound.
+  new Ledger(config.reportDir, runId).plan({ requests: plan.requests, bound: plan.bound });
   const stops: Stop[] = [];
   try {
     // npm run certify launched Prism before Playwright and stops it; the workers wait until it answers,
@@ -52,16 +108,19 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
     // One gate for every worker's requests: the run's limits hold across processes, counting the
     // environment checks' requests; its token desk starts with the token the credentials check was issued.
     const tell = (line: string): boolean => process.stderr.write(`pix-certify: ${redact(line)}\n`);
-    const gate = await serveGate(
-      localGate(gateSettingsOf(config), tell, { sentBefore: checked.lastRequestAt }),
-      config.requestTimeoutMs + 5_000,
-      await runDesk(checked.token),
-    );
-    stops.push(() => gate.close());
-    shareRunState({ gateUrl: gate.url, gateToken: gate.token });
+    const run = {
+      gate: localGate(gateSettingsOf(config), tell, { sentBefore: checked.lastRequestAt }),
+      desk: await runDesk(checked.token),
+      // The plan's bound holds for every withdrawal of the run, the first one's included.
+      bound: localBound(plan.bound),
+    };
+    const served = await serveGate(run.gate, config.requestTimeoutMs + 5_000, run.desk, run.bound);
+    stops.push(() => served.close());
+    shareRunState({ gateUrl: served.url, gateToken: served.token });
     const receiver = await openReceiverRun(config);
     stops.push(() => receiver.close());
     shareRunState({ webhookControlUrl: receiver.runUrl, webhookControlToken: receiver.token });
+    if (sendsFirstWithdrawal(config)) stops.push(await firstWithdrawal(config, run));
   } catch (error) {
     await stopAll(stops);
     throw error;
