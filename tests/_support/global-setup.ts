@@ -8,6 +8,7 @@
 import type { FullConfig } from '@playwright/test';
 import { configOfThisProcess } from '../../src/config/config.ts';
 import { startMock } from '../../src/run/mock/prism.ts';
+import { serveMockFront } from '../../src/run/mock/front.ts';
 import { admissionProblem, environmentChecked } from '../../src/run/admission.ts';
 import { describePlan, planFor } from '../../src/run/plan.ts';
 import { runIdOfThisRun, runState, shareRunState } from '../../src/base/run-state.ts';
@@ -45,7 +46,9 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
     if (config.mode === 'mock' && runState('mockUrl') === undefined) {
       const mock = await startMock();
       stops.push(() => mock.stop());
-      shareRunState({ mockUrl: mock.url });
+      const front = await serveMockFront({ upstream: mock.url });
+      stops.push(() => front.close());
+      shareRunState({ mockUrl: front.url });
     }
     // One gate for every worker's requests: the run's limits hold across processes, counting the
     // environment checks' requests; its token desk starts with the token the credentials check was issued.
