@@ -5,17 +5,23 @@
 import { serveMockFront } from '../src/run/mock/front.ts';
 import { startMock } from '../src/run/mock/prism.ts';
 
+const ABOUT = [
+  'Prism serving openapi/pix-withdrawal.yaml with its examples, behind a front of ours: it checks that credentials',
+  'are present (not their values) and answers a missing key 403 (§5.4), keeps no state, gives each accepted',
+  'withdrawal an id of its own and POSTs the example webhook to its PostBackUrl, after an accepted withdrawal only.',
+  'A schema smoke test: to build an integration against outcomes you choose, use the simulator (sandbox).',
+];
+
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  const { serviceHelpText } = await import('./usage.ts');
+  process.stdout.write(`${serviceHelpText('mock', 'PIX_MOCK_', ABOUT)}\n`);
+  process.exit(0);
+}
 const port = Number(process.env.PIX_MOCK_PORT ?? '4010');
 const log = (line: string): boolean => process.stdout.write(`${line}\n`);
 const mock = await startMock({ logLevel: 'info', onLog: log });
 const front = await serveMockFront({ upstream: mock.url, port, onLog: (line) => log(`[front] ${line}`) });
-process.stdout.write(
-  `\nPrism mock of openapi/pix-withdrawal.yaml on ${front.url}\n` +
-    'It checks that credentials are present (not their values), answers a missing key 403 (§5.4), keeps no state,\n' +
-    "answers with the spec's examples (each accepted withdrawal with an id of its own) and POSTs the example\n" +
-    'webhook to PostBackUrl after an accepted withdrawal only. A schema smoke test: to build an integration,\n' +
-    'use the simulator (pix-certify sandbox). Ctrl-C stops it.\n',
-);
+log(`\nThe embedded mock on ${front.url}\n${ABOUT.join('\n')}\nCtrl-C stops it.`);
 const shutdown = (): void => {
   void Promise.all([front.close(), mock.stop()]).then(() => process.exit(0));
 };

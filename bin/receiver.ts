@@ -47,6 +47,16 @@ function describe(settings: ServiceSettings, receiver: RunningReceiver): string 
   ].join('\n');
 }
 
+if (process.argv.slice(2).some((arg) => arg === '--help' || arg === '-h')) {
+  const { serviceHelpText } = await import('./usage.ts');
+  const about = [
+    'Deploy it where the provider reaches it; suite runs share it through PIX_WEBHOOK_RECEIVER_URL and',
+    'PIX_WEBHOOK_RECEIVER_TOKEN. Its control API is under /_receiver/v1/ with the token.',
+  ];
+  process.stdout.write(`${serviceHelpText('receiver', 'PIX_RECEIVER_', about)}\n`);
+  process.exit(0);
+}
+
 let settings: ServiceSettings;
 try {
   settings = loadReceiverSettings();

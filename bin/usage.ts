@@ -31,14 +31,36 @@ function columns(rows: readonly (readonly [string, string])[]): string[] {
   return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
 }
 
-function variableRows(): [string, string][] {
-  return VARIABLE_TABLE.map((v) => {
+function variableRows(prefix = 'PIX_'): [string, string][] {
+  return VARIABLE_TABLE.filter((v) => v.name.startsWith(prefix)).map((v) => {
     const notes = [
       ...(v.default === undefined ? [] : [`default: ${v.default}`]),
       ...(v.liveOnly === true ? ['live only'] : []),
     ];
     return [v.name, notes.length === 0 ? v.purpose : `${v.purpose} (${notes.join('; ')})`];
   });
+}
+
+/** `pix-certify mock --help`, `receiver --help`: the command, what it does, the variables it reads. */
+export function serviceHelpText(
+  command: 'mock' | 'receiver',
+  prefix: string,
+  about: readonly string[],
+): string {
+  const { usage, purpose } = COMMAND_HELP[command];
+  return [
+    ...(INSTALLED
+      ? [`Usage: pix-certify ${usage}`]
+      : [`Usage: npm run ${usage}`, `       (installed: pix-certify ${usage})`]),
+    '',
+    `${purpose[0]?.toUpperCase() ?? ''}${purpose.slice(1)}.`,
+    ...about,
+    '',
+    'Variables:',
+    ...columns(variableRows(prefix)),
+    '',
+    'Ctrl-C stops it.',
+  ].join('\n');
 }
 
 export function helpText(): string {

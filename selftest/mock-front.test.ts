@@ -2,9 +2,13 @@
  * The embedded mock as certify serves it (Prism behind our front, src/run/mock/front.ts), with a
  * receiving socket as the PostBackUrl: no webhook follows a withdrawal it refused (400, 401, 403, a
  * forced 500) or one without PostBackUrl; each accepted withdrawal gets a webhook, with an id of its
- * own that its answer gave too; each refusal names the header or field and the clause.
+ * own that its answer gave too; each refusal names the header or field and the clause. And `mock
+ * --help`, `receiver --help` print their help and exit, starting nothing.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -189,4 +193,23 @@ describe('the embedded mock behind its front', () => {
     const response = await fetch(`${front.url}${RELAY_PATH}not-a-relay`, { method: 'POST', body: '{}' });
     assert.equal(response.status, 404);
   });
+});
+
+describe('mock --help and receiver --help', () => {
+  for (const [command, variable] of [
+    ['mock', 'PIX_MOCK_PORT'],
+    ['receiver', 'PIX_RECEIVER_TOKEN'],
+  ] as const) {
+    it(`${command} --help prints its variables and exits 0 without starting a server`, async () => {
+      const bin = join(import.meta.dirname, '..', 'bin', `${command}.ts`);
+      // PIX_RECEIVER_TOKEN unset: a receiver that started would stop with exit 2 instead.
+      const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', bin, '--help'], {
+        env,
+        timeout: 20_000,
+      });
+      assert.match(stdout, new RegExp(`^Usage: npm run ${command}$`, 'm'));
+      assert.match(stdout, new RegExp(`^  ${variable} `, 'm'));
+    });
+  }
 });
