@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { serveMockFront, RELAY_PATH, type MockFront } from '../src/run/mock/front.ts';
 import { startMock, type RunningMock } from '../src/run/mock/prism.ts';
@@ -187,6 +187,23 @@ describe('the embedded mock behind its front', () => {
     await withdraw(headers(), body('after-lowercase'));
     await until(received, (r) => r.path === '/hook/after-lowercase', 'the next webhook');
     assert.ok(!received.some((r) => r.path === '/hook/lowercase'));
+  });
+
+  it('stays up through a body cut off and one over its limit, which it refuses with 400', async () => {
+    const { port } = new URL(front.url);
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write('POST /pix/payment HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{"amount":');
+        socket.destroy();
+      });
+      socket.once('close', () => resolve());
+    });
+    const large = await withdraw(headers(), body('large', { name: 'x'.repeat(1024 * 1024) }));
+    assert.equal(large.status, 400);
+    assert.match(String(large.json.message), /body over 1048576 bytes/);
+    const { status } = await withdraw(headers(), body('after-faults'));
+    assert.equal(status, 200);
+    await until(received, (r) => r.path === '/hook/after-faults', 'the webhook after the faults');
   });
 
   it('refuses a webhook posted to a relay address it did not hand out', async () => {

@@ -101,6 +101,10 @@ function readBody(message: IncomingMessage): Promise<Buffer> {
     });
     message.once('end', () => resolve(Buffer.concat(chunks)));
     message.once('error', reject);
+    // A peer that hangs up mid-body leaves no 'end' behind.
+    message.once('close', () => {
+      if (!message.complete) reject(new Error('the body was cut off'));
+    });
   });
 }
 
