@@ -22,6 +22,13 @@ interface Received {
 }
 
 const LIMIT_MS = 10_000;
+/** The `error` of the document's example answer per status (openapi/pix-withdrawal.yaml). */
+const EXAMPLE_ERRORS: Readonly<Record<number, string>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  500: 'internal_error',
+};
 
 /** Waits, bounded, until the list holds an entry the predicate accepts. */
 async function until<T>(list: readonly T[], found: (entry: T) => boolean, what: string): Promise<T> {
@@ -134,6 +141,8 @@ describe('the embedded mock behind its front', () => {
       const { status, json } = await withdraw(refusal.headers, body(refusal.name, changes));
       assert.equal(status, refusal.status, refusal.name);
       assert.match(String(json.message), refusal.why, refusal.name);
+      // The document's example of that refusal, its message told further.
+      assert.equal(json.error, EXAMPLE_ERRORS[refusal.status], refusal.name);
       assert.doesNotMatch(JSON.stringify(json), /token-0001|secret-0001/, 'no value sent comes back');
     }
     // Prism runs its callback after each answer it gave itself (not the 403, which the front gave):

@@ -161,11 +161,17 @@ function authorizationProblem(operation: OperationModel, headers: IncomingHttpHe
     : `${token.header} must read Bearer <access_token> (§5.2); this one does not`;
 }
 
-/** The message of Prism's refusal, told with the reasons the front found; Prism's own body otherwise. */
+/** The document's example of a refusal, its message followed by the reasons; the reasons alone without one. */
+function told(example: JsonValue | undefined, reasons: string): JsonObject {
+  return isJsonObject(example) && typeof example.message === 'string'
+    ? { ...example, message: `${example.message} ${reasons}.` }
+    : { message: `${reasons}.` };
+}
+
+/** Prism's refusal told with the reasons the front found; Prism's own body when it found none. */
 function explained(upstream: Upstream, reasons: readonly string[]): Buffer {
   const body = parseJson(upstream.body.toString('utf8'));
-  if (reasons.length === 0 || !isJsonObject(body) || typeof body.message !== 'string') return upstream.body;
-  return Buffer.from(JSON.stringify({ ...body, message: `${body.message} ${reasons.join('; ')}.` }));
+  return reasons.length === 0 ? upstream.body : Buffer.from(JSON.stringify(told(body, reasons.join('; '))));
 }
 
 /** A fresh Pix end-to-end id in the shape of the example's: E, its 8-digit ISPB, the minute, 11 characters. */
@@ -304,7 +310,7 @@ export async function serveMockFront(options: MockFrontOptions): Promise<MockFro
     if (operation !== undefined && missing.length > 0) {
       const reason = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing (${operation.clause}, §5.4)`;
       onLog?.(`403 POST ${path}: ${reason}`);
-      sendJson(res, 403, { error: 'forbidden', message: `Key not informed or invalid: ${reason}.` });
+      sendJson(res, 403, told(spec.responseExample(operation.id, 403), reason));
       return;
     }
     const withdrawal = operation?.id === 'createWithdraw';
