@@ -209,7 +209,7 @@ describe('the embedded mock behind its front', () => {
     });
     const large = await withdraw(headers(), body('large', { name: 'x'.repeat(1024 * 1024) }));
     assert.equal(large.status, 400);
-    assert.match(String(large.json.message), /body over 1048576 bytes/);
+    assert.match(String(large.json.message), /The body is over 1048576 bytes/);
     const { status } = await withdraw(headers(), body('after-faults'));
     assert.equal(status, 200);
     await until(received, (r) => r.path === '/hook/after-faults', 'the webhook after the faults');

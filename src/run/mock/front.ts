@@ -93,7 +93,7 @@ function readBody(message: IncomingMessage): Promise<Buffer> {
     message.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new TooLarge(`body over ${MAX_BODY_BYTES} bytes`));
+        reject(new TooLarge(`The body is over ${MAX_BODY_BYTES} bytes.`));
         message.resume();
         return;
       }
@@ -320,8 +320,8 @@ export async function serveMockFront(options: MockFrontOptions): Promise<MockFro
       const authorization = status === 401 ? authorizationProblem(operation, req.headers) : undefined;
       return authorization === undefined ? [] : [authorization];
     };
-    const sent = withdrawal ? relayed(body) : { body };
     await options.upstreamReady;
+    const sent = withdrawal ? relayed(body) : { body };
     let answer: Upstream;
     try {
       answer = await forward(req, sent.body);
@@ -343,7 +343,7 @@ export async function serveMockFront(options: MockFrontOptions): Promise<MockFro
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof TooLarge) sendJson(res, 400, { error: 'bad_request', message: `The ${message}.` });
+      if (error instanceof TooLarge) sendJson(res, 400, { error: 'bad_request', message });
       else
         sendJson(res, 502, {
           error: 'mock_unavailable',
