@@ -16,6 +16,7 @@ import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.t
 import { startEnvironmentChecks } from '../src/run/environment-checks.ts';
 import { configOfThisProcess, type Config } from '../src/config/config.ts';
 import { launchMock } from '../src/run/mock/prism.ts';
+import { serveMockFront } from '../src/run/mock/front.ts';
 import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { ConfigError } from '../src/config/errors.ts';
@@ -133,6 +134,8 @@ async function main(): Promise<void> {
   mock?.ready.catch((error: unknown) =>
     process.stderr.write(`pix-certify: ${error instanceof Error ? error.message : String(error)}\n`),
   );
+  // The tests talk to our front of the mock, which keeps Prism's webhooks from following its refusals.
+  const front = mock && (await serveMockFront({ upstream: mock.url, upstreamReady: mock.ready }));
   // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
   const { checked } = await startEnvironmentChecks(config, stopWith);
   shareEnvironmentChecks(checked);
@@ -140,7 +143,7 @@ async function main(): Promise<void> {
   // run need not wait for them here.
   const outcomeDir = mkdtempSync(join(tmpdir(), 'pix-outcome-'));
   const outcomeFile = join(outcomeDir, 'outcome.json');
-  const env = { ...baseline, ...runStateEnvironment({ mockUrl: mock?.url, outcomeFile }) };
+  const env = { ...baseline, ...runStateEnvironment({ mockUrl: front?.url, outcomeFile }) };
   runPlaywrightHere(passThrough, env, (playwrightCode) =>
     exitCodeOf(config, passThrough, playwrightCode, readRunOutcome(outcomeFile)),
   );

@@ -13,9 +13,10 @@ import { commandHelp, errorPrefix, helpAsked } from './command-help.ts';
 const PREFIX = errorPrefix('receiver');
 
 if (helpAsked(process.argv.slice(2))) {
-  process.stdout.write(
-    `${commandHelp('receiver', 'Configured by the PIX_RECEIVER_* variables (.env.example, docs/receiver.md); suite runs reach it\nwith PIX_WEBHOOK_RECEIVER_URL and PIX_WEBHOOK_RECEIVER_TOKEN.')}\n`,
-  );
+  const { variablesText } = await import('./usage.ts');
+  const about =
+    'Deploy it where the provider reaches it; suite runs share it through PIX_WEBHOOK_RECEIVER_URL and\nPIX_WEBHOOK_RECEIVER_TOKEN. Its control API is under /_receiver/v1/ with the token (docs/receiver.md).';
+  process.stdout.write(`${commandHelp('receiver', `${about}\n\n${variablesText('PIX_RECEIVER_')}`)}\n`);
   process.exit(0);
 }
 

@@ -16,14 +16,19 @@ const FLAGS: readonly (readonly [string, string])[] = [
   ['--version', 'print the suite, spec, Playwright and Node versions'],
 ];
 
-function variableRows(): [string, string][] {
-  return VARIABLE_TABLE.map((v) => {
+function variableRows(prefix = 'PIX_'): [string, string][] {
+  return VARIABLE_TABLE.filter((v) => v.name.startsWith(prefix)).map((v) => {
     const notes = [
       ...(v.default === undefined ? [] : [`default: ${v.default}`]),
       ...(v.liveOnly === true ? ['live only'] : []),
     ];
     return [v.name, notes.length === 0 ? v.purpose : `${v.purpose} (${notes.join('; ')})`];
   });
+}
+
+/** The `Variables:` block of a service's --help (mock, receiver): those whose names start with `prefix`. */
+export function variablesText(prefix: string): string {
+  return ['Variables:', ...columns(variableRows(prefix))].join('\n');
 }
 
 export function helpText(): string {

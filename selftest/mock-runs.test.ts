@@ -70,7 +70,7 @@ function occupiedPort(): Promise<{ server: Server; port: number }> {
 describe('runs against the embedded mock', { concurrency: 1 }, () => {
   let single: Certification | undefined;
 
-  it('ends INCOMPLETE with exit 0 and no FAILED, writes only its reports, and leaves no Prism behind', async () => {
+  it('ends INCOMPLETE with exit 0, no FAILED and no WARNING, writes only its reports, and leaves no Prism behind', async () => {
     const before = prismProcesses();
     const reportDir = join(temporaryDir('pix-run-'), 'reports');
     const tree = watchProcessTree(`PIX_REPORT_DIR=${reportDir}`);
@@ -81,6 +81,8 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     assert.equal(nodes.length, 2, `pix-certify and one Playwright worker: ${nodes.join('; ')}`);
     assert.equal(run.code, 0, run.stdout.slice(-2000));
     assert.deepEqual(run.idsWith('FAILED'), []);
+    // The mock answers as the document reads (a missing key 403, §5.4): no WARNING describes only it.
+    assert.deepEqual(run.idsWith('WARNING'), []);
     // Playwright's output directory is elsewhere: the report directory holds the reports and the ledger only.
     assert.deepEqual(readdirSync(run.reportDir).sort(), [
       'certification.html',

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import type { JsonValue } from '../base/json.ts';
 import { SPEC_PATH } from '../base/paths.ts';
 
 type Node = Record<string, unknown>;
@@ -57,6 +58,8 @@ export interface SpecModel {
   readonly bodyFields: readonly BodyField[];
   /** Validates a response body of an operation and status against the spec's schema. */
   responseValidator(operation: OperationId, status: number): ValidateFunction | undefined;
+  /** The example of the operation's answer with that status, as the embedded mock answers it. */
+  responseExample(operation: OperationId, status: number): JsonValue | undefined;
 }
 
 function asNode(value: unknown, where: string): Node {
@@ -173,17 +176,21 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
     ajv ??= schemaStoreOf(schemas);
     return ajv;
   };
+  /** The JSON content of the operation's answer with that status, if the document has one. */
+  const jsonContent = (operation: OperationId, status: number): Node | undefined => {
+    const key = `${operation} ${status}`;
+    const path = operations[operation].path;
+    const responses = asNode(asNode(asNode(paths[path], path).post, path).responses, path);
+    const response = responses[String(status)];
+    return response === undefined
+      ? undefined
+      : deref(root, asNode(deref(root, response, key).content, key)['application/json'], key);
+  };
   const validators = new Map<string, ValidateFunction | undefined>();
   const responseValidator = (operation: OperationId, status: number): ValidateFunction | undefined => {
     const key = `${operation} ${status}`;
     if (!validators.has(key)) {
-      const path = operations[operation].path;
-      const responses = asNode(asNode(asNode(paths[path], path).post, path).responses, path);
-      const response = responses[String(status)];
-      const schema =
-        response === undefined
-          ? undefined
-          : deref(root, asNode(deref(root, response, key).content, key)['application/json'], key).schema;
+      const schema = jsonContent(operation, status)?.schema;
       const ref = schema === undefined ? undefined : (asNode(schema, key).$ref as string | undefined);
       validators.set(key, ref === undefined ? undefined : schemaStore().getSchema(`${SCHEMA_BASE}${ref}`));
     }
@@ -197,6 +204,7 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
     operations,
     bodyFields,
     responseValidator,
+    responseExample: (operation, status) => jsonContent(operation, status)?.example as JsonValue | undefined,
   };
 }
 

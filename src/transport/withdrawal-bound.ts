@@ -31,10 +31,13 @@ export function localBound(limit: number | undefined): WithdrawalBound {
 
 /** Why a withdrawal request was not sent: the plan's bound was reached. */
 export class BoundReached extends Error {
-  constructor(readonly limit: number) {
+  readonly limit: number;
+
+  constructor(limit: number) {
     super(
       `not sent: the run has sent the ${limit} withdrawal requests the payout plan bounds it to (renewals and resends included)`,
     );
     this.name = 'BoundReached';
+    this.limit = limit;
   }
 }

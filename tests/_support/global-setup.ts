@@ -8,6 +8,7 @@
 import type { FullConfig } from '@playwright/test';
 import { configOfThisProcess } from '../../src/config/config.ts';
 import { startMock } from '../../src/run/mock/prism.ts';
+import { serveMockFront } from '../../src/run/mock/front.ts';
 import { admissionProblem, environmentChecked } from '../../src/run/admission.ts';
 import { Ledger } from '../../src/run/ledger.ts';
 import { describePlan, planFor, sendsFirstWithdrawal } from '../../src/run/plan.ts';
@@ -103,7 +104,9 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
     if (config.mode === 'mock' && runState('mockUrl') === undefined) {
       const mock = await startMock();
       stops.push(() => mock.stop());
-      shareRunState({ mockUrl: mock.url });
+      const front = await serveMockFront({ upstream: mock.url });
+      stops.push(() => front.close());
+      shareRunState({ mockUrl: front.url });
     }
     // One gate for every worker's requests: the run's limits hold across processes, counting the
     // environment checks' requests; its token desk starts with the token the credentials check was issued.
