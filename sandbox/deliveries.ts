@@ -65,6 +65,11 @@ interface Message {
   readonly body: string;
 }
 
+/** One attempt as the log and trigger print it: `webhook POST http://app:8080/pix -> 500 (312 ms) attempt 1/3`. */
+export function attemptLine(attempt: Attempt): string {
+  return `webhook POST ${attempt.url} -> ${attempt.error ?? String(attempt.status)} (${attempt.durationMs} ms) attempt ${attempt.attempt}/${attempt.of}`;
+}
+
 const E2E_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. */
@@ -206,9 +211,9 @@ export class Deliverer {
         durationMs,
         answer,
       });
-      attempts.push({ url, attempt, of, durationMs, ...answer });
-      const shown = 'error' in result ? result.error : String(result.status);
-      this.options.log(`webhook POST ${url} -> ${shown} (${durationMs} ms) attempt ${attempt}/${of}`);
+      const reported: Attempt = { url, attempt, of, durationMs, ...answer };
+      attempts.push(reported);
+      this.options.log(attemptLine(reported));
       const delivered = 'status' in result && result.status >= 200 && result.status < 300;
       if (delivered || ('error' in result && result.error === 'host-not-allowed')) break;
       const waitSeconds = RETRY_DELAYS_SECONDS[attempt - 1];
