@@ -213,7 +213,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
     const match = NAMESPACE_PREFIX.exec(path);
     if (match === null) return undefined;
-    const namespace = namespaces.get(decodeURIComponent(match[1] ?? ''));
+    const namespace = namespaces.get(match[1] ?? '');
     if (namespace === undefined) {
       request.resume();
       send(response, refuse(404, 'unknown_namespace', `No namespace ${(match[1] ?? '').slice(0, 64)}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`));
