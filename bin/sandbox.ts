@@ -1,17 +1,20 @@
 /**
  * npm run sandbox, pix-certify sandbox: the reference provider on this machine (sandbox/main.ts), told
- * how the user starts a certification where they are.
+ * how the user starts a certification where they are, and its variables from the suite's one table.
  */
 import { INSTALLED, suiteCommand } from '../src/base/invocation.ts';
-import { serveSandbox } from '../sandbox/main.ts';
+import { VARIABLE_TABLE } from '../src/config/variables.ts';
+import { sandboxCommand, sandboxHelp } from '../sandbox/main.ts';
 import { commandHelp, helpAsked } from './command-help.ts';
 
-if (helpAsked(process.argv.slice(2))) {
-  process.stdout.write(
-    `${commandHelp('sandbox', 'Serves the reference profile behind the bare paths and every scenario behind /s/<scenario>, and\nprints the variables of a live run against it (PIX_SANDBOX_HOST, PIX_SANDBOX_PORT, PIX_SANDBOX_DELAY_MS,\nPIX_SANDBOX_TLS_CERT_FILE: .env.example).')}\n`,
-  );
+const args = process.argv.slice(2);
+const commandLine = (more: string): string => suiteCommand('sandbox', more);
+const variables = VARIABLE_TABLE.filter((variable) => variable.name.startsWith('PIX_SANDBOX_'));
+
+if (helpAsked(args)) {
+  process.stdout.write(`${commandHelp('sandbox', sandboxHelp(commandLine, variables).trimEnd())}\n`);
   process.exit(0);
 }
 
 // Installed, the command is run through npx: a bare pix-certify is not on the PATH of a project.
-await serveSandbox(INSTALLED ? 'npx pix-certify' : suiteCommand('certify'));
+await sandboxCommand(args, commandLine, INSTALLED ? 'npx pix-certify' : suiteCommand('certify'), variables);

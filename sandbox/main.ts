@@ -1,17 +1,30 @@
 /**
  * The sandbox command (bin/sandbox.ts starts it): the stateful reference provider on its own, to watch
- * a complete live run on this machine. PIX_SANDBOX_HOST and PIX_SANDBOX_PORT choose where it listens (default 127.0.0.1:4020);
+ * a complete live run on this machine, and the simulator integrators build against (docs/simulator.md).
+ * PIX_SANDBOX_HOST and PIX_SANDBOX_PORT choose where it listens (default 127.0.0.1:4020);
  * PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE make it serve https, and
  * PIX_SANDBOX_CLIENT_CA_FILE demand client certificates that CA signed (mutual TLS). PIX_SANDBOX_DELAY_MS
- * answers every request that many ms later, as a far-away environment would.
+ * answers every request that many ms later, as a far-away environment would. --help, --outcomes and
+ * trigger start no server.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { SCENARIOS } from './scenarios.ts';
+import { outcomeLines, outcomeTable } from './outcomes.ts';
+import { RUN_SCENARIOS, SCENARIOS } from './scenarios.ts';
 import { type RunningSandbox, type SandboxTls, startSandbox } from './server.ts';
-import { WEBHOOK_SIGNING_SECRET } from './webhook.ts';
+import { trigger, triggerUsage } from './trigger-cli.ts';
+import { WEBHOOK_SIGNING_SECRET, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
+
+/** A variable of the sandbox as --help lists it; bin/ hands them over from the suite's one table. */
+export interface SandboxVariable {
+  readonly name: string;
+  readonly purpose: string;
+  readonly default?: string;
+}
+
+const CONTROL_TOKEN_MIN_LENGTH = 16;
 
 function setting(name: string, fallback: string): string {
   const value = process.env[name]?.trim();
@@ -48,6 +61,96 @@ function tlsSettings(): SandboxTls | undefined {
   return { cert, key, ...(clientCa === undefined ? {} : { clientCa }) };
 } // prettier-ignore
 
+function integer(name: string, fallback: number, max: number, unit: string): number {
+  const text = setting(name, String(fallback));
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0 || value > max)
+    fail(`${name}: '${text}' is not ${unit}. Set a number from 0 to ${max}, or unset it for ${fallback}.`);
+  return value;
+}
+
+function controlToken(): string | undefined {
+  const token = setting('PIX_SANDBOX_CONTROL_TOKEN', '');
+  if (token === '') return undefined;
+  if (token.length < CONTROL_TOKEN_MIN_LENGTH || /\s/.test(token))
+    fail(
+      `PIX_SANDBOX_CONTROL_TOKEN: give at least ${CONTROL_TOKEN_MIN_LENGTH} characters without spaces (e.g. openssl rand -hex 24), or unset it for a new one per start.`,
+    );
+  return token;
+}
+
+function webhookHosts(): string[] {
+  const hosts = setting('PIX_SANDBOX_WEBHOOK_HOSTS', '').split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '');
+  const bad = hosts.find((host) => !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(host));
+  if (bad !== undefined) fail(`PIX_SANDBOX_WEBHOOK_HOSTS: '${bad}' is not a host name. Give host names only, comma-separated (app,worker), no scheme or port.`);
+  return hosts;
+} // prettier-ignore
+
+export function sandboxHelp(commandLine: (args: string) => string, variables: readonly SandboxVariable[]): string {
+  const width = Math.max(...variables.map((v) => v.name.length));
+  return [
+    `${commandLine('')}: the reference provider, its scenarios, and the simulator integrators build against (docs/simulator.md).`,
+    '',
+    ...[
+      ['', 'serve until Ctrl-C (prints the control token and the variables of a run)'],
+      ['--outcomes [--json]', 'the outcome table: what a valid withdrawal meets, by the cents of its amount'],
+      ['trigger …', "send a withdrawal's webhook again through a running sandbox"],
+      ['--help', 'this help'],
+    ].map(([args = '', what = '']) => `  ${commandLine(args).padEnd(commandLine('--outcomes [--json]').length)}  ${what}`),
+    '',
+    'Outcomes (the same in every profile and namespace):',
+    ...outcomeLines().map((line) => `  ${line}`),
+    '',
+    'Trigger:',
+    ...triggerUsage(commandLine).map((line) => `  ${line}`),
+    '',
+    'Variables:',
+    ...variables.map((v) => `  ${v.name.padEnd(width)}  ${v.purpose}${v.default === undefined ? '' : ` (default: ${v.default})`}`),
+    '',
+    `Webhooks go to loopback hosts and those PIX_SANDBOX_WEBHOOK_HOSTS names; a handler has PIX_SANDBOX_WEBHOOK_TIMEOUT_MS (default ${WEBHOOK_TIMEOUT_MS}) to answer.`,
+    '',
+  ].join('\n');
+} // prettier-ignore
+
+/**
+ * pix-certify sandbox with its arguments: --help, --outcomes [--json] and trigger print and exit;
+ * nothing serves the sandbox.
+ */
+export async function sandboxCommand(
+  args: readonly string[],
+  commandLine: (args: string) => string,
+  certifyCommand: string,
+  variables: readonly SandboxVariable[],
+): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(sandboxHelp(commandLine, variables));
+    return;
+  }
+  if (args[0] === 'trigger') {
+    process.exitCode = await trigger(args.slice(1), commandLine);
+    return;
+  }
+  if (args[0] === '--outcomes' && args.length <= 2 && (args[1] === undefined || args[1] === '--json')) {
+    process.stdout.write(args[1] === '--json' ? `${JSON.stringify(outcomeTable(), null, 2)}\n` : `${outcomeLines().join('\n')}\n`);
+    return;
+  }
+  if (args.length > 0) fail(`${commandLine('')}: unknown argument ${JSON.stringify(args[0])}; ${commandLine('--help')} lists what it takes.`);
+  await serveSandbox(certifyCommand);
+} // prettier-ignore
+
+/** One write per turn of the event loop, not per line: at thousands of requests a second, a write each costs. */
+function batchedLog(): (line: string) => void {
+  let pending: string[] = [];
+  const flush = (): void => {
+    process.stdout.write(pending.join(''));
+    pending = [];
+  };
+  return (line) => {
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(`  ${line}\n`);
+  };
+}
+
 /**
  * Serves the sandbox until SIGINT or SIGTERM and prints the variables of a live run against it, with
  * the command that starts one where the user is (`certifyCommand`: the sandbox knows nothing of the suite).
@@ -62,13 +165,15 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
     );
   }
 
-  const delayText = setting('PIX_SANDBOX_DELAY_MS', '0');
-  const delayMs = Number(delayText);
-  if (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 60_000) {
-    fail(
-      `PIX_SANDBOX_DELAY_MS: '${delayText}' is not a delay. Set a number of milliseconds from 0 to 60000, or unset it for none.`,
-    );
-  }
+  const delayMs = integer('PIX_SANDBOX_DELAY_MS', 0, 60_000, 'a delay in milliseconds');
+  const webhookTimeoutMs = integer(
+    'PIX_SANDBOX_WEBHOOK_TIMEOUT_MS',
+    WEBHOOK_TIMEOUT_MS,
+    120_000,
+    'a time in milliseconds',
+  );
+  const token = controlToken();
+  const hosts = webhookHosts();
 
   const tls = tlsSettings();
   let sandbox: RunningSandbox;
@@ -76,8 +181,11 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
     sandbox = await startSandbox({
       host,
       port,
-      log: (line) => process.stdout.write(`  ${line}\n`),
+      log: batchedLog(),
       delayMs,
+      webhookTimeoutMs,
+      webhookHosts: hosts,
+      ...(token === undefined ? {} : { controlToken: token }),
       ...(tls === undefined ? {} : { tls }),
     });
   } catch (error) {
@@ -103,9 +211,10 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
     'PIX_PAYEE_NAME="Sandbox Payee"',
   ].join(' ');
 
-  const nameWidth = Math.max(...SCENARIOS.map((s) => s.name.length));
-  const scenarioLines = SCENARIOS.map((s) => {
-    const kind = s.kind === 'profile' ? 'profile' : s.level;
+  const scenarios = [...SCENARIOS, ...RUN_SCENARIOS];
+  const nameWidth = Math.max(...scenarios.map((s) => s.name.length));
+  const scenarioLines = scenarios.map((s) => {
+    const kind = s.kind === 'fault' ? s.level : s.kind;
     const extra = Object.entries(s.suiteEnv).map(([key, value]) => ` [needs ${key}=${value}]`);
     return `  ${kind.padEnd(7)}  ${s.name.padEnd(nameWidth)}  ${s.description}${extra.join('')}`;
   });
@@ -136,7 +245,17 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
       '',
       ...scenarioLines,
       '',
-      `Webhooks go only to loopback PostBackUrls; the reference ones are signed (Standard Webhooks) with ${WEBHOOK_SIGNING_SECRET}.`,
+      'Integrators: a namespace per test client (its own credentials, codes, tokens, journal), through the control API:',
+      '',
+      `  curl -s -X POST -H "Authorization: Bearer $PIX_SANDBOX_CONTROL_TOKEN" -d '{"name":"job-1"}' ${sandbox.url}/_sim/namespaces`,
+      '',
+      token === undefined
+        ? `  PIX_SANDBOX_CONTROL_TOKEN=${sandbox.controlToken}   (a new one per start; set it to keep one)`
+        : '  The control token is PIX_SANDBOX_CONTROL_TOKEN.',
+      '',
+      "A valid withdrawal's amount chooses its outcome (cents .11 payout fails, .50 answers 500, ...): --outcomes lists them.",
+      `Webhooks go to loopback PostBackUrls${hosts.length === 0 ? '' : ` and ${hosts.join(', ')}`} (PIX_SANDBOX_WEBHOOK_HOSTS), with ${webhookTimeoutMs} ms to answer (PIX_SANDBOX_WEBHOOK_TIMEOUT_MS);`,
+      `the reference ones are signed (Standard Webhooks) with ${WEBHOOK_SIGNING_SECRET}.`,
       'Ctrl-C stops the sandbox.',
       '',
       '',

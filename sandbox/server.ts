@@ -1,22 +1,28 @@
 /**
  * The sandbox: a stateful provider of the interface on plain node:http, or https with mutual TLS if
  * asked. The scenario is chosen per request by a path prefix (/s/<scenario>/auth/token); without one
- * the reference profile answers.
+ * the reference profile answers. Integrators' namespaces live under /ns/<name>, the control API
+ * under /_sim/ (docs/simulator.md).
  */
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Behaviour } from './behaviour.ts';
+import { authorised, control, CONTROL_PREFIX } from './control.ts';
 import { SANDBOX_CREDENTIALS, type SandboxCredentials } from './credentials.ts';
+import { Deliverer } from './deliveries.ts';
 import { Invented } from './invented.ts';
 import { errorAsText, type Outcome, type Reply, refuse, serverError } from './reply.ts';
 import type { SandboxRequest } from './request.ts';
 import { DEFAULT_SCENARIO, findScenario, SCENARIOS } from './scenarios.ts';
 import { newScenarioState, type ScenarioState } from './state.ts';
+import type { Namespace } from './namespace.ts';
+import { NO_ANSWER_HOLD_SECONDS } from './outcomes.ts';
+import { Simulator } from './simulator.ts';
 import { createToken } from './token.ts';
-import { WebhookSender } from './webhook.ts';
+import { WEBHOOK_TIMEOUT_MS, WebhookSender } from './webhook.ts';
 import { createWithdraw } from './withdraw.ts';
 
 export type { SandboxCredentials } from './credentials.ts';
@@ -25,6 +31,8 @@ export interface RunningSandbox {
   /** http://HOST:PORT (https:// in TLS mode), without a trailing slash. */
   readonly url: string;
   readonly credentials: SandboxCredentials;
+  /** The token of the control API (/_sim/): PIX_SANDBOX_CONTROL_TOKEN's, or a fresh one. */
+  readonly controlToken: string;
   /** How many POST /pix/payment requests a scenario received, so a self-test can compare them with the plan. */
   withdrawalsReceived(scenario: string): number;
   close(): Promise<void>;
@@ -47,6 +55,16 @@ export interface SandboxOptions {
    * away (another region: about 100 ms); counted from its arrival. Default 0.
    */
   readonly delayMs?: number;
+  /** The control API's token; default: a fresh random one. */
+  readonly controlToken?: string;
+  /** Host names besides loopback that webhooks may go to (compose service names). Default: none. */
+  readonly webhookHosts?: readonly string[];
+  /** How long a webhook handler has to answer; default 5000 ms. */
+  readonly webhookTimeoutMs?: number;
+  /** How webhook host names are resolved; default: the system's (a self-test injects its own). */
+  readonly webhookLookup?: LookupFunction;
+  /** Multiplies every delay of the outcome table and of triggers; default 1 (a self-test shrinks it). */
+  readonly timeScale?: number;
 }
 
 export interface SandboxTls {
@@ -73,6 +91,7 @@ const OPERATIONS = new Map<string, Operation>([
 ]);
 
 const SCENARIO_PREFIX = /^\/s\/([^/]+)(\/.*)?$/;
+const NAMESPACE_PREFIX = /^\/ns\/([^/]+)(\/.*)?$/;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export function scenarioUrl(sandbox: RunningSandbox, scenario: string): string {
@@ -110,6 +129,10 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 function send(response: ServerResponse, reply: Reply, cutShort = false): void {
   if (response.destroyed || response.headersSent) return;
+  if (reply.status === 204) {
+    response.writeHead(204, reply.headers).end();
+    return;
+  }
   const [contentType, body] =
     'json' in reply
       ? ['application/json', JSON.stringify(reply.json)]
@@ -158,7 +181,67 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const log = options.log ?? ((): void => undefined);
   const states = new Map<string, ScenarioState>();
   const invented = new Invented(options.seed ?? randomInt(2 ** 32 - 1));
-  const webhooks = new WebhookSender(log, invented);
+  const timeScale = options.timeScale ?? 1;
+  const webhookTimeoutMs = options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const deliverer = new Deliverer({
+    log,
+    timeoutMs: webhookTimeoutMs,
+    allowedHosts: options.webhookHosts ?? [],
+    timeScale,
+    ...(options.webhookLookup === undefined ? {} : { lookup: options.webhookLookup }),
+  });
+  const webhooks = new WebhookSender(log, invented, webhookTimeoutMs, deliverer.hostAllowed);
+  const simulator = new Simulator(deliverer, timeScale);
+  const namespaces = new Map<string, Namespace>();
+  const controlToken = options.controlToken ?? randomBytes(24).toString('base64url');
+  const held = new Set<NodeJS.Timeout>();
+  const scheme = options.tls === undefined ? 'http' : 'https';
+  let ownUrl = '';
+  const simulatorHoldMs = NO_ANSWER_HOLD_SECONDS * 1000 * timeScale;
+  /** No answer: the connection is closed unanswered after `ms`; 0 stands for no status in the log. */
+  const hold = (response: ServerResponse, ms: number): number => {
+    const timer = setTimeout(() => {
+      held.delete(timer);
+      response.socket?.destroy();
+    }, ms);
+    held.add(timer);
+    return 0;
+  };
+
+  /** A control call or a namespace's request; undefined for the reference profile and scenarios. */
+  const answerSimulator = async (request: IncomingMessage, response: ServerResponse): Promise<number | undefined> => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    if (path.startsWith(CONTROL_PREFIX)) {
+      if (!authorised(request.headers, controlToken)) {
+        request.resume();
+        send(response, refuse(401, 'unauthorized', 'The control API needs Authorization: Bearer <control token> (printed by pix-certify sandbox, or PIX_SANDBOX_CONTROL_TOKEN).', { 'www-authenticate': 'Bearer realm="pix-simulator-control"' }));
+        return 401;
+      }
+      const body = await readBody(request);
+      const reply = body === 'too-large' ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.') : await control({ controlToken, namespaces, deliverer, timeScale, webhookTimeoutMs, url: () => ownUrl }, request.method ?? '', path, body);
+      send(response, reply);
+      return reply.status;
+    }
+    const match = NAMESPACE_PREFIX.exec(path);
+    if (match === null) return undefined;
+    const namespace = namespaces.get(match[1] ?? '');
+    if (namespace === undefined) {
+      request.resume();
+      send(response, refuse(404, 'unknown_namespace', `No namespace ${(match[1] ?? '').slice(0, 64)}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`));
+      return 404;
+    }
+    const body = await readBody(request);
+    if (body === 'too-large') {
+      send(response, refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }));
+      return 413;
+    }
+    const answer = simulator.answer(namespace, request, match[2] ?? '/', body, scheme);
+    if ('reply' in answer) {
+      send(response, answer.reply);
+      return answer.reply.status;
+    }
+    return hold(response, answer.holdMs);
+  }; // prettier-ignore
 
   const stateOf = (scenario: string): ScenarioState => {
     const existing = states.get(scenario);
@@ -172,6 +255,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<number> => {
     options.onArrival?.(request.url ?? '/');
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const simulated = await answerSimulator(request, response);
+    if (simulated !== undefined) return simulated;
     const route = routeOf(request.url ?? '/');
     const scenario = findScenario(route.scenario);
     if (scenario === undefined) {
@@ -230,6 +315,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       await new Promise((done) => setTimeout(done, afterMs));
       run();
     }
+    if (outcome.planned !== undefined) {
+      const { withdrawal, webhooks: planned, withheld } = outcome.planned;
+      deliverer.plan(undefined, withdrawal, planned, withheld);
+      if (withheld) return hold(response, simulatorHoldMs);
+      const status = reply(outcome.reply);
+      return status;
+    }
     const { notice } = outcome;
     // A provider that posts its webhooks before it answers: the suite must match them all the same.
     if (notice !== undefined && behaviour.webhookTiming === 'before-answer')
@@ -263,13 +355,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     });
   });
 
+  ownUrl = urlOf(scheme, server.address() as AddressInfo);
   return {
-    url: urlOf(options.tls === undefined ? 'http' : 'https', server.address() as AddressInfo),
+    url: ownUrl,
     credentials: SANDBOX_CREDENTIALS,
+    controlToken,
     withdrawalsReceived: (scenario) => states.get(scenario)?.withdrawalsReceived ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         webhooks.cancelAll();
+        deliverer.close();
+        for (const timer of held) clearTimeout(timer);
         // Resolves also when already closed: closing twice is not an error.
         server.close(() => {
           resolve();

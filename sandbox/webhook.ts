@@ -1,7 +1,7 @@
 /**
  * The webhook posted to PostBackUrl after a withdrawal (§4.2, §6). The document leaves its shape and
  * signing open; the reference payload follows what payout providers send (docs/pix-domain.md) and is
- * signed the Standard Webhooks way. Deliveries only ever go to this machine.
+ * signed the Standard Webhooks way. Deliveries go to this machine, and to the hosts PIX_SANDBOX_WEBHOOK_HOSTS names.
  */
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
@@ -17,7 +17,8 @@ const SIGNING_KEY = Buffer.from(WEBHOOK_SIGNING_SECRET.slice('whsec_'.length), '
 
 /** A provider settles a payout after answering; the delay keeps the webhook behind the response. */
 const DELAY_MS = 20;
-const TIMEOUT_MS = 5_000;
+/** The default time a webhook handler has to answer (PIX_SANDBOX_WEBHOOK_TIMEOUT_MS). */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
 /** Made up: the sandbox is no institution with a real ISPB. */
 const SANDBOX_ISPB = '99999999';
 
@@ -39,7 +40,7 @@ export function httpUrl(value: string): URL | undefined {
 }
 
 /** URL normalises 127.1, 0x7f.0.0.1 and the like to dotted decimal, so this sees the real address. */
-function isLoopback(url: URL): boolean {
+export function isLoopback(url: URL): boolean {
   const host = url.hostname;
   return host === 'localhost' || host === '[::1]' || (isIPv4(host) && host.startsWith('127.'));
 }
@@ -98,7 +99,7 @@ function payloadOf(
   }
 }
 
-function signatureHeaders(body: string, id: string): Record<string, string> {
+export function signatureHeaders(body: string, id: string): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const signature = createHmac('sha256', SIGNING_KEY).update(`${id}.${timestamp}.${body}`).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
@@ -160,10 +161,19 @@ export class WebhookSender {
 
   private readonly log: (line: string) => void;
   private readonly invented: Invented;
+  private readonly timeoutMs: number;
+  private readonly hostAllowed: (url: URL) => boolean;
 
-  constructor(log: (line: string) => void, invented: Invented) {
+  constructor(
+    log: (line: string) => void,
+    invented: Invented,
+    timeoutMs = WEBHOOK_TIMEOUT_MS,
+    hostAllowed: (url: URL) => boolean = isLoopback,
+  ) {
     this.log = log;
     this.invented = invented;
+    this.timeoutMs = timeoutMs;
+    this.hostAllowed = hostAllowed;
   }
 
   /** Posts the withdrawal's webhooks shortly after its answer, as a provider settling a payout does. */
@@ -186,9 +196,9 @@ export class WebhookSender {
   private deliveriesOf(notice: WebhookNotice, behaviour: Behaviour): Delivery[] {
     const url = httpUrl(notice.url);
     if (behaviour.webhookCopies === 0 || url === undefined) return [];
-    if (!isLoopback(url)) {
+    if (!this.hostAllowed(url)) {
       this.log(
-        `webhook for ${notice.id} not sent: ${url.hostname} is not a loopback host, and the sandbox only calls this machine`,
+        `webhook for ${notice.id} not sent: ${url.hostname} is neither a loopback host nor named by PIX_SANDBOX_WEBHOOK_HOSTS`,
       );
       return [];
     }
@@ -246,7 +256,7 @@ export class WebhookSender {
         body: delivery.body,
         // A redirect could lead off this machine.
         redirect: 'manual',
-        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(TIMEOUT_MS)]),
+        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
       });
       await response.body?.cancel();
       this.log(`${line} -> ${response.status}`);
@@ -259,7 +269,7 @@ export class WebhookSender {
 
   /**
    * GET with a content-length whose body never comes (fetch cannot send that): the headers only,
-   * then the connection waits for the answer, bounded by TIMEOUT_MS, and is closed.
+   * then the connection waits for the answer, bounded by the time limit, and is closed.
    */
   private declareWithoutBody(delivery: Delivery): Promise<number> {
     const send = delivery.target.startsWith('https:') ? httpsRequest : httpRequest;
@@ -267,7 +277,7 @@ export class WebhookSender {
       const request = send(delivery.target, {
         method: 'GET',
         headers: delivery.headers,
-        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(TIMEOUT_MS)]),
+        signal: AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]),
       });
       request.on('response', (response) => {
         response.resume();

@@ -1,0 +1,110 @@
+/**
+ * The control API for CI scripts, under /_sim/ (docs/simulator.md): namespaces, reset, journal,
+ * trigger, outcomes. Every call needs Authorization: Bearer <control token>; without it, 401.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Deliverer, TriggerRequest } from './deliveries.ts';
+import { type Faults, Namespace, NAMESPACE_NAME } from './namespace.ts';
+import { outcomeTable, type WebhookEvent } from './outcomes.ts';
+import { json, type Reply, refuse } from './reply.ts';
+
+export const CONTROL_PREFIX = '/_sim/';
+/** Namespaces one simulator keeps; a CI fleet resets and reuses its names. */
+const MAX_NAMESPACES = 1000;
+const EVENTS: readonly WebhookEvent[] = ['PAID', 'PROCESSING', 'FAILED'];
+
+export interface ControlContext {
+  readonly controlToken: string;
+  readonly namespaces: Map<string, Namespace>;
+  readonly deliverer: Deliverer;
+  readonly timeScale: number;
+  readonly webhookTimeoutMs: number;
+  /** The simulator's own URL, for the namespace's baseUrl. */
+  readonly url: () => string;
+}
+
+export function authorised(headers: IncomingHttpHeaders, controlToken: string): boolean {
+  const given = Buffer.from(headers.authorization ?? '');
+  const expected = Buffer.from(`Bearer ${controlToken}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function parse(raw: Buffer): Record<string, unknown> | undefined {
+  if (raw.length === 0) return {};
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+} // prettier-ignore
+
+/** The namespace of that name, made on first use (the same name, the same credentials). */
+function ensureNamespace(context: ControlContext, name: string, faults: Faults): Namespace | Reply {
+  const existing = context.namespaces.get(name);
+  if (existing !== undefined) return existing;
+  if (context.namespaces.size >= MAX_NAMESPACES) {
+    return refuse(409, 'too_many_namespaces', `This simulator keeps ${MAX_NAMESPACES} namespaces; reuse a name (reset it) or restart it.`);
+  }
+  const created = new Namespace(name, faults, context.controlToken);
+  context.namespaces.set(name, created);
+  return created;
+} // prettier-ignore
+
+function createNamespace(context: ControlContext, body: Record<string, unknown>): Reply {
+  const { name = `ns-${randomBytes(6).toString('hex')}`, faults = 'realistic' } = body;
+  if (typeof name !== 'string' || !NAMESPACE_NAME.test(name)) {
+    return refuse(400, 'invalid_name', 'name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit.');
+  }
+  if (faults !== 'realistic' && faults !== 'none') return refuse(400, 'invalid_faults', 'faults must be "realistic" (the default) or "none".');
+  const namespace = ensureNamespace(context, name, faults);
+  if (!(namespace instanceof Namespace)) return namespace;
+  const { clientId, clientSecret, certClient, certPem } = namespace.credentials;
+  return json(201, { name, baseUrl: `${context.url()}/ns/${name}`, clientId, clientSecret, certClient, certPem, faults: namespace.faults });
+} // prettier-ignore
+
+function triggerRequest(body: Record<string, unknown>): TriggerRequest | string {
+  const { withdrawal, status, copies, delaySeconds, malformed, extraFields, url } = body;
+  if (typeof withdrawal !== 'string' || withdrawal === '') return 'withdrawal (its id or its client code) is required.';
+  if (status !== undefined && !EVENTS.includes(status as WebhookEvent)) return `status must be one of ${EVENTS.join(', ')}.`;
+  if (copies !== undefined && !(Number.isInteger(copies) && (copies as number) >= 1 && (copies as number) <= 10)) return 'copies must be an integer from 1 to 10.';
+  if (delaySeconds !== undefined && !(typeof delaySeconds === 'number' && delaySeconds >= 0 && delaySeconds <= 60)) return 'delaySeconds must be a number from 0 to 60.';
+  if (url !== undefined && typeof url !== 'string') return 'url must be a string.';
+  return {
+    withdrawal,
+    ...(status === undefined ? {} : { status: status as WebhookEvent }),
+    ...(copies === undefined ? {} : { copies: copies as number }),
+    ...(delaySeconds === undefined ? {} : { delaySeconds: delaySeconds }),
+    malformed: malformed === true,
+    extraFields: extraFields === true,
+    ...(url === undefined ? {} : { url }),
+  };
+} // prettier-ignore
+
+/** The answer to a control call; 204 is a reply with an empty text body. */
+export async function control(context: ControlContext, method: string, path: string, raw: Buffer): Promise<Reply> {
+  const body = parse(raw);
+  if (body === undefined) return refuse(400, 'invalid_body', 'The body of a control call is a JSON object.');
+  if (path === '/_sim/outcomes' && method === 'GET') return json(200, outcomeTable(context.timeScale));
+  if (path === '/_sim/namespaces' && method === 'POST') return createNamespace(context, body);
+  const match = /^\/_sim\/namespaces\/([^/]+)\/(reset|journal|trigger)$/.exec(path);
+  const namespace = match === null ? undefined : context.namespaces.get(match[1] ?? '');
+  if (match === null) return refuse(404, 'not_found', `No control call ${method} ${path.slice(0, 80)}; see docs/simulator.md.`);
+  if (namespace === undefined) return refuse(404, 'unknown_namespace', `No namespace ${match[1] ?? ''}; create it with POST /_sim/namespaces {"name": "…"}.`);
+  const action = match[2];
+  if (action === 'reset' && method === 'POST') {
+    namespace.reset();
+    return { status: 204, text: '' };
+  }
+  if (action === 'journal' && method === 'GET') return json(200, namespace.journal({ webhookTimeoutMs: context.webhookTimeoutMs }));
+  if (action === 'trigger' && method === 'POST') {
+    const request = triggerRequest(body);
+    if (typeof request === 'string') return refuse(400, 'invalid_trigger', request);
+    const withdrawal = namespace.findWithdrawal(request.withdrawal);
+    if (withdrawal === undefined) return refuse(404, 'unknown_withdrawal', `No withdrawal ${request.withdrawal.slice(0, 80)} in ${namespace.name} (give its id or its client code).`);
+    if (withdrawal.url === undefined && request.url === undefined) return refuse(400, 'no_url', 'That withdrawal has no PostBackUrl; give url.');
+    return json(200, { attempts: await context.deliverer.trigger(namespace, withdrawal, request) });
+  }
+  return refuse(405, 'method_not_allowed', `${path} does not answer ${method}.`);
+} // prettier-ignore

@@ -1,0 +1,293 @@
+/**
+ * Webhooks of namespaces: the ones an outcome plans, and those fired on demand (trigger). Every
+ * attempt is journaled with the handler's answer and its time. node:http with a keep-alive agent:
+ * what a provider's delivery worker does, and cheaper than fetch at thousands a second.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  Agent as HttpAgent,
+  type ClientRequest,
+  request as httpRequest,
+  type RequestOptions,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { Namespace, Withdrawal } from './namespace.ts';
+import {
+  type PlannedWebhook,
+  RETRY_DELAYS_SECONDS,
+  type WebhookEvent,
+  type WebhookKind,
+} from './outcomes.ts';
+import { httpUrl, isLoopback, signatureHeaders } from './webhook.ts';
+
+/** Made up: the simulator is no institution with a real ISPB. */
+const SIMULATOR_ISPB = '99999999';
+/** A provider settles a payout after answering; the delay keeps a webhook due "now" behind the answer. */
+const SETTLE_MS = 20;
+const MAX_COPIES = 10;
+const MAX_TRIGGER_DELAY_SECONDS = 60;
+
+export type DeliveryError = 'timeout' | 'refused' | 'reset' | 'unreachable' | 'host-not-allowed';
+
+export interface Attempt {
+  readonly url: string;
+  readonly attempt: number;
+  readonly of: number;
+  readonly status: number | null;
+  readonly durationMs: number;
+  readonly error?: DeliveryError;
+}
+
+export interface TriggerRequest {
+  readonly withdrawal: string;
+  readonly status?: WebhookEvent;
+  readonly copies?: number;
+  readonly delaySeconds?: number;
+  readonly malformed?: boolean;
+  readonly extraFields?: boolean;
+  readonly url?: string;
+}
+
+export interface DelivererOptions {
+  readonly log: (line: string) => void;
+  readonly timeoutMs: number;
+  /** Host names besides loopback that webhooks may go to (PIX_SANDBOX_WEBHOOK_HOSTS). */
+  readonly allowedHosts: readonly string[];
+  /** How host names are resolved; default: the system's. */
+  readonly lookup?: LookupFunction;
+  /** Multiplies every delay (planned webhooks, retries, trigger delays). */
+  readonly timeScale: number;
+}
+
+interface Message {
+  readonly webhookId: string;
+  readonly body: string;
+}
+
+/** One attempt as the log and trigger print it: `webhook POST http://app:8080/pix -> 500 (312 ms) attempt 1/3`. */
+export function attemptLine(attempt: Attempt): string {
+  return `webhook POST ${attempt.url} -> ${attempt.error ?? String(attempt.status)} (${attempt.durationMs} ms) attempt ${attempt.attempt}/${attempt.of}`;
+}
+
+const E2E_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. */
+function endToEndId(now = new Date()): string {
+  const tail = [...randomBytes(11)].map((byte) => E2E_ALPHABET[byte % E2E_ALPHABET.length]).join('');
+  return `E${SIMULATOR_ISPB}${now.toISOString().slice(0, 16).replace(/\D/g, '')}${tail}`;
+}
+
+function messageOf(withdrawal: Withdrawal, event: WebhookEvent, kind: WebhookKind): Message {
+  const payload = {
+    event: `withdrawal.${event.toLowerCase()}`,
+    id: withdrawal.id,
+    code: withdrawal.code,
+    status: event,
+    amount: withdrawal.amount,
+    end_to_end_id: endToEndId(),
+    ...(kind === 'extra-fields'
+      ? {
+          fee: { amount: 0, currency: 'BRL' },
+          metadata: { channel: 'api', batch: null },
+          schema_version: '2.1',
+        }
+      : {}),
+  };
+  const body = JSON.stringify(payload);
+  // Cut short mid-object: no JSON parser takes it.
+  return {
+    webhookId: `msg_${randomUUID().replaceAll('-', '')}`,
+    body: kind === 'malformed' ? body.slice(0, Math.floor(body.length / 2)) : body,
+  };
+}
+
+function errorOf(error: unknown): DeliveryError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ETIMEDOUT') return 'timeout';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
+  return 'unreachable';
+}
+
+export class Deliverer {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<ClientRequest>();
+  private readonly allowed: ReadonlySet<string>;
+  private readonly agents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+  };
+  private closed = false;
+
+  private readonly options: DelivererOptions;
+
+  constructor(options: DelivererOptions) {
+    this.options = options;
+    this.allowed = new Set(options.allowedHosts.map((host) => host.toLowerCase()));
+  }
+
+  hostAllowed = (url: URL): boolean => isLoopback(url) || this.allowed.has(url.hostname.toLowerCase());
+
+  /**
+   * Posts the webhooks an outcome plans for a withdrawal, each at its time from now, journaled in its
+   * namespace if it has one; a `retry` row is no delivery of its own: it lets the one before it be
+   * sent again while the handler refuses it.
+   */
+  plan(namespace: Namespace | undefined, withdrawal: Withdrawal, webhooks: readonly PlannedWebhook[], fromArrival = false): void {
+    const { url } = withdrawal;
+    if (url === undefined) return;
+    const retries = webhooks.some((w) => w.kind === 'retry');
+    const start = performance.now();
+    // One after another: a webhook never overtakes the one planned before it, whatever the load.
+    void (async () => {
+      let previous: Message | undefined;
+      for (const webhook of webhooks) {
+        if (webhook.kind === 'retry') continue;
+        const kind = webhook.kind ?? 'valid';
+        const message = kind === 'duplicate' && previous !== undefined ? previous : messageOf(withdrawal, webhook.status, kind);
+        previous = message;
+        const dueMs = start + webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS) - performance.now();
+        if (dueMs > 0) await new Promise<void>((resolve) => this.later(dueMs, resolve));
+        if (this.closed) return;
+        await this.deliver(namespace, withdrawal, url, webhook.status, kind, message, retries);
+      }
+    })();
+  } // prettier-ignore
+
+  /** Sends a withdrawal's webhook again as asked; resolves with every attempt once all are done. */
+  async trigger(namespace: Namespace, withdrawal: Withdrawal, request: TriggerRequest): Promise<Attempt[]> {
+    const url = request.url ?? withdrawal.url;
+    if (url === undefined) return [];
+    const copies = Math.min(Math.max(1, Math.trunc(request.copies ?? 1)), MAX_COPIES);
+    const delaySeconds = Math.min(Math.max(0, request.delaySeconds ?? 0), MAX_TRIGGER_DELAY_SECONDS);
+    if (delaySeconds > 0) await new Promise<void>((resolve) => this.later(delaySeconds * 1000 * this.options.timeScale, resolve));
+    const event = request.status ?? 'PAID';
+    const kind: WebhookKind = request.malformed === true ? 'malformed' : request.extraFields === true ? 'extra-fields' : 'valid';
+    const message = messageOf(withdrawal, event, kind);
+    const attempts: Attempt[] = [];
+    for (let copy = 0; copy < copies && !this.closed; copy++) {
+      attempts.push(...(await this.deliver(namespace, withdrawal, url, event, copy === 0 ? kind : 'duplicate', message, true)));
+    }
+    return attempts;
+  } // prettier-ignore
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const request of this.inFlight) request.destroy();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private later(ms: number, run: () => void): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  /** One message, attempted again after an answer other than 2xx (or none) when `retries`. */
+  private async deliver(
+    namespace: Namespace | undefined,
+    withdrawal: Withdrawal,
+    url: string,
+    event: WebhookEvent,
+    kind: WebhookKind,
+    message: Message,
+    retries: boolean,
+  ): Promise<Attempt[]> {
+    const of = retries ? RETRY_DELAYS_SECONDS.length + 1 : 1;
+    const attempts: Attempt[] = [];
+    for (let attempt = 1; attempt <= of && !this.closed; attempt++) {
+      const sentAt = new Date();
+      const result = await this.send(url, message);
+      const { durationMs } = result;
+      const answer = 'error' in result ? { status: null, error: result.error } : { status: result.status };
+      namespace?.recordDelivery({
+        withdrawalId: withdrawal.id,
+        code: withdrawal.code,
+        url,
+        event,
+        kind: attempt === 1 ? kind : 'retry',
+        webhookId: message.webhookId,
+        attempt,
+        of,
+        sentAt: sentAt.toISOString(),
+        durationMs,
+        answer,
+      });
+      const reported: Attempt = { url, attempt, of, durationMs, ...answer };
+      attempts.push(reported);
+      this.options.log(attemptLine(reported));
+      const delivered = 'status' in result && result.status >= 200 && result.status < 300;
+      if (delivered || ('error' in result && result.error === 'host-not-allowed')) break;
+      const waitSeconds = RETRY_DELAYS_SECONDS[attempt - 1];
+      if (attempt < of && waitSeconds !== undefined)
+        await new Promise<void>((resolve) =>
+          this.later(waitSeconds * 1000 * this.options.timeScale, resolve),
+        );
+    }
+    return attempts;
+  }
+
+  /** One POST; never throws. */
+  private send(
+    target: string,
+    message: Message,
+  ): Promise<{ status: number; durationMs: number } | { error: DeliveryError; durationMs: number }> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    const url = httpUrl(target);
+    if (url === undefined || !this.hostAllowed(url)) {
+      return Promise.resolve({
+        error: url === undefined ? 'unreachable' : 'host-not-allowed',
+        durationMs: 0,
+      });
+    }
+    const https = url.protocol === 'https:';
+    const options: RequestOptions = {
+      method: 'POST',
+      agent: https ? this.agents.https : this.agents.http,
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(message.body),
+        ...signatureHeaders(message.body, message.webhookId),
+      },
+      ...(this.options.lookup === undefined ? {} : { lookup: this.options.lookup }),
+    };
+    return new Promise((resolve) => {
+      const request = (https ? httpsRequest : httpRequest)(url, options);
+      this.inFlight.add(request);
+      const timer = setTimeout(() => {
+        request.destroy(
+          Object.assign(new Error('the handler did not answer in time'), { code: 'ETIMEDOUT' }),
+        );
+      }, this.options.timeoutMs);
+      let done = false;
+      const finish = (result: { status: number } | { error: DeliveryError }): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.inFlight.delete(request);
+        resolve({ ...result, durationMs: elapsed() });
+      };
+      request.on('response', (response) => {
+        response.resume();
+        response.on('end', () => {
+          finish({ status: response.statusCode ?? 0 });
+        });
+        response.on('error', () => {
+          finish({ status: response.statusCode ?? 0 });
+        });
+      });
+      request.on('error', (error) => {
+        finish({ error: errorOf(error) });
+      });
+      request.end(message.body);
+    });
+  }
+}

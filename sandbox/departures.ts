@@ -1,0 +1,486 @@
+/**
+ * Every way a request to a namespace departs from the document, not only the first: what the journal
+ * keeps for the client certification, and what a refusal body teaches (the name as the document
+ * spells it, the clause, the fix). The strictest reading decides the status of a refusal.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { WITHDRAW_FIELD_TYPES, type WithdrawField } from './behaviour.ts';
+import { httpUrl } from './webhook.ts';
+
+export type DepartureCode =
+  | 'method-not-post'
+  | 'path-unknown'
+  | 'credentials-over-http'
+  | 'accept-missing'
+  | 'accept-not-json'
+  | 'client-id-missing'
+  | 'client-id-wrong'
+  | 'cert-client-missing'
+  | 'cert-client-not-base64'
+  | 'cert-client-private-key'
+  | 'cert-client-wrong'
+  | 'client-secret-missing'
+  | 'client-secret-wrong'
+  | 'authorization-missing'
+  | 'authorization-not-bearer'
+  | 'token-unknown'
+  | 'token-expired'
+  | 'body-not-json'
+  | 'body-not-object'
+  | 'field-missing'
+  | 'field-case'
+  | 'field-type'
+  | 'field-unknown'
+  | 'field-value'
+  | 'postback-not-absolute'
+  | 'postback-host-not-allowed'
+  | 'code-duplicate';
+
+export interface Departure {
+  readonly code: DepartureCode;
+  /** The header or field as the document spells it. */
+  readonly name: string;
+  /** What came instead, when it differs from the name (a header or field spelt otherwise). */
+  readonly got?: string;
+  readonly clause: string;
+  readonly level: 'must' | 'should' | 'observe';
+  readonly message: string;
+}
+
+/**
+ * The status a departure is refused with; the first refusing departure of a request decides. Those
+ * not listed are recorded only: the request is served all the same.
+ */
+const REFUSAL_STATUS: Partial<Record<DepartureCode, number>> = {
+  'path-unknown': 404,
+  'method-not-post': 405,
+  'accept-missing': 400,
+  'accept-not-json': 400,
+  'client-id-missing': 403,
+  'client-id-wrong': 403,
+  'cert-client-missing': 403,
+  'cert-client-not-base64': 403,
+  'cert-client-private-key': 403,
+  'cert-client-wrong': 403,
+  'client-secret-missing': 403,
+  'client-secret-wrong': 403,
+  'authorization-missing': 401,
+  'authorization-not-bearer': 401,
+  'token-unknown': 401,
+  'token-expired': 401,
+  'body-not-json': 400,
+  'body-not-object': 400,
+  'field-missing': 400,
+  'field-case': 400,
+  'field-type': 400,
+  'field-value': 400,
+  'postback-not-absolute': 400,
+  'code-duplicate': 400,
+};
+
+export function refusalStatus(departures: readonly Departure[]): number | undefined {
+  for (const departure of departures) {
+    const status = REFUSAL_STATUS[departure.code];
+    if (status !== undefined) return status;
+  }
+  return undefined;
+}
+
+export type IdJudgement = 'valid' | 'wrong' | 'missing';
+export type CertJudgement = IdJudgement | 'not-base64' | 'private-key';
+export type TokenJudgement = 'valid' | 'expired' | 'unknown' | 'missing' | 'not-bearer';
+
+export interface CredentialJudgement {
+  client_id?: IdJudgement;
+  client_secret?: IdJudgement;
+  cert_client?: CertJudgement;
+  token?: TokenJudgement;
+  tokenId?: string;
+}
+
+export interface NamespaceCredentials {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly certClient: string;
+}
+
+export interface ArrivedRequest {
+  /** Names in lower case, as node:http gives them. */
+  readonly headers: IncomingHttpHeaders;
+  /** Names as the client spelt them. */
+  readonly headerNames: readonly string[];
+  readonly body: Buffer;
+  readonly scheme: 'http' | 'https';
+  readonly host: string;
+}
+
+/** What the namespace knows of a bearer token. */
+export type TokenLookup = (token: string) => { readonly id: string; readonly expired: boolean } | undefined;
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const TWO_DECIMALS = /^\d+(\.\d{1,2})?$/;
+const KEY_TYPES: readonly string[] = ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'];
+const NAME_MAX_LENGTH = 140;
+const FIELDS = Object.keys(WITHDRAW_FIELD_TYPES) as WithdrawField[];
+
+function headerValue(request: ArrivedRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const squash = (name: string): string => name.toLowerCase().replace(/[-_\s]/g, '');
+
+/** A header that is the one asked for, spelt otherwise (client-id for client_id). */
+function lookAlike(request: ArrivedRequest, name: string): string | undefined {
+  return request.headerNames.find(
+    (header) => header.toLowerCase() !== name && squash(header) === squash(name),
+  );
+}
+
+function departure(
+  code: DepartureCode,
+  name: string,
+  clause: string,
+  message: string,
+  extra: { got?: string | undefined; level?: Departure['level'] } = {},
+): Departure {
+  const { got, level = 'must' } = extra;
+  return { code, name, ...(got === undefined ? {} : { got }), clause, level, message };
+}
+
+function isLoopbackHost(hostHeader: string): boolean {
+  const host = hostHeader
+    .replace(/:\d+$/, '')
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase();
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/** Any request: credentials in clear text beyond this machine. */
+export function transportDepartures(request: ArrivedRequest): Departure[] {
+  if (request.scheme === 'https' || isLoopbackHost(request.host)) return [];
+  return [
+    departure(
+      'credentials-over-http',
+      'base_url',
+      '§5',
+      `Credentials went over plain http to ${request.host} (§5); use https beyond this machine.`,
+      { level: 'should' },
+    ),
+  ];
+}
+
+function acceptDepartures(request: ArrivedRequest, name: 'Accept' | 'accept', clause: string): Departure[] {
+  const value = headerValue(request, 'accept');
+  if (value === undefined) {
+    return [
+      departure(
+        'accept-missing',
+        name,
+        clause,
+        `${name} is required (${clause}); send ${name}: application/json.`,
+      ),
+    ];
+  }
+  const json = value
+    .split(',')
+    .some((range) => range.split(';')[0]?.trim().toLowerCase() === 'application/json');
+  return json
+    ? []
+    : [
+        departure(
+          'accept-not-json',
+          name,
+          clause,
+          `${name} must be application/json (${clause}); this request has ${name}: ${value.slice(0, 80)}.`,
+        ),
+      ];
+}
+
+/** client_id or client_secret: present, and the namespace's. */
+function idDepartures(
+  request: ArrivedRequest,
+  name: 'client_id' | 'client_secret',
+  expected: string,
+  clause: string,
+  judged: CredentialJudgement,
+): Departure[] {
+  const value = headerValue(request, name);
+  const stem = name === 'client_id' ? 'client-id' : 'client-secret';
+  if (value === undefined || value === '') {
+    judged[name] = 'missing';
+    const got = lookAlike(request, name);
+    return [
+      departure(
+        `${stem}-missing`,
+        name,
+        clause,
+        got === undefined
+          ? `${name} is required (${clause}, §5.4: 403); send the ${name} header of this namespace.`
+          : `${name} is required (${clause}, §5.4: 403); this request has ${got}: header names are written ${name}, with an underscore.`,
+        { got },
+      ),
+    ];
+  }
+  if (value === expected) {
+    judged[name] = 'valid';
+    return [];
+  }
+  judged[name] = 'wrong';
+  return [
+    departure(
+      `${stem}-wrong`,
+      name,
+      '§5.4',
+      `${name} is not this namespace's (§5.4: 403); send the ${name} that POST /_sim/namespaces gave for it.`,
+    ),
+  ];
+}
+
+function certDepartures(request: ArrivedRequest, expected: string, judged: CredentialJudgement): Departure[] {
+  const value = headerValue(request, 'cert_client');
+  const clause = '§4.1, §2.2';
+  if (value === undefined || value === '') {
+    judged.cert_client = 'missing';
+    const got = lookAlike(request, 'cert_client');
+    return [
+      departure(
+        'cert-client-missing',
+        'cert_client',
+        clause,
+        `cert_client is required (${clause}, §5.4: 403); send the base64 of the certificate public key` +
+          (got === undefined ? '.' : `; this request has ${got}: the header is written cert_client.`),
+        { got },
+      ),
+    ];
+  }
+  if (value === expected) {
+    judged.cert_client = 'valid';
+    return [];
+  }
+  if (!(value.length % 4 === 0 && BASE64.test(value))) {
+    judged.cert_client = 'not-base64';
+    return [
+      departure(
+        'cert-client-not-base64',
+        'cert_client',
+        '§2.2',
+        'cert_client must be base64 (§2.2, §5.4: 403); encode the PEM public key file, e.g. base64 -w0 public.pem.',
+      ),
+    ];
+  }
+  if (Buffer.from(value, 'base64').toString('latin1').includes('PRIVATE KEY')) {
+    judged.cert_client = 'private-key';
+    return [
+      departure(
+        'cert-client-private-key',
+        'cert_client',
+        '§2.2',
+        'cert_client carries a PRIVATE key (§2.2 asks for the public key, §5.4: 403); send the public key and treat this private key as exposed.',
+      ),
+    ];
+  }
+  judged.cert_client = 'wrong';
+  return [
+    departure(
+      'cert-client-wrong',
+      'cert_client',
+      '§5.4',
+      "cert_client is not this namespace's public key (§5.4: 403); send the base64 of the certPem that POST /_sim/namespaces gave.",
+    ),
+  ];
+}
+
+function bearerDepartures(
+  request: ArrivedRequest,
+  lookup: TokenLookup,
+  judged: CredentialJudgement,
+): Departure[] {
+  const value = headerValue(request, 'authorization');
+  const clause = '§4.2, §5.2';
+  if (value === undefined || value === '') {
+    judged.token = 'missing';
+    return [
+      departure(
+        'authorization-missing',
+        'Authorization',
+        clause,
+        `Authorization is required (${clause}: 401); send Authorization: Bearer <access_token from POST /auth/token>.`,
+      ),
+    ];
+  }
+  const [, scheme = '', token = ''] = /^(\S+)\s+(\S+)$/.exec(value.trim()) ?? [];
+  if (scheme.toLowerCase() !== 'bearer') {
+    judged.token = 'not-bearer';
+    const shown = scheme === '' ? 'a value without a scheme' : `the scheme ${scheme.slice(0, 20)}`;
+    return [
+      departure(
+        'authorization-not-bearer',
+        'Authorization',
+        '§5.2',
+        `Authorization must be Bearer <access_token> (§5.2: 401); this request has ${shown}.`,
+      ),
+    ];
+  }
+  const found = lookup(token);
+  if (found === undefined) {
+    judged.token = 'unknown';
+    return [
+      departure(
+        'token-unknown',
+        'Authorization',
+        '§5.2',
+        'The Bearer token was not issued by this namespace (§5.2: 401); use the access_token its POST /auth/token answered.',
+      ),
+    ];
+  }
+  judged.tokenId = found.id;
+  if (found.expired) {
+    judged.token = 'expired';
+    return [
+      departure(
+        'token-expired',
+        'Authorization',
+        '§5.3',
+        'The Bearer token has expired (§5.3: renew it every 7200 s; 401); request a new one from POST /auth/token.',
+      ),
+    ];
+  }
+  judged.token = 'valid';
+  return [];
+}
+
+export function tokenRequestDepartures(
+  request: ArrivedRequest,
+  credentials: NamespaceCredentials,
+): { departures: Departure[]; credentials: CredentialJudgement } {
+  const judged: CredentialJudgement = {};
+  const departures = [
+    ...acceptDepartures(request, 'Accept', '§4.1'),
+    ...idDepartures(request, 'client_id', credentials.clientId, '§4.1', judged),
+    ...certDepartures(request, credentials.certClient, judged),
+    ...transportDepartures(request),
+  ];
+  return { departures, credentials: judged };
+}
+
+export function withdrawHeaderDepartures(
+  request: ArrivedRequest,
+  credentials: NamespaceCredentials,
+  lookup: TokenLookup,
+): { departures: Departure[]; credentials: CredentialJudgement } {
+  const judged: CredentialJudgement = {};
+  const departures = [
+    ...acceptDepartures(request, 'accept', '§4.2'),
+    ...idDepartures(request, 'client_id', credentials.clientId, '§4.2', judged),
+    ...idDepartures(request, 'client_secret', credentials.clientSecret, '§4.2', judged),
+    ...bearerDepartures(request, lookup, judged),
+    ...transportDepartures(request),
+  ];
+  return { departures, credentials: judged };
+}
+
+export type WithdrawBody = Readonly<Record<string, unknown>>;
+
+export function parseBody(raw: Buffer): { value: unknown; json: boolean } {
+  try {
+    return { value: JSON.parse(raw.toString('utf8')) as unknown, json: true };
+  } catch {
+    return { value: undefined, json: false };
+  }
+}
+
+const typeName = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+
+/** Rules the document leaves open, read as Pix practice has them (docs/pix-domain.md). */
+function valueDepartures(body: WithdrawBody): Departure[] {
+  const clause = '§2.1 (not shown)';
+  const problems: [string, string][] = [];
+  const { amount, key_type, name } = body;
+  if (typeof amount === 'number' && !(amount > 0 && TWO_DECIMALS.test(String(amount))))
+    problems.push(['amount', `amount must be greater than 0 with at most two decimals (${clause}; Pix moves cents); this body has ${amount}.`]);
+  if (typeof key_type === 'string' && !KEY_TYPES.includes(key_type))
+    problems.push(['key_type', `key_type must be one of ${KEY_TYPES.join(', ')} (${clause}; the Pix key directory); this body has ${key_type.slice(0, 40)}.`]);
+  if (typeof name === 'string' && name.length > NAME_MAX_LENGTH)
+    problems.push(['name', `name must have at most ${NAME_MAX_LENGTH} characters (${clause}; Pix messages); this body has ${name.length}.`]);
+  return problems.map(([field, message]) => departure('field-value', field, clause, message, { level: 'should' }));
+} // prettier-ignore
+
+/**
+ * The withdraw request (§2.1): a JSON object with each field of the document, spelt as the document
+ * spells it and of its type; check_code may be left out (its default: not shown).
+ */
+export function withdrawBodyDepartures(
+  parsed: { value: unknown; json: boolean },
+  hostAllowed: (url: URL) => boolean,
+): { departures: Departure[]; body: WithdrawBody | undefined } {
+  if (!parsed.json) {
+    return {
+      body: undefined,
+      departures: [
+        departure('body-not-json', 'body', '§4.2', 'The body must be the JSON withdraw request of §2.1 (§4.2); this body is not JSON.'),
+      ],
+    };
+  }
+  const { value } = parsed;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return {
+      body: undefined,
+      departures: [
+        departure('body-not-object', 'body', '§2.1', `The body must be a JSON object with the fields of §2.1; this body is ${typeName(value)}.`),
+      ],
+    };
+  }
+  const body = value as WithdrawBody;
+  const keys = Object.keys(body);
+  const departures: Departure[] = [];
+  const spelt = new Set<string>();
+  for (const field of FIELDS) {
+    const expected = WITHDRAW_FIELD_TYPES[field];
+    if (Object.hasOwn(body, field)) {
+      const got = typeName(body[field]);
+      if (got !== expected)
+        departures.push(departure('field-type', field, '§2.1', `${field} must be a ${expected} (§2.1); this body has a ${got}.`));
+      continue;
+    }
+    const other = keys.find((key) => key !== field && key.toLowerCase() === field.toLowerCase());
+    if (other !== undefined) {
+      spelt.add(other);
+      departures.push(departure('field-case', field, '§2.1', `${field} is required (§2.1); this body has ${other}: field names are case-sensitive.`, { got: other }));
+    } else if (field !== 'check_code') {
+      departures.push(departure('field-missing', field, '§2.1 (required: not shown)', `${field} is required (§2.1); add it to the body.`, { level: 'should' }));
+    }
+  }
+  for (const key of keys) {
+    if (!spelt.has(key) && !(FIELDS as string[]).includes(key))
+      departures.push(departure('field-unknown', key.slice(0, 64), '§2.1', `${key.slice(0, 64)} is not a field of §2.1; the service may ignore or refuse it.`, { level: 'observe' }));
+  }
+  departures.push(...valueDepartures(body));
+  const { PostBackUrl } = body;
+  if (typeof PostBackUrl === 'string') {
+    const url = httpUrl(PostBackUrl);
+    if (url === undefined)
+      departures.push(departure('postback-not-absolute', 'PostBackUrl', '§2.1, §6', `PostBackUrl must be an absolute http(s) URL where the webhook is posted (§2.1, §6); this body has ${PostBackUrl.slice(0, 80)}.`));
+    else if (!hostAllowed(url))
+      departures.push(departure('postback-host-not-allowed', 'PostBackUrl', '§6', `The simulator posts webhooks only to loopback hosts and those PIX_SANDBOX_WEBHOOK_HOSTS names; ${url.hostname} gets none (set PIX_SANDBOX_WEBHOOK_HOSTS=${url.hostname}).`, { level: 'observe' }));
+  }
+  return { departures, body };
+} // prettier-ignore
+
+export function duplicateDeparture(code: string): Departure {
+  return departure(
+    'code-duplicate',
+    'code',
+    '§2.1',
+    `A withdrawal with code ${code.slice(0, 80)} exists already and check_code is true (§2.1); use a new code, or check_code false.`,
+    { level: 'observe' },
+  );
+}
+
+export function routeDeparture(method: string, path: string): Departure {
+  if (path === '/auth/token' || path === '/pix/payment') {
+    return departure('method-not-post', 'method', path === '/auth/token' ? '§4.1' : '§4.2', `${path} answers POST only (${path === '/auth/token' ? '§4.1' : '§4.2'}); this request is ${method.slice(0, 16)}.`);
+  }
+  return departure('path-unknown', 'path', '§4', `There is no operation at ${path.slice(0, 80)} (§4); the operations are POST <base>/auth/token and POST <base>/pix/payment.`);
+} // prettier-ignore

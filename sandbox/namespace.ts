@@ -1,0 +1,228 @@
+/**
+ * A namespace: one test client's world (credentials, tokens, codes, withdrawals, journal), so that
+ * parallel CI jobs against one simulator never see each other's state. Its credentials derive from
+ * its name and the control token: the same name gives the same credentials, run after run.
+ */
+import { createHmac, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import type { CredentialJudgement, Departure, NamespaceCredentials } from './departures.ts';
+import type { OutcomeName, WebhookEvent, WebhookKind } from './outcomes.ts';
+import { TOKEN_LIFETIME_SECONDS } from './state.ts';
+
+export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Requests and deliveries kept per namespace; older ones are dropped and counted. */
+export const JOURNAL_MAX_ENTRIES = 10_000;
+/** Request bodies are journaled up to this many bytes. */
+export const JOURNAL_BODY_BYTES = 64 * 1024;
+/** Codes remembered per namespace for check_code; the oldest are forgotten past it. */
+const MAX_CODES = 100_000;
+
+export type Faults = 'realistic' | 'none';
+
+export interface JournalRequest {
+  readonly seq: number;
+  readonly at: string;
+  elapsedMs: number;
+  readonly method: string;
+  readonly path: string;
+  readonly operation: 'token' | 'withdraw' | 'unknown';
+  readonly scheme: 'http' | 'https';
+  readonly host: string;
+  readonly remoteLoopback: boolean;
+  readonly headerNames: readonly string[];
+  readonly headers: Readonly<Record<string, string>>;
+  readonly credentials: CredentialJudgement;
+  readonly body: { bytes: number; truncated: boolean; json: boolean; value?: unknown; text?: string };
+  readonly departures: readonly Departure[];
+  answer: {
+    status: number | null;
+    retryAfterSeconds: number | null;
+    withdrawalId: string | null;
+    tokenId: string | null;
+  };
+  outcome?: { readonly name: OutcomeName; readonly amount: number };
+  readonly code?: string;
+}
+
+export interface JournalDelivery {
+  readonly seq: number;
+  readonly withdrawalId: string;
+  readonly code: string | null;
+  readonly url: string;
+  readonly event: WebhookEvent;
+  readonly kind: WebhookKind;
+  readonly webhookId: string;
+  readonly attempt: number;
+  readonly of: number;
+  readonly sentAt: string;
+  readonly durationMs: number;
+  readonly answer: { readonly status: number } | { readonly status: null; readonly error: string };
+}
+
+export interface Withdrawal {
+  readonly id: string;
+  readonly code: string | null;
+  readonly amount: unknown;
+  /** PostBackUrl as the withdrawal gave it. */
+  readonly url: string | undefined;
+}
+
+interface IssuedToken {
+  readonly id: string;
+  readonly issuedAt: number;
+  readonly requestSeq: number;
+}
+
+/** Ed25519 keys can be made from a seed: a namespace's key pair follows from its name. */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+export function credentialsOf(name: string, secret: string): NamespaceCredentials & { certPem: string } {
+  const derive = (purpose: string): Buffer =>
+    createHmac('sha256', secret).update(`${purpose}:${name}`).digest();
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, derive('cert')]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const certPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+  return {
+    clientId: `sim-${name}`,
+    clientSecret: derive('secret').toString('hex'),
+    certClient: Buffer.from(certPem).toString('base64'),
+    certPem,
+  };
+}
+
+/** A list that keeps its newest `max` entries and counts those it dropped. */
+class Bounded<T> {
+  items: T[] = [];
+  dropped = 0;
+
+  private readonly max: number;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+    if (this.items.length > this.max * 1.1) {
+      const excess = this.items.length - this.max;
+      this.items.splice(0, excess);
+      this.dropped += excess;
+    }
+  }
+
+  /** The newest `max` entries, with the count dropped. */
+  snapshot(): { items: T[]; dropped: number } {
+    const excess = Math.max(0, this.items.length - this.max);
+    return { items: this.items.slice(excess), dropped: this.dropped + excess };
+  }
+}
+
+export class Namespace {
+  readonly credentials: NamespaceCredentials & { certPem: string };
+  private tokens = new Map<string, IssuedToken>();
+  private tokenList = new Bounded<IssuedToken>(JOURNAL_MAX_ENTRIES);
+  private codes = new Set<string>();
+  private withdrawals = new Map<string, Withdrawal>();
+  private requests = new Bounded<JournalRequest>(JOURNAL_MAX_ENTRIES);
+  private deliveries = new Bounded<JournalDelivery>(JOURNAL_MAX_ENTRIES);
+  private requestSeq = 0;
+  private deliverySeq = 0;
+  private tokenSeq = 0;
+  /** Paid withdrawals so far: `realistic` doubles the first one's webhook and disorders the second's. */
+  paidCount = 0;
+
+  readonly name: string;
+  readonly faults: Faults;
+
+  constructor(name: string, faults: Faults, secret: string) {
+    this.name = name;
+    this.faults = faults;
+    this.credentials = credentialsOf(name, secret);
+  }
+
+  reset(): void {
+    this.tokens = new Map();
+    this.tokenList = new Bounded(JOURNAL_MAX_ENTRIES);
+    this.codes = new Set();
+    this.withdrawals = new Map();
+    this.requests = new Bounded(JOURNAL_MAX_ENTRIES);
+    this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES);
+    this.requestSeq = this.deliverySeq = this.tokenSeq = this.paidCount = 0;
+  }
+
+  nextRequestSeq(): number {
+    return ++this.requestSeq;
+  }
+
+  record(entry: JournalRequest): void {
+    this.requests.push(entry);
+  }
+
+  recordDelivery(entry: Omit<JournalDelivery, 'seq'>): void {
+    this.deliveries.push({ seq: ++this.deliverySeq, ...entry });
+  }
+
+  issueToken(requestSeq: number, now = Date.now()): { token: string; id: string } {
+    const token = randomBytes(32).toString('hex');
+    const issued = { id: `t${++this.tokenSeq}`, issuedAt: now, requestSeq };
+    this.tokens.set(token, issued);
+    this.tokenList.push(issued);
+    if (this.tokens.size > JOURNAL_MAX_ENTRIES) {
+      const oldest = this.tokens.keys().next().value;
+      if (oldest !== undefined) this.tokens.delete(oldest);
+    }
+    return { token, id: issued.id };
+  }
+
+  lookupToken(token: string, now = Date.now()): { id: string; expired: boolean } | undefined {
+    const issued = this.tokens.get(token);
+    if (issued === undefined) return undefined;
+    return { id: issued.id, expired: issued.issuedAt + TOKEN_LIFETIME_SECONDS * 1000 <= now };
+  }
+
+  hasCode(code: string): boolean {
+    return this.codes.has(code);
+  }
+
+  takeCode(code: string): void {
+    this.codes.add(code);
+    if (this.codes.size > MAX_CODES) {
+      const oldest = this.codes.values().next().value;
+      if (oldest !== undefined) this.codes.delete(oldest);
+    }
+  }
+
+  addWithdrawal(withdrawal: Withdrawal): void {
+    this.withdrawals.set(withdrawal.id, withdrawal);
+    if (this.withdrawals.size > JOURNAL_MAX_ENTRIES) {
+      const oldest = this.withdrawals.keys().next().value;
+      if (oldest !== undefined) this.withdrawals.delete(oldest);
+    }
+  }
+
+  /** By its id, or else the newest with that client code. */
+  findWithdrawal(idOrCode: string): Withdrawal | undefined {
+    const byId = this.withdrawals.get(idOrCode);
+    if (byId !== undefined) return byId;
+    return [...this.withdrawals.values()].reverse().find((w) => w.code === idOrCode);
+  }
+
+  journal(limits: { webhookTimeoutMs: number }): unknown {
+    const requests = this.requests.snapshot();
+    const deliveries = this.deliveries.snapshot();
+    return {
+      namespace: this.name,
+      limits: { webhookTimeoutMs: limits.webhookTimeoutMs, journalMaxEntries: JOURNAL_MAX_ENTRIES },
+      dropped: { requests: requests.dropped, deliveries: deliveries.dropped },
+      tokens: this.tokenList.snapshot().items.map(({ id, issuedAt, requestSeq }) => ({
+        id,
+        issuedAt: new Date(issuedAt).toISOString(),
+        requestSeq,
+      })),
+      requests: requests.items,
+      deliveries: deliveries.items,
+    };
+  }
+}
