@@ -95,8 +95,10 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
   const refused = await admissionProblem(config);
   if (refused !== undefined) throw new Error(refused);
   const runId = runIdOfThisRun();
-  // Before any withdrawal: the money line shows what was sent against the plan and its bound.
-  new Ledger(config.reportDir, runId).plan({ requests: plan.requests, bound: plan.bound });
+  // Before any withdrawal: the money line shows what was sent against the plan and its bound. A run
+  // that cannot send one (the mock, no opt-in) writes no ledger.
+  if (sendsFirstWithdrawal(config))
+    new Ledger(config.reportDir, runId).plan({ requests: plan.requests, bound: plan.bound });
   const stops: Stop[] = [];
   try {
     // npm run certify launched Prism before Playwright and stops it; the workers wait until it answers,
