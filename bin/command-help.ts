@@ -22,6 +22,10 @@ export const COMMAND_HELP = {
     usage: 'lifetime --max <2h|90m|600s>',
     purpose: 'how long a token is accepted, measured alone, in a report directory of its own',
   },
+  client: {
+    usage: 'client [--timeout S] -- <command…> | --serve [--duration 15m] | --handler <url>',
+    purpose: "certifies an integrator's own client and webhook handler against the simulator",
+  },
   verify: {
     usage: 'verify <report dir>',
     purpose: "checks a report's hashes and signature: 0 valid, 1 changed or badly signed, 2 unreadable",

@@ -9,7 +9,16 @@ import { CODE_ROOT, MODULE_EXTENSION } from './paths.ts';
 
 /** The commands a message may name: pix-certify's, and `list` (certify --list). */
 export type SuiteCommand =
-  'certify' | 'list' | 'compare' | 'verify' | 'history' | 'sandbox' | 'mock' | 'receiver' | 'lifetime';
+  | 'certify'
+  | 'list'
+  | 'compare'
+  | 'verify'
+  | 'history'
+  | 'sandbox'
+  | 'mock'
+  | 'receiver'
+  | 'lifetime'
+  | 'client';
 
 /**
  * Installed, the suite runs compiled from the package's dist/; a clone runs its sources, under tsx or
@@ -27,6 +36,7 @@ const NPM_SCRIPT: Readonly<Record<SuiteCommand, readonly [script: string, option
   sandbox: ['sandbox'],
   mock: ['mock'],
   receiver: ['receiver'],
+  client: ['client'],
 };
 
 /**
