@@ -178,6 +178,10 @@ test('handler: each kind of delivery answered wrong warns under its own check; a
   const crashed = journal(base, [delivery('valid', ok), delivery('malformed', { status: null, error: 'reset' }), delivery('valid', { status: null, error: 'refused' })]);
   const found = HANDLER_CHECKS.filter((c) => evaluate(c, crashed, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
   assert.deepEqual(found, ['HANDLER-MALFORMED-4XX']);
+  const down = journal(base, [delivery('valid', { status: 500 }), delivery('duplicate', { status: 500 }), delivery('malformed', { status: 500 })]);
+  const downFound = HANDLER_CHECKS.filter((c) => evaluate(c, down, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
+  assert.deepEqual(downFound, ['HANDLER-VALID-2XX'], 'a handler that answers everything 500 is one finding');
+  assert.match(byId('HANDLER-DUPLICATE-2XX').unexercised(down) ?? '', /HANDLER-VALID-2XX/);
   assert.match(byId('HANDLER-DUPLICATE-2XX').unexercised(journal(base)) ?? '', /first paid withdrawal/);
 }); // prettier-ignore
 

@@ -50,6 +50,26 @@ function judged(run: ClientRun): JournalDelivery[] {
 const ofKind = (run: ClientRun, kind: DeliveryKind): JournalDelivery[] =>
   judged(run).filter((d) => d.kind === kind);
 
+/** URLs where the handler answered no valid webhook 2xx: HANDLER-VALID-2XX's finding, for every kind sent there. */
+function failingUrls(run: ClientRun): Set<string> {
+  const valid = ofKind(run, 'valid');
+  return new Set(
+    valid.filter((d) => !valid.some((v) => v.url === d.url && answered2xx(v))).map((d) => d.url),
+  );
+}
+
+/** Deliveries of a kind other than valid, judged where the handler answers valid ones. */
+const kindJudged = (run: ClientRun, kind: DeliveryKind): JournalDelivery[] => {
+  const failing = kind === 'valid' ? new Set<string>() : failingUrls(run);
+  return ofKind(run, kind).filter((d) => !failing.has(d.url));
+};
+
+/** Why a kind's deliveries were not judged: none came, or the handler failed every valid one there too. */
+function kindUnexercised(run: ClientRun, kind: DeliveryKind, exercisedBy: (run: ClientRun) => string): string | undefined {
+  if (ofKind(run, kind).length === 0) return exercisedBy(run);
+  return kindJudged(run, kind).length > 0 ? undefined : `the handler answered no valid webhook 2xx where these were sent (HANDLER-VALID-2XX's finding): once it does, they are judged`;
+} // prettier-ignore
+
 /** A check that every first delivery of a kind was answered 2xx within the simulator's limit. */
 function answeredCheck(
   definition: Parameters<typeof defineClientCheck>[0],
@@ -58,10 +78,10 @@ function answeredCheck(
 ): ClientCheck {
   return defineClientCheck(
     definition,
-    (run) => (ofKind(run, kind).length > 0 ? undefined : exercisedBy(run)),
+    (run) => kindUnexercised(run, kind, exercisedBy),
     (run) => {
       const limit = run.journal.limits.webhookTimeoutMs;
-      return ofKind(run, kind)
+      return kindJudged(run, kind)
         .filter((d) => !answered2xx(d))
         .map((d) => violation(definition.level, `2xx within ${limit} ms`, describeDelivery(d, limit)));
     },
@@ -144,13 +164,11 @@ export const handlerMalformed = defineClientCheck(
       'Parse the webhook body inside a try/catch and answer 400 to one that is not the JSON expected, without throwing; keep serving the next delivery.',
   },
   (run) =>
-    ofKind(run, 'malformed').length > 0
-      ? undefined
-      : `no malformed webhook was delivered: a withdrawal of ${outcomeAmount(run, 'webhook-malformed')} would exercise it`,
+    kindUnexercised(run, 'malformed', () => `no malformed webhook was delivered: a withdrawal of ${outcomeAmount(run, 'webhook-malformed')} would exercise it`),
   (run) => {
     const limit = run.journal.limits.webhookTimeoutMs;
     const deliveries = judged(run);
-    return ofKind(run, 'malformed').flatMap((bad): Violation[] => {
+    return kindJudged(run, 'malformed').flatMap((bad): Violation[] => {
       const status = bad.answer.status;
       const own =
         status !== null && status >= 400 && status < 500
