@@ -59,14 +59,22 @@ interface Run {
 }
 
 /** This process's environment without node:test's own marker, under which the example's node --test would not run its tests. */
-const { NODE_TEST_CONTEXT: _marker, ...OUTSIDE_TESTS } = process.env;
+const OUTSIDE_TESTS = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT'),
+);
 
 function certifyClient(args: readonly string[], env: Record<string, string>): Promise<Run> {
   const reportDir = mkdtempSync(join(tmpdir(), 'pix-client-matrix-'));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLIENT, ...args], {
       cwd: CODE_ROOT,
-      env: { ...OUTSIDE_TESTS, PIX_REPORT_DIR: reportDir, PIX_CLIENT_TIMEOUT_S: '120', NO_COLOR: '1', ...env },
+      env: {
+        ...OUTSIDE_TESTS,
+        PIX_REPORT_DIR: reportDir,
+        PIX_CLIENT_TIMEOUT_S: '120',
+        NO_COLOR: '1',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -125,7 +133,7 @@ test('each fault of the client fault matrix gets exactly its check band', async 
         if (JSON.stringify(failed) !== JSON.stringify([...(band.failed ?? [])].sort()) || JSON.stringify(warned) !== JSON.stringify([...(band.warned ?? [])].sort()))
           problems.push(`${fault}: FAILED ${failed.join(' ') || '-'}, WARNING ${warned.join(' ') || '-'}`);
         const exit = (band.failed ?? []).length > 0 ? 1 : 0;
-        if (run.code !== exit) problems.push(`${fault}: exit ${run.code}, expected ${exit}`);
+        if (run.code !== exit) problems.push(`${fault}: exit ${String(run.code)}, expected ${exit}`);
       } catch (error) {
         problems.push(`${fault}: ${String(error)}\n${run.output.slice(-2000)}`);
       } finally {
