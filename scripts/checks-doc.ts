@@ -47,8 +47,8 @@ export function renderChecksDoc(): string {
     'clause marked `(not shown)` is one the document is silent on, where a check only warns. Which sentence of',
     '`interface.md` each check enforces is in [traceability.md](traceability.md).',
     '',
-    'The last two families judge an integrator\'s own client and webhook handler, not a provider: `pix-certify client`',
-    'runs them on the simulator\'s journal ([integrators.md](integrators.md)); `certify` never selects them.',
+    "The last two families judge an integrator's own client and webhook handler, not a provider: `pix-certify client`",
+    "runs them on the simulator's journal ([integrators.md](integrators.md)); `certify` never selects them.",
     '',
     ...sections.flatMap((section) => [section, '']),
   ].join('\n');
