@@ -12,8 +12,11 @@
  * answering every request 0, 50, 100 and 150 ms late (its delayMs, an environment a round trip
  * away), with how much the run grows per millisecond added and its time at 100 ms against 0 ms.
  *
+ * The throughput lines (throughput.ts): the simulator's valid withdrawals a second with their webhooks
+ * delivered, p50/p99 at 16 in flight, beside the Prism mock's, min(BENCH_RUNS, 3) passes each.
+ *
  * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
- * (`remote`, `mock`); BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; --tarball <path>
+ * (`remote`, `mock`, `throughput`); BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; --tarball <path>
  * or BENCH_TARBALL installs that tarball instead of packing this repository.
  */
 import { cpus, loadavg } from 'node:os';
@@ -27,6 +30,7 @@ import { installedPackage } from './tarball.ts';
 import { historyRuns } from './history-runs.ts';
 import { rmSync } from 'node:fs';
 import { DEFAULT_CONCURRENCY } from '../src/config/config.ts';
+import { throughputLines } from './throughput.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? '7');
@@ -136,6 +140,7 @@ try {
     },
   ];
   const rows = allRows.filter((row) => row.label.includes(ONLY));
+  const throughput = 'throughput'.includes(ONLY) ? await throughputLines(Math.min(RUNS, 3)) : [];
   const samples = new Map<Row, Sample[]>(rows.map((row) => [row, []]));
   const loadBefore = loadavg()[0] ?? 0;
   for (let round = 0; round < RUNS; round++) {
@@ -163,6 +168,7 @@ try {
       lines.push(`  a run exited ${failed.exitCode} instead of 0:\n${failed.stderrTail}`);
   }
   lines.push(
+    ...throughput,
     ...remoteSummary(remoteRows, samples),
     ...remoteFloor(remote[0]?.received.requests ?? 0, remoteRows[0] && samples.get(remoteRows[0])?.length),
   );

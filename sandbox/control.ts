@@ -89,7 +89,7 @@ export async function control(context: ControlContext, method: string, path: str
   if (path === '/_sim/outcomes' && method === 'GET') return json(200, outcomeTable(context.timeScale));
   if (path === '/_sim/namespaces' && method === 'POST') return createNamespace(context, body);
   const match = /^\/_sim\/namespaces\/([^/]+)\/(reset|journal|trigger)$/.exec(path);
-  const namespace = match === null ? undefined : context.namespaces.get(decodeURIComponent(match[1] ?? ''));
+  const namespace = match === null ? undefined : context.namespaces.get(match[1] ?? '');
   if (match === null) return refuse(404, 'not_found', `No control call ${method} ${path.slice(0, 80)}; see docs/simulator.md.`);
   if (namespace === undefined) return refuse(404, 'unknown_namespace', `No namespace ${match[1] ?? ''}; create it with POST /_sim/namespaces {"name": "…"}.`);
   const action = match[2];

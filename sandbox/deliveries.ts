@@ -127,23 +127,29 @@ export class Deliverer {
   hostAllowed = (url: URL): boolean => isLoopback(url) || this.allowed.has(url.hostname.toLowerCase());
 
   /**
-   * Posts the webhooks an outcome plans for a withdrawal, each at its time from now; a `retry` row is
-   * no delivery of its own: it lets the one before it be sent again while the handler refuses it.
+   * Posts the webhooks an outcome plans for a withdrawal, each at its time from now, journaled in its
+   * namespace if it has one; a `retry` row is no delivery of its own: it lets the one before it be
+   * sent again while the handler refuses it.
    */
-  plan(namespace: Namespace, withdrawal: Withdrawal, webhooks: readonly PlannedWebhook[], fromArrival = false): void {
-    if (withdrawal.url === undefined) return;
+  plan(namespace: Namespace | undefined, withdrawal: Withdrawal, webhooks: readonly PlannedWebhook[], fromArrival = false): void {
+    const { url } = withdrawal;
+    if (url === undefined) return;
     const retries = webhooks.some((w) => w.kind === 'retry');
-    let previous: Message | undefined;
-    for (const webhook of webhooks) {
-      if (webhook.kind === 'retry') continue;
-      const kind = webhook.kind ?? 'valid';
-      const message = kind === 'duplicate' && previous !== undefined ? previous : messageOf(withdrawal, webhook.status, kind);
-      previous = message;
-      const afterMs = webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS);
-      this.later(afterMs, () => {
-        void this.deliver(namespace, withdrawal, withdrawal.url ?? '', webhook.status, kind, message, retries);
-      });
-    }
+    const start = performance.now();
+    // One after another: a webhook never overtakes the one planned before it, whatever the load.
+    void (async () => {
+      let previous: Message | undefined;
+      for (const webhook of webhooks) {
+        if (webhook.kind === 'retry') continue;
+        const kind = webhook.kind ?? 'valid';
+        const message = kind === 'duplicate' && previous !== undefined ? previous : messageOf(withdrawal, webhook.status, kind);
+        previous = message;
+        const dueMs = start + webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS) - performance.now();
+        if (dueMs > 0) await new Promise<void>((resolve) => this.later(dueMs, resolve));
+        if (this.closed) return;
+        await this.deliver(namespace, withdrawal, url, webhook.status, kind, message, retries);
+      }
+    })();
   } // prettier-ignore
 
   /** Sends a withdrawal's webhook again as asked; resolves with every attempt once all are done. */
@@ -183,7 +189,7 @@ export class Deliverer {
 
   /** One message, attempted again after an answer other than 2xx (or none) when `retries`. */
   private async deliver(
-    namespace: Namespace,
+    namespace: Namespace | undefined,
     withdrawal: Withdrawal,
     url: string,
     event: WebhookEvent,
@@ -198,7 +204,7 @@ export class Deliverer {
       const result = await this.send(url, message);
       const { durationMs } = result;
       const answer = 'error' in result ? { status: null, error: result.error } : { status: result.status };
-      namespace.recordDelivery({
+      namespace?.recordDelivery({
         withdrawalId: withdrawal.id,
         code: withdrawal.code,
         url,

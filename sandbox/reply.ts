@@ -1,4 +1,6 @@
 /** What a handler answers, before the server writes it; every error is JSON unless a fault says otherwise. */
+import type { Withdrawal } from './namespace.ts';
+import type { PlannedWebhook } from './outcomes.ts';
 import type { WebhookNotice } from './webhook.ts';
 
 export type Reply = {
@@ -12,6 +14,12 @@ export interface Outcome {
   readonly notice?: WebhookNotice;
   /** Work the provider finishes a while after it decided, before it answers: a store written after its check. */
   readonly commit?: { readonly afterMs: number; readonly run: () => void };
+  /** An outcome of the table other than paid: its webhooks instead of the scenario's, its answer withheld or not. */
+  readonly planned?: {
+    readonly withdrawal: Withdrawal;
+    readonly webhooks: readonly PlannedWebhook[];
+    readonly withheld: boolean;
+  };
 }
 
 export function json(status: number, value: unknown, headers?: Readonly<Record<string, string>>): Reply {

@@ -19,6 +19,7 @@ import type { SandboxRequest } from './request.ts';
 import { DEFAULT_SCENARIO, findScenario, SCENARIOS } from './scenarios.ts';
 import { newScenarioState, type ScenarioState } from './state.ts';
 import type { Namespace } from './namespace.ts';
+import { NO_ANSWER_HOLD_SECONDS } from './outcomes.ts';
 import { Simulator } from './simulator.ts';
 import { createToken } from './token.ts';
 import { WEBHOOK_TIMEOUT_MS, WebhookSender } from './webhook.ts';
@@ -196,6 +197,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const held = new Set<NodeJS.Timeout>();
   const scheme = options.tls === undefined ? 'http' : 'https';
   let ownUrl = '';
+  const simulatorHoldMs = NO_ANSWER_HOLD_SECONDS * 1000 * timeScale;
+  /** No answer: the connection is closed unanswered after `ms`; 0 stands for no status in the log. */
+  const hold = (response: ServerResponse, ms: number): number => {
+    const timer = setTimeout(() => {
+      held.delete(timer);
+      response.socket?.destroy();
+    }, ms);
+    held.add(timer);
+    return 0;
+  };
 
   /** A control call or a namespace's request; undefined for the reference profile and scenarios. */
   const answerSimulator = async (request: IncomingMessage, response: ServerResponse): Promise<number | undefined> => {
@@ -213,7 +224,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     }
     const match = NAMESPACE_PREFIX.exec(path);
     if (match === null) return undefined;
-    const namespace = namespaces.get(decodeURIComponent(match[1] ?? ''));
+    const namespace = namespaces.get(match[1] ?? '');
     if (namespace === undefined) {
       request.resume();
       send(response, refuse(404, 'unknown_namespace', `No namespace ${(match[1] ?? '').slice(0, 64)}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`));
@@ -229,12 +240,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       send(response, answer.reply);
       return answer.reply.status;
     }
-    const timer = setTimeout(() => {
-      held.delete(timer);
-      response.socket?.destroy();
-    }, answer.holdMs);
-    held.add(timer);
-    return 0;
+    return hold(response, answer.holdMs);
   }; // prettier-ignore
 
   const stateOf = (scenario: string): ScenarioState => {
@@ -300,6 +306,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const { afterMs, run } = outcome.commit;
       await new Promise((done) => setTimeout(done, afterMs));
       run();
+    }
+    if (outcome.planned !== undefined) {
+      const { withdrawal, webhooks: planned, withheld } = outcome.planned;
+      deliverer.plan(undefined, withdrawal, planned, withheld);
+      if (withheld) return hold(response, simulatorHoldMs);
+      const status = reply(outcome.reply);
+      return status;
     }
     const { notice } = outcome;
     // A provider that posts its webhooks before it answers: the suite must match them all the same.

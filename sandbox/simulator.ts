@@ -18,8 +18,9 @@ import {
   withdrawHeaderDepartures,
 } from './departures.ts';
 import { JOURNAL_BODY_BYTES, type JournalRequest, type Namespace } from './namespace.ts';
+import { outcomeAnswer } from './outcome-answer.ts';
 import { NO_ANSWER_HOLD_SECONDS, outcomeOf, type OutcomeRow, outcomeTable } from './outcomes.ts';
-import { json, type Reply, refuse, serverError } from './reply.ts';
+import { json, type Reply, serverError } from './reply.ts';
 import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
 /** What the server does with a namespace's request: answer it, or hold it and close it unanswered. */
@@ -154,14 +155,9 @@ export class Simulator {
     entry: JournalRequest,
   ): Answer {
     entry.answer.status = outcome.status;
-    if (outcome.status === 429) {
-      entry.answer.retryAfterSeconds = outcome.retryAfterSeconds ?? 1;
-      return { reply: refuse(429, 'rate-limited-429', `Too many requests: the outcome table answers amounts ending in ,${cents(outcome)} with 429 (pix-certify sandbox --outcomes); send it again after Retry-After.`, { 'retry-after': String(outcome.retryAfterSeconds ?? 1) }) };
-    }
-    if (outcome.name === 'refused-400') {
-      return { reply: refuse(400, 'refused-400', `Refused, not processed: the outcome table refuses amounts ending in ,${cents(outcome)} (pix-certify sandbox --outcomes); any other amount is paid.`) };
-    }
-    if (outcome.name === 'error-500') return { reply: serverError(`Not processed: the outcome table answers amounts ending in ,${cents(outcome)} with 500.`) };
+    if (outcome.retryAfterSeconds !== undefined) entry.answer.retryAfterSeconds = outcome.retryAfterSeconds;
+    const instead = outcomeAnswer(outcome);
+    if (instead?.processed === false) return { reply: instead.reply };
     const id = randomUUID();
     entry.answer.withdrawalId = id;
     if (code !== null) namespace.takeCode(code);
@@ -172,8 +168,7 @@ export class Simulator {
       return { holdMs: NO_ANSWER_HOLD_SECONDS * 1000 * this.timeScale };
     }
     this.deliverer.plan(namespace, withdrawal, this.webhooksOf(namespace, outcome));
-    if (outcome.status === 500) return { reply: serverError(`Paid all the same: the outcome table answers amounts ending in ,${cents(outcome)} with 500 and pays them.`) };
-    return { reply: json(200, { id, code, status: 'PROCESSING' }) };
+    return { reply: instead?.reply ?? json(200, { id, code, status: 'PROCESSING' }) };
   } // prettier-ignore
 
   /** `realistic` namespaces: the first paid withdrawal's webhook comes twice, the second's out of order. */
@@ -183,10 +178,6 @@ export class Simulator {
     const borrowed = namespace.paidCount === 1 ? 'webhook-twice' : namespace.paidCount === 2 ? 'out-of-order' : undefined;
     return TABLE.find((row) => row.name === borrowed)?.webhooks ?? outcome.webhooks;
   } // prettier-ignore
-}
-
-function cents(outcome: OutcomeRow): string {
-  return outcome.amount.toFixed(2).slice(-2);
 }
 
 function isLoopbackAddress(address: string | undefined): boolean {

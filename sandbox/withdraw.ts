@@ -5,6 +5,8 @@
 import { type Behaviour, WITHDRAW_FIELD_TYPES, type WithdrawField } from './behaviour.ts';
 import { judgeCredential, SANDBOX_CREDENTIALS } from './credentials.ts';
 import type { Invented } from './invented.ts';
+import { outcomeAnswer } from './outcome-answer.ts';
+import { outcomeOf } from './outcomes.ts';
 import { json, type Outcome, type Reply, refuse, serverError, text } from './reply.ts';
 import { headerOf, judgeAccept, type SandboxRequest } from './request.ts';
 import type { ScenarioState, TokenStore } from './state.ts';
@@ -167,6 +169,9 @@ function isDuplicate(body: WithdrawBody, behaviour: Behaviour, usedCodes: Readon
 const WRITE_AFTER_CHECK_MS = 150;
 
 function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, id: string): Outcome {
+  const outcome = outcomeOf(body.amount);
+  const instead = outcomeAnswer(outcome);
+  if (instead?.processed === false) return { reply: instead.reply };
   const code = typeof body.code === 'string' ? body.code : null;
   const record = (): void => {
     if (code !== null) state.usedCodes.add(code);
@@ -177,14 +182,15 @@ function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, 
     behaviour.acceptedAnswer === 'gateway-timeout'
       ? refuse(504, 'gateway_timeout', 'The upstream did not answer in time.')
       : acceptedReply(behaviour, id, code);
-  return {
-    reply,
-    ...(typeof body.PostBackUrl === 'string'
-      ? { notice: { url: body.PostBackUrl, id, code, amount: body.amount } }
-      : {}),
-    ...(checkThenWrite ? { commit: { afterMs: WRITE_AFTER_CHECK_MS, run: record } } : {}),
-  };
-}
+  const url = typeof body.PostBackUrl === 'string' ? body.PostBackUrl : undefined;
+  const commit = checkThenWrite ? { commit: { afterMs: WRITE_AFTER_CHECK_MS, run: record } } : {};
+  // Every profile and scenario meets the outcome table; the amounts a certification sends are all paid.
+  if (outcome.name !== 'paid') {
+    const withdrawal = { id, code, amount: body.amount, url };
+    return { reply: instead?.reply ?? reply, planned: { withdrawal, webhooks: outcome.webhooks, withheld: outcome.status === null }, ...commit };
+  }
+  return { reply, ...(url === undefined ? {} : { notice: { url, id, code, amount: body.amount } }), ...commit };
+} // prettier-ignore
 
 function acceptedReply(behaviour: Behaviour, id: string, code: string | null): Reply {
   const status = behaviour.acceptedStatus;

@@ -12,6 +12,7 @@ import { unknownVariables } from './suggest.ts';
 import { VARIABLE_TABLE, type VariableName } from './variables.ts';
 import { keyKindOf, keyProblem, isValidDocument } from './pix-keys.ts';
 import { collect } from './pem.ts';
+import { privateKeyForm, privateKeyFormOfValue, type PrivateKeyForm } from './private-key.ts';
 import { type SigningKey } from '../secrets/signing.ts';
 import { NO_TLS, readTlsConfig, type TlsConfig } from './tls-files.ts';
 import { MIN_SECRET_LENGTH } from '../secrets/registry.ts';
@@ -193,6 +194,16 @@ function readBaseUrl(read: Reader, allowInsecure: boolean): string | undefined {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** Thrown before the value is registered as a secret or sent: a private key must not be read into anything. */
+function refusePrivateKey(name: VariableName, found: PrivateKeyForm | undefined, what: string): void {
+  if (found === undefined) return;
+  throw new ConfigError(
+    name,
+    `${what} is ${found.form}, which must never leave this machine, and nothing was sent`,
+    `cert_client carries the certificate's public key (§2.2, §4.1): extract it with \`${found.extract}\` and give that file.`,
+  );
+}
+
 function readCertClient(read: Reader): string | undefined {
   const inline = read.text('PIX_CERT_CLIENT');
   const file = read.text('PIX_CERT_FILE');
@@ -206,12 +217,15 @@ function readCertClient(read: Reader): string | undefined {
         `'${file}' does not exist`,
         'Give the path of the public key file.',
       );
-    return readFileSync(file).toString('base64');
+    const bytes = readFileSync(file);
+    refusePrivateKey('PIX_CERT_FILE', privateKeyForm(bytes), `'${file}'`);
+    return bytes.toString('base64');
   }
   const value = read.required(
     'PIX_CERT_CLIENT',
     'Set PIX_CERT_CLIENT to the base64 cert_client value, or PIX_CERT_FILE to the public key file.',
   );
+  if (value !== undefined) refusePrivateKey('PIX_CERT_CLIENT', privateKeyFormOfValue(value), 'its value');
   if (value !== undefined && !isBase64(value)) {
     throw new ConfigError(
       'PIX_CERT_CLIENT',

@@ -19,7 +19,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_CLIENT_ID', purpose: 'client_id issued in your client dashboard', liveOnly: true },
   { name: 'PIX_CLIENT_SECRET', purpose: 'client_secret issued in your client dashboard', liveOnly: true },
   { name: 'PIX_CERT_CLIENT', purpose: 'cert_client as sent: base64 of the certificate public key', liveOnly: true },
-  { name: 'PIX_CERT_FILE', purpose: 'or the public key file, which the suite base64-encodes', liveOnly: true },
+  { name: 'PIX_CERT_FILE', purpose: 'or the public key file, which the suite base64-encodes (a private key in either stops the run; nothing is sent)', liveOnly: true },
   { name: 'PIX_PAYEE_KEY_TYPE', purpose: "your payee's key type: CPF, CNPJ, PHONE, EMAIL, EVP (provider's spelling)", liveOnly: true },
   { name: 'PIX_PAYEE_KEY', purpose: "your own payee's Pix key: every withdrawal goes there", liveOnly: true },
   { name: 'PIX_PAYEE_DOCUMENT', purpose: "your payee's CPF or CNPJ, no punctuation", liveOnly: true },

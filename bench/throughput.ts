@@ -1,0 +1,202 @@
+/**
+ * The simulator row of npm run bench: valid withdrawals a second, each with its webhook delivered to a
+ * local handler, and the latency of their answers (p50, p99), at 16 in flight; side by side with the
+ * Prism mock in the same run. Both are driven through their public interfaces only: the simulator as
+ * `pix-certify sandbox` serves it (its own process, a namespace made through the control API), the mock
+ * as `startMock` starts it (Prism's own process). The load client and the handler share this process.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { startMock } from '../src/run/mock/prism.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+export const IN_FLIGHT = 16;
+/** The withdrawals of one measured pass, after a warm-up pass of a tenth as many. */
+const WITHDRAWALS = Number(process.env.BENCH_WITHDRAWALS ?? '4000');
+/** How long the webhooks of a pass may trail its last answer before the pass counts what came. */
+const WEBHOOK_GRACE_MS = 10_000;
+
+interface Target {
+  readonly label: string;
+  readonly baseUrl: string;
+  readonly tokenHeaders: Record<string, string>;
+  readonly withdrawalHeaders: (token: string) => Record<string, string>;
+}
+
+export interface Pass {
+  readonly perSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly answered200: number;
+  readonly delivered: number;
+  readonly sent: number;
+}
+
+function post(agent: Agent, url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+} // prettier-ignore
+
+/** A webhook handler that answers 200 and counts the deliveries per pass. */
+async function startHandler(): Promise<{ url: string; count: () => number; reset: () => void; stop: () => Promise<void>; delivered: () => Promise<void> }> {
+  let count = 0;
+  let wake: (() => void) | undefined;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      count += 1;
+      response.writeHead(200).end();
+      wake?.();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    count: () => count,
+    reset: () => (count = 0),
+    delivered: () => new Promise<void>((resolve) => (wake = resolve)),
+    stop: () => new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+      server.closeAllConnections();
+    }),
+  };
+} // prettier-ignore
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+}
+
+async function pass(target: Target, handler: Awaited<ReturnType<typeof startHandler>>, total: number): Promise<Pass> {
+  const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  const token = await post(agent, `${target.baseUrl}/auth/token`, target.tokenHeaders, '');
+  const accessToken = (JSON.parse(token.text) as { access_token?: string }).access_token ?? '';
+  const headers = target.withdrawalHeaders(accessToken);
+  const run = randomBytes(4).toString('hex');
+  handler.reset();
+  const latencies: number[] = [];
+  let next = 0;
+  let answered200 = 0;
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < total) {
+      const i = next++;
+      const body = JSON.stringify({ amount: 0.01, code: `bench-${run}-${i}`, name: 'Bench Payee', key_type: 'EVP', document: '52998224725', key_pix: '123e4567-e89b-12d3-a456-426614174000', PostBackUrl: `${handler.url}/pix/${i}`, check_code: true });
+      const sent = performance.now();
+      const answer = await post(agent, `${target.baseUrl}/pix/payment`, headers, body);
+      latencies.push(performance.now() - sent);
+      if (answer.status === 200) answered200 += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const deadline = performance.now() + WEBHOOK_GRACE_MS;
+  while (handler.count() < answered200 && performance.now() < deadline) {
+    await Promise.race([handler.delivered(), new Promise((resolve) => setTimeout(resolve, 100))]);
+  }
+  const elapsedS = (performance.now() - started) / 1000;
+  agent.destroy();
+  const sorted = latencies.sort((a, b) => a - b);
+  return { perSecond: total / elapsedS, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), answered200, delivered: handler.count(), sent: total };
+} // prettier-ignore
+
+/** `pix-certify sandbox` from the sources, on a free port, with a known control token; resolves with its URL. */
+async function startSimulatorProcess(controlToken: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'sandbox.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PIX_SANDBOX_PORT: '0', PIX_SANDBOX_CONTROL_TOKEN: controlToken },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /Pix sandbox on (\S+?):? /.exec(output);
+      if (found?.[1] !== undefined) resolve(found[1].replace(/:$/, ''));
+    });
+    child.once('exit', (code) => {
+      reject(new Error(`pix-certify sandbox exited ${String(code)}`));
+    });
+  });
+  // Its log (a line per request) goes nowhere from now on: a terminal would only slow it.
+  child.stdout.removeAllListeners('data');
+  child.stdout.resume();
+  return { url, child };
+} // prettier-ignore
+
+async function simulatorTarget(url: string, controlToken: string): Promise<Target> {
+  const response = await fetch(`${url}/_sim/namespaces`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${controlToken}` },
+    body: JSON.stringify({ name: 'bench', faults: 'none' }),
+  });
+  const ns = (await response.json()) as { baseUrl: string; clientId: string; clientSecret: string; certClient: string };
+  return {
+    label: 'simulator (pix-certify sandbox, a namespace)',
+    baseUrl: ns.baseUrl,
+    tokenHeaders: { Accept: 'application/json', client_id: ns.clientId, cert_client: ns.certClient },
+    withdrawalHeaders: (token) => ({ client_id: ns.clientId, client_secret: ns.clientSecret, accept: 'application/json', Authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
+  };
+} // prettier-ignore
+
+function prismTarget(url: string): Target {
+  const certClient = Buffer.from('-----BEGIN PUBLIC KEY-----\nbench\n-----END PUBLIC KEY-----\n').toString('base64');
+  return {
+    label: 'Prism mock (startMock)',
+    baseUrl: url,
+    tokenHeaders: { Accept: 'application/json', client_id: 'bench-client', cert_client: certClient },
+    withdrawalHeaders: (token) => ({ client_id: 'bench-client', client_secret: 'bench-secret', accept: 'application/json', Authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
+  };
+} // prettier-ignore
+
+/**
+ * Both targets, each warmed up then measured `rounds` times, interleaved; the lines the bench prints,
+ * the median pass of each by rate.
+ */
+export async function throughputLines(rounds: number): Promise<string[]> {
+  const controlToken = randomBytes(24).toString('hex');
+  const handler = await startHandler();
+  const simulator = await startSimulatorProcess(controlToken);
+  const mock = await startMock();
+  try {
+    const targets = [await simulatorTarget(simulator.url, controlToken), prismTarget(mock.url)];
+    for (const target of targets) await pass(target, handler, Math.ceil(WITHDRAWALS / 10));
+    const passes = new Map<Target, Pass[]>(targets.map((t) => [t, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const target of round % 2 === 0 ? targets : [...targets].reverse()) passes.get(target)?.push(await pass(target, handler, WITHDRAWALS));
+    }
+    const median = (target: Target): Pass => {
+      const sorted = [...(passes.get(target) ?? [])].sort((a, b) => a.perSecond - b.perSecond);
+      return sorted[Math.floor(sorted.length / 2)] as Pass;
+    };
+    const width = Math.max(...targets.map((t) => t.label.length));
+    const [sim, prism] = targets.map(median) as [Pass, Pass];
+    return [
+      `throughput: ${WITHDRAWALS} valid withdrawals per pass, ${IN_FLIGHT} in flight, each webhook to a handler in the bench's process; median pass of ${rounds}`,
+      ...targets.map((target) => {
+        const p = median(target);
+        return `${target.label.padEnd(width)}  ${p.perSecond.toFixed(0)} withdrawals/s  p50 ${p.p50Ms.toFixed(1)} ms  p99 ${p.p99Ms.toFixed(1)} ms  ${p.answered200}/${p.sent} answered 200, ${p.delivered} webhooks delivered`;
+      }),
+      `throughput: the simulator at ×${(sim.perSecond / prism.perSecond).toFixed(2)} the Prism mock's rate`,
+    ];
+  } finally {
+    simulator.child.kill('SIGTERM');
+    await mock.stop();
+    await handler.stop();
+  }
+} // prettier-ignore
