@@ -257,6 +257,7 @@ interface Settings {
   readonly requireComplete: boolean;
   readonly webhookWaitMs: number;
   readonly webhookHosts: readonly string[];
+  readonly environmentName: string | undefined;
 }
 
 function settingsOf(env: NodeJS.ProcessEnv): Settings {
@@ -267,6 +268,7 @@ function settingsOf(env: NodeJS.ProcessEnv): Settings {
     strict: env.PIX_STRICT === '1',
     requireComplete: env.PIX_REQUIRE_COMPLETE === '1',
     webhookWaitMs: positiveSeconds(env.PIX_CLIENT_WEBHOOK_WAIT_S, 'PIX_CLIENT_WEBHOOK_WAIT_S', DEFAULT_WEBHOOK_WAIT_S) * 1000,
+    environmentName: env.PIX_ENV_NAME?.trim() || undefined,
     webhookHosts: (env.PIX_SANDBOX_WEBHOOK_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
   };
 } // prettier-ignore
@@ -337,8 +339,10 @@ async function certify(invocation: Invocation, settings: Settings): Promise<numb
       run,
       checks,
       subject: invocation.handler === undefined ? 'client' : 'handler',
-      baseUrl: invocation.handler ?? ns.baseUrl,
+      // Stable from run to run (the port and the namespace are new each time), so that compare and history line runs up.
+      baseUrl: invocation.handler ?? 'the simulator on loopback (pix-certify client)',
       ...(command === undefined ? {} : { command }),
+      ...(settings.environmentName === undefined ? {} : { environmentName: settings.environmentName }),
       startTime,
       durationMs: Date.now() - startTime.getTime(),
       strict: settings.strict,

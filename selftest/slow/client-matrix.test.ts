@@ -144,3 +144,74 @@ test('each fault of the client fault matrix gets exactly its check band', async 
   await Promise.all(Array.from({ length: PARALLEL }, worker));
   assert.deepEqual(problems, []);
 }); // prettier-ignore
+
+/** A handler server for --handler: 400 to a body it cannot read, 200 otherwise; `duplicate500` answers a repeat 500. */
+async function handlerServer(duplicate500: boolean): Promise<{ url: string; close: () => void }> {
+  const { createServer } = await import('node:http');
+  const seen = new Set<string>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      let payload: { code?: string; status?: string };
+      try {
+        payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: string; status?: string };
+      } catch {
+        response.statusCode = 400;
+        response.end();
+        return;
+      }
+      const key = `${payload.code ?? ''} ${payload.status ?? ''}`;
+      response.statusCode = duplicate500 && seen.has(key) ? 500 : 200;
+      seen.add(key);
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/hook`, close: () => { server.closeAllConnections(); server.close(); } };
+} // prettier-ignore
+
+test('--handler <url>: a correct handler PASSES; one that answers 500 to a duplicate does not', async () => {
+  for (const [duplicate500, verdict] of [
+    [false, 'PASSED'],
+    [true, 'WARNING'],
+  ] as const) {
+    const handler = await handlerServer(duplicate500);
+    const run = await certifyClient(['--handler', handler.url], {});
+    try {
+      const report = certificationOf(run);
+      assert.equal(report.verdict, verdict, run.output);
+      assert.deepEqual(idsWith(report, 'WARNING'), duplicate500 ? ['HANDLER-DUPLICATE-2XX'] : []);
+    } finally {
+      handler.close();
+      rmSync(run.reportDir, { recursive: true, force: true });
+    }
+  }
+});
+
+test('a client that never stops is stopped at --timeout; one that sends over 10,000 requests is judged within the journal bound', async () => {
+  const forever = `setInterval(() => fetch(process.env.PIX_BASE_URL + '/auth/token', { method: 'POST' }).catch(() => {}), 5)`;
+  const stopped = await certifyClient(['--timeout', '2', '--', process.execPath, '-e', forever], {});
+  try {
+    const report = certificationOf(stopped);
+    const command = report.observations.find((o) => o.topic === 'client.command');
+    assert.deepEqual((command?.value as { timedOut?: boolean } | undefined)?.timedOut, true, stopped.output);
+    assert.notEqual(report.verdict, 'PASSED');
+  } finally {
+    rmSync(stopped.reportDir, { recursive: true, force: true });
+  }
+  const flood = `const u = process.env.PIX_BASE_URL + '/auth/token'; let left = 10500; const one = async () => { while (left-- > 0) await fetch(u, { method: 'POST' }).then((r) => r.arrayBuffer()).catch(() => {}); }; await Promise.all(Array.from({ length: 16 }, one));`;
+  const flooded = await certifyClient(['--', process.execPath, '--input-type=module', '-e', flood], {});
+  try {
+    const report = certificationOf(flooded);
+    const dropped = report.observations.find((o) => o.topic === 'client.journal.dropped');
+    assert.ok(dropped !== undefined, flooded.output.slice(-2000));
+    assert.deepEqual(idsWith(report, 'FAILED'), ['CLIENT-TOKEN-ACCEPT', 'CLIENT-TOKEN-CERT-CLIENT', 'CLIENT-TOKEN-CLIENT-ID']);
+    const accept = report.checks.find((c) => c.id === 'CLIENT-TOKEN-ACCEPT');
+    assert.ok((accept?.evidenceCount ?? 0) <= 10_000, 'judged within the journal bound');
+  } finally {
+    rmSync(flooded.reportDir, { recursive: true, force: true });
+  }
+}); // prettier-ignore

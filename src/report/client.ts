@@ -28,8 +28,10 @@ export interface ClientCertificationInput {
   readonly checks: readonly ClientCheck[];
   /** `client`: a command's client and handler; `handler`: a handler alone (--handler). */
   readonly subject: 'client' | 'handler';
-  /** The simulator's base URL the client was given. */
+  /** What the client was run against, the same from run to run; a handler's URL for `handler`. */
   readonly baseUrl: string;
+  /** PIX_ENV_NAME: the label the reports name the client by. */
+  readonly environmentName?: string;
   readonly command?: CommandRun;
   readonly startTime: Date;
   readonly durationMs: number;
@@ -119,6 +121,7 @@ export function buildClientCertification(input: ClientCertificationInput): Certi
     checks: input.checks,
     clauses: spec.clauses,
     metadata: {
+      ...(input.environmentName === undefined ? {} : { environmentName: input.environmentName }),
       runId: input.run.journal.namespace,
       suiteVersion: suiteVersion(),
       specVersion: spec.version,
