@@ -10,26 +10,18 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
 import { visible } from '../src/base/visible.ts';
-import { CLIENT_CHECKS, type ClientCheck, type ClientRun } from '../src/checks/client.ts';
-import { HANDLER_CHECKS } from '../src/checks/handler.ts';
 import { readSigningKey, SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
 import type { Journal, OutcomeRow } from '../src/evidence/journal.ts';
-import { buildClientCertification, type CommandRun } from '../src/report/client.ts';
-import { writeSealedCertification } from '../src/report/integrity.ts';
-import type { Certification, SuiteError } from '../src/report/model.ts';
-import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from '../src/run/report-dir.ts';
 import { registerSecret } from '../src/secrets/registry.ts';
 import { redact } from '../src/secrets/redact.ts';
-import type { SigningKey } from '../src/secrets/signing.ts';
-import { renderArtifacts } from '../reporters/certification/artifacts.ts';
-import { layoutFor } from '../reporters/certification/layout.ts';
+import type { CommandRun, Settings } from './client-report.ts';
 import { settledJournal } from './client-wait.ts';
 
 const EXIT_ERROR = 2;
@@ -177,6 +169,7 @@ function clientEnvironment(ns: NamespaceInfo, certFile: string): Record<string, 
 function runCommand(words: readonly string[], env: Record<string, string>, timeoutS: number): Promise<CommandRun> {
   const [file, ...rest] = words;
   const line = words.join(' ');
+  const started = performance.now();
   return new Promise((done) => {
     const child = spawn(file ?? '', rest, { stdio: 'inherit', env: { ...process.env, ...env }, detached: process.platform !== 'win32' });
     let timedOut = false;
@@ -202,7 +195,7 @@ function runCommand(words: readonly string[], env: Record<string, string>, timeo
       process.off('SIGTERM', forward);
       // What the command left behind in its group goes with it.
       signalGroup('SIGKILL');
-      done({ line, exitCode, signal, timedOut });
+      done({ line, exitCode, signal, timedOut, durationMs: Math.round(performance.now() - started) });
     };
     child.once('error', (error) => {
       tell(`the command could not start: ${error.message}`);
@@ -250,16 +243,6 @@ async function exerciseHandler(ns: NamespaceInfo, outcomes: readonly OutcomeRow[
   }
 } // prettier-ignore
 
-interface Settings {
-  readonly reportDir: string;
-  readonly signingKey: SigningKey | undefined;
-  readonly strict: boolean;
-  readonly requireComplete: boolean;
-  readonly webhookWaitMs: number;
-  readonly webhookHosts: readonly string[];
-  readonly environmentName: string | undefined;
-}
-
 function settingsOf(env: NodeJS.ProcessEnv): Settings {
   const keyFile = env[SIGNING_KEY_VARIABLE]?.trim();
   return {
@@ -273,32 +256,6 @@ function settingsOf(env: NodeJS.ProcessEnv): Settings {
   };
 } // prettier-ignore
 
-const shown = (path: string): string => {
-  const rel = relative(process.cwd(), path);
-  return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
-};
-
-async function writeReports(report: Certification, settings: Settings): Promise<void> {
-  const dir = settings.reportDir;
-  const files = {
-    html: join(dir, REPORT_FILES.html),
-    json: join(dir, REPORT_FILES.json),
-    markdown: join(dir, REPORT_FILES.markdown),
-    junit: join(dir, REPORT_FILES.junit),
-  };
-  const paths = { html: shown(files.html), json: shown(files.json), markdown: shown(files.markdown), junit: shown(files.junit) };
-  const artifacts = renderArtifacts(report, paths, layoutFor(process.stdout, process.env));
-  await mkdir(dir, { recursive: true });
-  await writeAtomically(files.html, artifacts.html);
-  await writeAtomically(files.markdown, artifacts.markdown);
-  await writeAtomically(files.junit, artifacts.junit);
-  const signed = await writeSealedCertification(dir, report, settings.signingKey);
-  if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${artifacts.markdown}\n`);
-  process.stdout.write(artifacts.console);
-  if (signed !== undefined)
-    process.stdout.write(`${visible(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); ${suiteCommand('verify', shown(dir))} checks the report.`)}\n`);
-} // prettier-ignore
-
 async function certify(invocation: Invocation, settings: Settings): Promise<number> {
   const startTime = new Date();
   const handlerHost = invocation.handler === undefined ? [] : [new URL(invocation.handler).hostname];
@@ -309,7 +266,6 @@ async function certify(invocation: Invocation, settings: Settings): Promise<numb
   });
   registerSecret(sandbox.controlToken);
   const certDir = await mkdtemp(join(tmpdir(), 'pix-client-'));
-  const suiteErrors: SuiteError[] = [];
   try {
     const ns = await controlCall<NamespaceInfo>(sandbox, 'POST', '/_sim/namespaces', {
       name: `client-${randomBytes(6).toString('hex')}`,
@@ -320,6 +276,8 @@ async function certify(invocation: Invocation, settings: Settings): Promise<numb
     await writeFile(certFile, ns.certPem, { mode: 0o600 });
     const env = clientEnvironment(ns, certFile);
     const outcomes = await controlCall<OutcomeRow[]>(sandbox, 'GET', '/_sim/outcomes');
+    // The judge and the renderers load while the command runs, on the core it leaves idle: the run adds less to its wall time.
+    const reporting = import('./client-report.ts').then((module) => module.warmed());
     let command: CommandRun | undefined;
     if (invocation.handler !== undefined) {
       await exerciseHandler(ns, outcomes, invocation.handler);
@@ -333,11 +291,8 @@ async function certify(invocation: Invocation, settings: Settings): Promise<numb
       tell(`the command ${command.timedOut ? 'was stopped at the time limit' : command.exitCode !== null ? `exited ${command.exitCode}` : `ended by ${command.signal ?? 'an error'}`} (shown in the report, never taken for this exit code)`);
     }
     const journal = await settledJournal(() => controlCall<Journal>(sandbox, 'GET', `/_sim/namespaces/${ns.name}/journal`), outcomes, settings.webhookWaitMs, invocation.handler === undefined);
-    const run: ClientRun = { journal, outcomes };
-    const checks: readonly ClientCheck[] = invocation.handler === undefined ? [...CLIENT_CHECKS, ...HANDLER_CHECKS] : HANDLER_CHECKS;
-    const report = buildClientCertification({
-      run,
-      checks,
+    const { judgeAndWrite } = await reporting;
+    const report = await judgeAndWrite({ journal, outcomes }, settings, {
       subject: invocation.handler === undefined ? 'client' : 'handler',
       // Stable from run to run (the port and the namespace are new each time), so that compare and history line runs up.
       baseUrl: invocation.handler ?? 'the simulator on loopback (pix-certify client)',
@@ -348,9 +303,8 @@ async function certify(invocation: Invocation, settings: Settings): Promise<numb
       strict: settings.strict,
       requireComplete: settings.requireComplete,
       options: { webhookTimeoutMs: journal.limits.webhookTimeoutMs, webhookWaitMs: settings.webhookWaitMs, ...(command === undefined ? {} : { commandTimeoutS: invocation.timeoutS }) },
-      suiteErrors,
+      suiteErrors: [],
     });
-    await writeReports(report, settings);
     return report.exitCode;
   } finally {
     await sandbox.close();

@@ -188,7 +188,7 @@ test('handler: each kind of delivery answered wrong warns under its own check; a
 test('a run with no withdrawal is INCOMPLETE; a FAILED run exits 1; the certification validates against the schema', () => {
   const validate = certificationValidator();
   const build = (run: ClientRun) =>
-    buildClientCertification({ run, checks: ALL, subject: 'client', baseUrl: 'http://127.0.0.1:1/ns/x', startTime: new Date(T0), durationMs: 10, strict: false, requireComplete: false, options: {}, suiteErrors: [], command: { line: 'node app.js', exitCode: 3, signal: null, timedOut: false } });
+    buildClientCertification({ run, checks: ALL, subject: 'client', baseUrl: 'http://127.0.0.1:1/ns/x', startTime: new Date(T0), durationMs: 10, strict: false, requireComplete: false, options: {}, suiteErrors: [], command: { line: 'node app.js', exitCode: 3, signal: null, timedOut: false, durationMs: 5 } });
   const empty = build(journal([]));
   assert.equal(empty.verdict, 'INCOMPLETE');
   assert.equal(empty.exitCode, 0);

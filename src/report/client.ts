@@ -21,6 +21,8 @@ export interface CommandRun {
   readonly signal: string | null;
   /** It was still running at the time limit (PIX_CLIENT_TIMEOUT_S) and was stopped. */
   readonly timedOut: boolean;
+  /** Its own wall time, from its start to its exit: what the certification adds is the rest of the run's. */
+  readonly durationMs: number;
 }
 
 export interface ClientCertificationInput {
@@ -97,7 +99,7 @@ function commandObservation(command: CommandRun): ReportedObservation {
   return {
     topic: 'client.command',
     clause: '(the command under certification)',
-    value: { command: command.line, exitCode: command.exitCode, signal: command.signal, timedOut: command.timedOut },
+    value: { command: command.line, exitCode: command.exitCode, signal: command.signal, timedOut: command.timedOut, durationMs: command.durationMs },
     note: `${ended}; shown, never taken for the certification's exit code`,
   };
 } // prettier-ignore
