@@ -26,7 +26,20 @@ import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 /** What the server does with a namespace's request: answer it, or hold it and close it unanswered. */
 export type Answer = { readonly reply: Reply } | { readonly holdMs: number };
 
-const MASKED = new Set(['client_id', 'client_secret', 'cert_client', 'access_token', 'token']);
+/** Credential names squashed (no case, dashes or underscores): client-secret is masked as client_secret is. */
+const MASKED = new Set([
+  'clientid',
+  'clientsecret',
+  'certclient',
+  'accesstoken',
+  'token',
+  'secret',
+  'password',
+]);
+const masked = (name: string): boolean => MASKED.has(name.toLowerCase().replace(/[-_]/g, ''));
+/** name=value pairs of a text body whose name is a credential's. */
+const TEXT_CREDENTIAL =
+  /((?:client[-_]?id|client[-_]?secret|cert[-_]?client|access[-_]?token|token|secret|password)\s*[=:]\s*"?)[^&\s",]*/gi;
 const HEADER_VALUE_MAX = 1024;
 const TABLE = outcomeTable();
 
@@ -34,8 +47,8 @@ function maskedHeaders(request: IncomingMessage): Record<string, string> {
   const shown: Record<string, string> = {};
   for (const [name, raw] of Object.entries(request.headers)) {
     const value = Array.isArray(raw) ? raw.join(', ') : (raw ?? '');
-    if (MASKED.has(name)) shown[name] = '***';
-    else if (name === 'authorization') shown[name] = /^\S+\s/.test(value) ? `${value.split(/\s/, 1)[0] ?? ''} ***` : '***';
+    if (masked(name)) shown[name] = '***';
+    else if (name === 'authorization' || name === 'proxy-authorization') shown[name] = /^\S+\s/.test(value) ? `${value.split(/\s/, 1)[0] ?? ''} ***` : '***';
     else shown[name] = value.slice(0, HEADER_VALUE_MAX);
   }
   return shown;
@@ -46,11 +59,10 @@ function journaledBody(raw: Buffer, parsed: { value: unknown; json: boolean }): 
   const truncated = raw.length > JOURNAL_BODY_BYTES;
   const base = { bytes: raw.length, truncated, json: parsed.json };
   if (raw.length === 0) return base;
-  if (!parsed.json || truncated) return { ...base, text: raw.subarray(0, JOURNAL_BODY_BYTES).toString('utf8') };
+  if (!parsed.json || truncated) return { ...base, text: raw.subarray(0, JOURNAL_BODY_BYTES).toString('utf8').replace(TEXT_CREDENTIAL, '$1***') };
   const { value } = parsed;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ...base, value };
-  const masked = Object.fromEntries(Object.entries(value).map(([key, member]) => [key, MASKED.has(key) ? '***' : member]));
-  return { ...base, value: masked };
+  return { ...base, value: Object.fromEntries(Object.entries(value).map(([key, member]) => [key, masked(key) ? '***' : member])) };
 } // prettier-ignore
 
 /** The refusal a request's departures earn: the first refusing one decides the status, all are listed. */

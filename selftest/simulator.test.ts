@@ -301,8 +301,13 @@ describe('namespaces', () => {
     const departures = answer.json?.departures as { code: string; message: string }[];
     assert.deepEqual(departures.map((d) => d.code), ['accept-not-json', 'field-type', 'field-case']);
     assert.equal(departures[2]?.message, 'PostBackUrl is required (§2.1); this body has postbackurl: field names are case-sensitive.');
-    const journal = (await (await control(sandbox, 'GET', '/_sim/namespaces/teach/journal')).json()) as { requests: { departures: unknown[] }[] };
-    assert.equal(journal.requests.at(-1)?.departures.length, 3);
+    const misspelt = await send(`${namespace.baseUrl}/pix/payment`, { accept: 'application/json', 'client-id': namespace.clientId, 'Client-Secret': namespace.clientSecret, authorization: `Token ${token}` }, `client_secret=${namespace.clientSecret}&cert_client=${namespace.certClient}`);
+    assert.equal(misspelt.status, 403);
+    const journal = await (await control(sandbox, 'GET', '/_sim/namespaces/teach/journal')).text();
+    const requests = (JSON.parse(journal) as { requests: { departures: { code: string; got?: string }[] }[] }).requests;
+    assert.equal(requests.at(-2)?.departures.length, 3);
+    assert.deepEqual(requests.at(-1)?.departures.map((d) => [d.code, d.got]), [['client-id-missing', 'client-id'], ['client-secret-missing', 'Client-Secret'], ['authorization-not-bearer', undefined], ['body-not-json', undefined]]);
+    for (const secret of [namespace.clientSecret, namespace.certClient, token]) assert.ok(!journal.includes(secret), 'a credential in the journal');
   }); // prettier-ignore
 });
 
