@@ -72,6 +72,25 @@ export default defineConfig(
   },
 
   {
+    // The integrator example is a plain Node application (ES modules), as an integrator writes one.
+    files: ['examples/integrator/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'process',
+          'Buffer',
+          'fetch',
+          'AbortSignal',
+          'URL',
+          'URLSearchParams',
+          'setTimeout',
+          'clearTimeout',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+
+  {
     // The Prism preload script runs as CommonJS inside the mock's Node process.
     files: ['**/*.cjs'],
     languageOptions: {

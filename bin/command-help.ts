@@ -82,6 +82,18 @@ export const COMMAND_HELP = {
     purpose: 'the webhook receiver as a long-lived service (PIX_RECEIVER_* variables)',
     exitCodes: SERVICE_EXIT_CODES,
   },
+  client: {
+    usage: 'client [--timeout S] -- <command…> | --serve [--duration 15m] | --handler <url>',
+    purpose: "certifies an integrator's own client and webhook handler against the simulator",
+    exitCodes: [
+      [
+        0,
+        "no check FAILED (PASSED, WARNING, or INCOMPLETE unless PIX_REQUIRE_COMPLETE=1); the command's own exit code is shown, never taken for this one",
+      ],
+      [1, 'FAILED; WARNING under PIX_STRICT=1; INCOMPLETE under PIX_REQUIRE_COMPLETE=1 or PIX_STRICT=1'],
+      [2, 'the command line or the configuration is wrong, or the suite went wrong'],
+    ],
+  },
 } as const satisfies Record<string, { usage: string; purpose: string; exitCodes: ExitCodes }>;
 
 export type Command = keyof typeof COMMAND_HELP;

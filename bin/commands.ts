@@ -26,6 +26,9 @@ export const COMMANDS = {
   lifetime: {
     load: () => import('./lifetime.ts'),
   },
+  client: {
+    load: () => import('./client.ts'),
+  },
   verify: {
     // verify runs by itself only as the entry script, so that importing it never checks anything unasked.
     load: async () => {

@@ -5,6 +5,8 @@
  */
 import { join } from 'node:path';
 import { FAMILIES } from '../src/checks/catalogue.ts';
+import { clientFamily } from '../src/checks/client.ts';
+import { handlerFamily } from '../src/checks/handler.ts';
 import type { CheckDefinition } from '../src/checks/vocabulary.ts';
 import { ROOT } from '../src/base/paths.ts';
 import { loadSpec } from '../src/spec/spec.ts';
@@ -23,7 +25,7 @@ function row(check: CheckDefinition, file: string): string {
 
 export function renderChecksDoc(): string {
   const spec = loadSpec();
-  const sections = FAMILIES.map((family) => {
+  const sections = [...FAMILIES, clientFamily, handlerFamily].map((family) => {
     const checks = family.checks(spec);
     return [
       `## ${family.name} (${checks.length}) — \`${family.file}\``,
@@ -44,6 +46,9 @@ export function renderChecksDoc(): string {
     `${total} checks in ${FAMILIES.length} families. Level \`must\` can end FAILED, \`should\` at most WARNING; a`,
     'clause marked `(not shown)` is one the document is silent on, where a check only warns. Which sentence of',
     '`interface.md` each check enforces is in [traceability.md](traceability.md).',
+    '',
+    "The last two families judge an integrator's own client and webhook handler, not a provider: `pix-certify client`",
+    "runs them on the simulator's journal ([integrators.md](integrators.md)); `certify` never selects them.",
     '',
     ...sections.flatMap((section) => [section, '']),
   ].join('\n');

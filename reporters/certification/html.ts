@@ -240,13 +240,19 @@ ${body.join('\n')}
 </table></section>`;
 }
 
+const MODE_LABELS: Readonly<Record<Certification['run']['mode'], string>> = {
+  live: 'live: a provider',
+  mock: 'mock: the embedded mock, no provider',
+  client: "client: an integrator's client and webhook handler, against the simulator",
+};
+
 /** What was certified: the environment and what the run was allowed to do there. */
 function environment(report: Certification): string {
   const { run } = report;
   return table('environment', 'Environment', [
     ['Name (PIX_ENV_NAME)', run.environmentName ?? 'not named'],
     ['Base URL (PIX_BASE_URL)', run.baseUrl],
-    ['Mode', run.mode === 'live' ? 'live: a provider' : 'mock: the embedded mock, no provider'],
+    ['Mode', MODE_LABELS[run.mode]],
     ...Object.entries(run.options).map(([name, value]): [string, string] => [
       OPTION_LABELS[name] ?? name,
       optionValue(name, value),

@@ -137,9 +137,12 @@ export function verdictMeaning(report: Certification): string {
           : report.run.mode === 'live' && !report.run.strict
             ? '; a live run fails closed (PIX_REQUIRE_COMPLETE=0 makes it 0)'
             : '';
-      const why = report.incomplete.some((i) => i.cause === 'environment')
-        ? "Checks were not judged, some because of the environment's answers"
-        : 'Checks were not judged, for reasons you can remove';
+      const why =
+        report.run.mode === 'client'
+          ? "Checks were not exercised by the client's run"
+          : report.incomplete.some((i) => i.cause === 'environment')
+            ? "Checks were not judged, some because of the environment's answers"
+            : 'Checks were not judged, for reasons you can remove';
       return `${mock}${why}: this is no certification. ${exit}${gate}.`;
     }
     case 'WARNING':

@@ -8,7 +8,16 @@ import { MODULE_EXTENSION } from './paths.ts';
 
 /** The commands a message may name: pix-certify's, and `list` (certify --list). */
 export type SuiteCommand =
-  'certify' | 'list' | 'compare' | 'verify' | 'history' | 'sandbox' | 'mock' | 'receiver' | 'lifetime';
+  | 'certify'
+  | 'list'
+  | 'compare'
+  | 'verify'
+  | 'history'
+  | 'sandbox'
+  | 'mock'
+  | 'receiver'
+  | 'lifetime'
+  | 'client';
 
 /** Installed, the suite runs compiled from the package's dist/; a clone runs its TypeScript sources. */
 export const INSTALLED = MODULE_EXTENSION === '.js';
@@ -23,6 +32,7 @@ const NPM_SCRIPT: Readonly<Record<SuiteCommand, readonly [script: string, option
   sandbox: ['sandbox'],
   mock: ['mock'],
   receiver: ['receiver'],
+  client: ['client'],
 };
 
 /**

@@ -69,6 +69,8 @@ const VARIABLE_ROWS = [
   { name: 'PIX_SANDBOX_WEBHOOK_HOSTS', purpose: 'host names besides loopback the sandbox posts webhooks to, comma-separated (compose services)', default: 'loopback only' },
   { name: 'PIX_SANDBOX_WEBHOOK_TIMEOUT_MS', purpose: 'how long a webhook handler has to answer the sandbox', default: '5000' },
   { name: 'PIX_SANDBOX_URL', purpose: 'the running sandbox pix-certify sandbox trigger calls', default: 'http://127.0.0.1:4020' },
+  { name: 'PIX_CLIENT_TIMEOUT_S', purpose: 'pix-certify client: the command is stopped after this many seconds (like --timeout)', default: '600' },
+  { name: 'PIX_CLIENT_WEBHOOK_WAIT_S', purpose: "pix-certify client: at most this long after the command ends for the simulator's webhooks to settle", default: '10' },
   { name: 'PIX_RECEIVER_HOST', purpose: 'address the receiver command listens on', default: '127.0.0.1' },
   { name: 'PIX_RECEIVER_PORT', purpose: 'port of the receiver command', default: '4030' },
   { name: 'PIX_RECEIVER_TOKEN', purpose: "the receiver's control API token, 32 characters or more (required)" },

@@ -122,7 +122,8 @@ export interface RunInfo {
   readonly catalogueHash?: string;
   readonly specVersion: string;
   readonly specHash: string;
-  readonly mode: 'mock' | 'live';
+  /** `client`: pix-certify client judged an integrator's client against the simulator. */
+  readonly mode: 'mock' | 'live' | 'client';
   readonly baseUrl: string;
   /** PIX_STRICT=1: a WARNING or an INCOMPLETE run exits 1. */
   readonly strict: boolean;

@@ -15,7 +15,7 @@ export interface PixRunMetadata {
   readonly suiteVersion: string;
   readonly specVersion: string;
   readonly specHash: string;
-  readonly mode: 'mock' | 'live';
+  readonly mode: 'mock' | 'live' | 'client';
   readonly baseUrl: string;
   readonly reportDir: string;
   readonly strict: boolean;

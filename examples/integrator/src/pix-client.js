@@ -1,0 +1,138 @@
+// A Pix withdrawal client as an integrator writes it: one token reused until it is about to reach
+// 7200 s, renewed once on a 401, Retry-After honoured on a 429, and after a 5xx or a lost answer the
+// very same code resent with check_code true (never a new code: that could pay twice).
+import { generateKeyPairSync } from 'node:crypto';
+import { FAULT } from './faults.js';
+
+const TOKEN_RENEW_AFTER_MS = 7000 * 1000;
+const REQUEST_TIMEOUT_MS = Number(process.env.INTEGRATOR_REQUEST_TIMEOUT_MS ?? 2000);
+
+export class UnknownOutcome extends Error {}
+
+export class PixClient {
+  constructor(env = process.env) {
+    this.baseUrl = env.PIX_BASE_URL;
+    this.clientId = env.PIX_CLIENT_ID;
+    this.clientSecret = env.PIX_CLIENT_SECRET;
+    this.certClient = env.PIX_CERT_CLIENT;
+    this.token = undefined;
+    this.tokenAt = 0;
+  }
+
+  certHeader() {
+    if (FAULT === 'private-key-cert') {
+      const { privateKey } = generateKeyPairSync('ed25519');
+      return Buffer.from(privateKey.export({ type: 'pkcs8', format: 'pem' })).toString('base64');
+    }
+    if (FAULT === 'cert-not-base64')
+      return Buffer.from(this.certClient, 'base64').toString('utf8').replace(/\s+/g, ' ');
+    return this.certClient;
+  }
+
+  async requestToken() {
+    const headers = { client_id: this.clientId, cert_client: this.certHeader() };
+    if (FAULT !== 'no-accept-token') headers.Accept = 'application/json';
+    const response = await fetch(`${this.baseUrl}/auth/token`, {
+      method: 'POST',
+      headers,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    if (response.status !== 200)
+      throw new Error(`token request answered ${response.status}: ${await response.text()}`);
+    this.token = (await response.json()).access_token;
+    this.tokenAt = Date.now();
+    return this.token;
+  }
+
+  async validToken() {
+    const fresh = this.token !== undefined && Date.now() - this.tokenAt < TOKEN_RENEW_AFTER_MS;
+    return fresh && FAULT !== 'token-per-withdrawal' ? this.token : this.requestToken();
+  }
+
+  headers(token) {
+    const headers = {
+      'content-type': 'application/json',
+      client_id: this.clientId,
+      client_secret: this.clientSecret,
+      Authorization: `Bearer ${token}`,
+    };
+    if (FAULT === 'no-bearer') headers.Authorization = token;
+    if (FAULT === 'no-client-secret') delete headers.client_secret;
+    if (FAULT !== 'no-accept') headers.accept = 'application/json';
+    if (FAULT === 'body-form') headers['content-type'] = 'application/x-www-form-urlencoded';
+    return headers;
+  }
+
+  body(payment) {
+    const body = {
+      amount: payment.amount,
+      code: payment.code,
+      name: payment.name,
+      key_type: payment.keyType,
+      document: payment.document,
+      key_pix: payment.keyPix,
+      PostBackUrl: payment.postBackUrl,
+      check_code: payment.checkCode ?? true,
+    };
+    if (FAULT === 'postbackurl-case') {
+      body.postbackurl = body.PostBackUrl;
+      delete body.PostBackUrl;
+    }
+    if (FAULT === 'amount-string') body.amount = body.amount.toFixed(2);
+    if (FAULT === 'check-code-string') body.check_code = String(body.check_code);
+    if (FAULT === 'postback-relative') body.PostBackUrl = new URL(body.PostBackUrl).pathname;
+    if (FAULT === 'no-document') delete body.document;
+    if (FAULT === 'body-form')
+      return new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString();
+    return JSON.stringify(body);
+  }
+
+  /** One POST /pix/payment; `null` status when no answer came in time. */
+  async send(payment) {
+    const path = FAULT === 'wrong-path' ? '/pix/payments' : '/pix/payment';
+    try {
+      const response = await fetch(`${this.baseUrl}${path}`, {
+        method: 'POST',
+        headers: this.headers(await this.validToken()),
+        body: this.body(payment),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+      return {
+        status: response.status,
+        retryAfter: Number(response.headers.get('retry-after') ?? 1),
+        body: await response.text(),
+      };
+    } catch (error) {
+      if (error.name === 'TimeoutError' || error.name === 'AbortError') return { status: null };
+      throw error;
+    }
+  }
+
+  /** A withdrawal, resolved with its final answer's status; UnknownOutcome when it may or may not be paid. */
+  async withdraw(payment) {
+    let answer = await this.send(payment);
+    if (answer.status === 401) {
+      this.token = undefined;
+      answer = await this.send(payment);
+    }
+    if (answer.status === 429) {
+      if (FAULT !== 'ignore-retry-after')
+        await new Promise((resolve) => setTimeout(resolve, answer.retryAfter * 1000));
+      answer = await this.send(payment);
+    }
+    if (answer.status === null || answer.status >= 500) {
+      const again =
+        FAULT === 'new-code-after-5xx'
+          ? { ...payment, code: `${payment.code}-retry` }
+          : { ...payment, checkCode: FAULT !== 'resend-without-check-code' };
+      const second = await this.send(again);
+      // 400 to the same code with check_code true: the first try was recorded, so it was processed.
+      if (second.status === 400 && /code-duplicate/.test(second.body ?? ''))
+        return { status: 200, recovered: true };
+      if (second.status === null || second.status >= 500)
+        throw new UnknownOutcome(`withdrawal ${payment.code}: outcome unknown`);
+      return second;
+    }
+    return answer;
+  }
+}

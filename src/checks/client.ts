@@ -1,0 +1,505 @@
+/**
+ * Client family (§2.1, §4.1, §4.2, §5, §7): what an integrator's own client sends, judged from the
+ * simulator's journal (pix-certify client). Header and body checks read the departures the simulator
+ * recorded, one check per way of departing, so that one mistake is one finding; the checks of
+ * behaviour (token use, after a 401, a 429 or an unknown outcome) read the order of the requests.
+ */
+import type { Journal, JournalRequest, OutcomeRow } from '../evidence/journal.ts';
+import { defineCheck, violation, type Check, type Violation } from './check.ts';
+import { familyFile, type Family } from './family.ts';
+import type { CheckDefinition } from './vocabulary.ts';
+
+/** What a client run gives the checks: the namespace's journal and the simulator's outcome table. */
+export interface ClientRun {
+  readonly journal: Journal;
+  readonly outcomes: readonly OutcomeRow[];
+}
+
+/** A check of a client run, which also says when nothing in the run exercised it, and what would. */
+export interface ClientCheck extends Check<ClientRun> {
+  /** Undefined when the run exercised the check; else what would, in a sentence. */
+  readonly unexercised: (run: ClientRun) => string | undefined;
+}
+
+type Definition = Omit<CheckDefinition, 'needs'>;
+
+export function defineClientCheck(
+  definition: Definition,
+  unexercised: (run: ClientRun) => string | undefined,
+  judge: (run: ClientRun) => Violation[],
+): ClientCheck {
+  return { ...defineCheck(definition, judge), unexercised };
+}
+
+/** §8 and §5.3: the client requests a new token every 7200 s. */
+export const TOKEN_RENEWAL_SECONDS = 7200;
+/** A request this close to the end of a Retry-After wait is not called early: clocks round to the ms. */
+const RETRY_AFTER_SLACK_MS = 5;
+/** 401 answers in a row, each followed by a renewal, that make a loop rather than a renewal. */
+const RENEWAL_LOOP = 3;
+
+export const describeRequest = (r: JournalRequest): string =>
+  `request #${r.seq} ${r.method} ${r.path} at ${r.at}`;
+
+/** The amount of an outcome of the simulator's table, as a sentence's words. */
+export function outcomeAmount(run: ClientRun, name: string): string {
+  const row = run.outcomes.find((o) => o.name === name);
+  return row === undefined ? `the ${name} outcome` : `amount ${row.amount.toFixed(2)} (${name})`;
+}
+
+const ofOperation = (run: ClientRun, operation: JournalRequest['operation']): JournalRequest[] =>
+  run.journal.requests.filter((r) => r.operation === operation);
+
+const NO_TOKEN_REQUEST =
+  'no token request (POST <PIX_BASE_URL>/auth/token) reached the simulator: the command must request a token with PIX_CLIENT_ID and PIX_CERT_CLIENT';
+const NO_WITHDRAWAL =
+  'no withdrawal (POST <PIX_BASE_URL>/pix/payment) reached the simulator: the command must make at least one, with PIX_BASE_URL and the credentials it was given';
+const NO_REQUEST = 'no request reached the simulator: the command must call PIX_BASE_URL';
+
+const needsToken = (run: ClientRun): string | undefined =>
+  ofOperation(run, 'token').length > 0 ? undefined : NO_TOKEN_REQUEST;
+const needsWithdrawal = (run: ClientRun): string | undefined =>
+  ofOperation(run, 'withdraw').length > 0 ? undefined : NO_WITHDRAWAL;
+const needsRequest = (run: ClientRun): string | undefined =>
+  run.journal.requests.length > 0 ? undefined : NO_REQUEST;
+
+/**
+ * A check of the departures the simulator recorded: each request of the operation (or any) that
+ * departed in one of these ways is a violation, its message the simulator's teaching line.
+ */
+function departureCheck(
+  definition: Definition,
+  operation: JournalRequest['operation'] | 'any',
+  codes: readonly string[],
+  expected: string,
+): ClientCheck {
+  const { level } = definition;
+  return defineClientCheck(
+    definition,
+    operation === 'token' ? needsToken : operation === 'withdraw' ? needsWithdrawal : needsRequest,
+    (run) =>
+      run.journal.requests
+        .filter((r) => operation === 'any' || r.operation === operation)
+        .flatMap((r) =>
+          r.departures
+            .filter((d) => codes.includes(d.code))
+            .map((d) => violation(level, expected, `${describeRequest(r)}: ${d.message}`)),
+        ),
+  );
+}
+
+export const clientOperations = departureCheck(
+  {
+    id: 'CLIENT-OPERATIONS',
+    title: 'Calls the two operations with POST at their paths',
+    clause: '§4.1, §4.2',
+    level: 'must',
+    reason:
+      'The document names the operations POST {base_url}/auth/token and POST {base_url}/pix/payment (§4.1, §4.2).',
+    remedy: 'Send POST to PIX_BASE_URL followed by /auth/token or /pix/payment exactly, nothing else.',
+  },
+  'any',
+  ['method-not-post', 'path-unknown'],
+  'POST /auth/token or POST /pix/payment',
+);
+
+export const clientTokenAccept = departureCheck(
+  {
+    id: 'CLIENT-TOKEN-ACCEPT',
+    title: 'Sends Accept: application/json on the token request',
+    clause: '§4.1',
+    level: 'must',
+    reason: "The token request's Accept header is required, with the value application/json (§4.1).",
+    remedy: 'Add the header Accept: application/json to POST /auth/token.',
+  },
+  'token',
+  ['accept-missing', 'accept-not-json'],
+  'Accept: application/json',
+);
+
+export const clientTokenClientId = departureCheck(
+  {
+    id: 'CLIENT-TOKEN-CLIENT-ID',
+    title: 'Sends its client_id on the token request',
+    clause: '§4.1, §5.1',
+    level: 'must',
+    reason:
+      'The token request carries the client_id header, required (§4.1), issued in the client dashboard (§2.2).',
+    remedy: 'Send the header client_id with the value of PIX_CLIENT_ID, spelt exactly so.',
+  },
+  'token',
+  ['client-id-missing', 'client-id-wrong'],
+  'client_id: <PIX_CLIENT_ID>',
+);
+
+export const clientTokenCertClient = departureCheck(
+  {
+    id: 'CLIENT-TOKEN-CERT-CLIENT',
+    title: 'Sends cert_client, the base64 of its certificate public key, on the token request',
+    clause: '§4.1, §2.2, §5.1',
+    level: 'must',
+    reason:
+      'cert_client is required and is "the base64 encoding of the client certificate public key" (§4.1, §2.2): never a private key, never the PEM as text.',
+    remedy:
+      'Send cert_client: the base64 of the public key PEM (PIX_CERT_CLIENT, or base64 of the file PIX_CERT_FILE names); never send a private key.',
+  },
+  'token',
+  ['cert-client-missing', 'cert-client-not-base64', 'cert-client-private-key', 'cert-client-wrong'],
+  'cert_client: base64 of the public key (<PIX_CERT_CLIENT>)',
+);
+
+export const clientWithdrawCredentials = departureCheck(
+  {
+    id: 'CLIENT-WITHDRAW-CREDENTIALS',
+    title: 'Sends client_id and client_secret on the withdrawal',
+    clause: '§4.2, §5.2',
+    level: 'must',
+    reason:
+      'The withdrawal requires the client_id and client_secret headers (§4.2), sent with the token (§5.2).',
+    remedy:
+      'Send the headers client_id (PIX_CLIENT_ID) and client_secret (PIX_CLIENT_SECRET) on every POST /pix/payment.',
+  },
+  'withdraw',
+  ['client-id-missing', 'client-id-wrong', 'client-secret-missing', 'client-secret-wrong'],
+  'client_id: <PIX_CLIENT_ID> and client_secret: <PIX_CLIENT_SECRET>',
+);
+
+export const clientWithdrawAccept = departureCheck(
+  {
+    id: 'CLIENT-WITHDRAW-ACCEPT',
+    title: 'Sends accept: application/json on the withdrawal',
+    clause: '§4.2',
+    level: 'must',
+    reason: "The withdrawal's accept header is required, with the value application/json (§4.2).",
+    remedy: 'Add the header Accept: application/json to POST /pix/payment.',
+  },
+  'withdraw',
+  ['accept-missing', 'accept-not-json'],
+  'accept: application/json',
+);
+
+export const clientWithdrawBearer = departureCheck(
+  {
+    id: 'CLIENT-WITHDRAW-BEARER',
+    title: 'Sends Authorization: Bearer <token> with a token the token operation issued',
+    clause: '§4.2, §5.2',
+    level: 'must',
+    reason:
+      'The withdrawal requires "Authorization: Bearer <ACCESS_TOKEN>", the token the create-token operation produced (§4.2, §5.2).',
+    remedy:
+      'Send Authorization: Bearer followed by a space and the access_token of the token answer, on every POST /pix/payment.',
+  },
+  'withdraw',
+  ['authorization-missing', 'authorization-not-bearer', 'token-unknown'],
+  'Authorization: Bearer <a token issued by POST /auth/token>',
+);
+
+export const clientBodyJson = departureCheck(
+  {
+    id: 'CLIENT-BODY-JSON',
+    title: 'Sends the withdrawal body as a JSON object',
+    clause: '§4.2, §2.1',
+    level: 'must',
+    reason: 'The request body is "the withdraw request of section 2.1, JSON object" (§4.2).',
+    remedy: 'Send JSON.stringify of an object with the fields of §2.1, with Content-Type: application/json.',
+  },
+  'withdraw',
+  ['body-not-json', 'body-not-object'],
+  'a JSON object',
+);
+
+export const clientBodyFieldNames = departureCheck(
+  {
+    id: 'CLIENT-BODY-FIELD-NAMES',
+    title: "Spells the body's field names exactly as §2.1 does (PostBackUrl, key_pix, check_code…)",
+    clause: '§2.1',
+    level: 'must',
+    reason: '"Field names are case-sensitive; the callback field is written PostBackUrl" (§2.1).',
+    remedy:
+      'Use the names amount, code, name, key_type, document, key_pix, PostBackUrl and check_code exactly as written.',
+  },
+  'withdraw',
+  ['field-case'],
+  'the field names of §2.1, case included',
+);
+
+export const clientBodyTypes = departureCheck(
+  {
+    id: 'CLIENT-BODY-TYPES',
+    title: 'Sends amount as a number, check_code as a boolean and the other fields as strings',
+    clause: '§2.1',
+    level: 'must',
+    reason: '§2.1 gives each field its type: amount a number, check_code a boolean, the others strings.',
+    remedy:
+      'Send amount as a JSON number (12.5, not "12.50"), check_code as true or false (not "true"), and the other fields as strings.',
+  },
+  'withdraw',
+  ['field-type'],
+  'amount a number, check_code a boolean, the other fields strings',
+);
+
+export const clientBodyPostBack = departureCheck(
+  {
+    id: 'CLIENT-BODY-POSTBACK',
+    title: 'Gives PostBackUrl as an absolute URL the webhook can be posted to',
+    clause: '§2.1, §6',
+    level: 'must',
+    reason:
+      'PostBackUrl is the "address that receives the webhook" (§2.1, §6): a path or a relative URL is no address the service can post to.',
+    remedy:
+      'Send PostBackUrl as an absolute http(s) URL of the webhook handler, e.g. https://app.example/pix/webhook.',
+  },
+  'withdraw',
+  ['postback-not-absolute'],
+  'an absolute http(s) URL',
+);
+
+export const clientBodyFields = departureCheck(
+  {
+    id: 'CLIENT-BODY-FIELDS',
+    title: 'Sends every field of §2.1',
+    clause: '§2.1 (required: not shown)',
+    level: 'should',
+    reason:
+      'Which fields are required is not shown (§2.1); a body without one of the eight fields may be refused by a provider (our reading).',
+    remedy:
+      'Send all eight fields of §2.1: amount, code, name, key_type, document, key_pix, PostBackUrl and check_code.',
+  },
+  'withdraw',
+  ['field-missing'],
+  'the eight fields of §2.1',
+);
+
+export const clientBodyValues = departureCheck(
+  {
+    id: 'CLIENT-BODY-VALUES',
+    title: 'Sends plausible values: a positive amount with two decimals, a known key_type, a bounded name',
+    clause: '§2.1 (formats: not shown)',
+    level: 'should',
+    reason:
+      'Allowed values and formats are not shown (§2.1); values no payout system takes (a negative amount, three decimals, an unknown key_type) will be refused (our reading).',
+    remedy:
+      'Send a positive amount with at most two decimals, a key_type of the Pix key kinds (CPF, CNPJ, EMAIL, PHONE, EVP) and a name of at most 140 characters.',
+  },
+  'withdraw',
+  ['field-value'],
+  'values a payout system takes',
+);
+
+export const clientHttps = departureCheck(
+  {
+    id: 'CLIENT-HTTPS',
+    title: 'Sends credentials over https outside loopback',
+    clause: '§5 (transport: not shown)',
+    level: 'should',
+    reason:
+      'The document does not name the transport, but client_secret, cert_client and the token sent in clear over a network can be read by anyone on the path (our reading).',
+    remedy: 'Use an https:// PIX_BASE_URL for anything but a service on this machine.',
+  },
+  'any',
+  ['credentials-over-http'],
+  'https outside loopback',
+);
+
+/** Withdrawals that presented a token the simulator issued, with its id. */
+function withIssuedToken(run: ClientRun): { request: JournalRequest; tokenId: string }[] {
+  return ofOperation(run, 'withdraw').flatMap((request) => {
+    const tokenId = request.credentials.tokenId;
+    return tokenId === undefined ? [] : [{ request, tokenId }];
+  });
+}
+
+export const clientTokenReused = defineClientCheck(
+  {
+    id: 'CLIENT-TOKEN-REUSED',
+    title: 'Uses one token for many withdrawals, not a new token before each',
+    clause: '§5.3, §8',
+    level: 'should',
+    reason:
+      'The client "requests a new token every 7200 seconds" (§5.3): a token serves the withdrawals of that interval, and a token request before each withdrawal doubles the calls and may be rate limited (our reading).',
+    remedy:
+      'Keep the token and reuse it until it is about to reach 7200 s (or a 401 says it is no longer valid); request a new one only then.',
+  },
+  (run) =>
+    withIssuedToken(run).length >= 2
+      ? undefined
+      : 'fewer than two withdrawals carried an issued token: a second withdrawal would exercise it',
+  (run) => {
+    const used = withIssuedToken(run);
+    const tokens = new Set(used.map((u) => u.tokenId));
+    return tokens.size === used.length
+      ? [
+          violation(
+            'should',
+            'one token for the withdrawals of its 7200 s',
+            `${used.length} withdrawals, each with a token of its own (${[...tokens].join(', ')})`,
+          ),
+        ]
+      : [];
+  },
+);
+
+export const clientTokenRenewed = defineClientCheck(
+  {
+    id: 'CLIENT-TOKEN-RENEWED',
+    title: 'Renews its token within 7200 s',
+    clause: '§5.3, §8',
+    level: 'must',
+    reason: '"The client requests a new token every 7200 seconds" (§5.3, §8): a token older than that is not to be used.',
+    remedy: 'Record when each token was issued and request a new one before 7200 s have passed (a little earlier, to cover clock skew).',
+  },
+  (run) =>
+    withIssuedToken(run).length > 0 || ofOperation(run, 'withdraw').some((r) => r.departures.some((d) => d.code === 'token-expired'))
+      ? undefined
+      : NO_WITHDRAWAL.replace('at least one', 'at least one with a token'),
+  (run) => {
+    const issued = new Map(run.journal.tokens.map((t) => [t.id, Date.parse(t.issuedAt)]));
+    const aged = withIssuedToken(run).flatMap(({ request, tokenId }) => {
+      const ageS = (Date.parse(request.at) - (issued.get(tokenId) ?? Date.parse(request.at))) / 1000;
+      return ageS > TOKEN_RENEWAL_SECONDS
+        ? [violation('must', `a token younger than ${TOKEN_RENEWAL_SECONDS} s`, `${describeRequest(request)} used token ${tokenId}, issued ${Math.round(ageS)} s before`)]
+        : [];
+    });
+    const expired = ofOperation(run, 'withdraw')
+      .filter((r) => r.departures.some((d) => d.code === 'token-expired'))
+      .map((r) => violation('must', `a token younger than ${TOKEN_RENEWAL_SECONDS} s`, `${describeRequest(r)} used an expired token`));
+    return [...aged, ...expired];
+  },
+); // prettier-ignore
+
+/** 401s the client could not foresee: one for a header it got wrong is that header check's finding. */
+const answered401 = (run: ClientRun): JournalRequest[] =>
+  ofOperation(run, 'withdraw').filter((r) => r.answer.status === 401 && r.departures.length === 0);
+
+export const clientAfter401 = defineClientCheck(
+  {
+    id: 'CLIENT-AFTER-401',
+    title: 'After a 401, renews its token once and tries again, never in a loop',
+    clause: '§7, §5.3',
+    level: 'should',
+    reason: '401 means Unauthorized (§7); the document shows no recovery, but one renewal then one retry recovers from an expired token, while renewing again and again hammers the service (our reading).',
+    remedy: 'On a 401, request one new token and send the withdrawal once more; if that is refused too, stop and report it instead of renewing again.',
+  },
+  (run) => (answered401(run).length > 0 ? undefined : 'no withdrawal was answered 401: a withdrawal refused 401 (its token no longer valid) would exercise it'),
+  (run) => {
+    const { requests } = run.journal;
+    const found: Violation[] = [];
+    for (const refused of answered401(run)) {
+      const after = requests.filter((r) => r.seq > refused.seq);
+      const nextWithdrawal = after.findIndex((r) => r.operation === 'withdraw');
+      const renewals = (nextWithdrawal === -1 ? after : after.slice(0, nextWithdrawal)).filter((r) => r.operation === 'token');
+      if (renewals.length > 1)
+        found.push(violation('should', 'one token request after a 401', `after ${describeRequest(refused)} answered 401: ${renewals.length} token requests before the next withdrawal`));
+    }
+    let streak = 0;
+    const unforeseen = new Set(answered401(run));
+    for (const r of ofOperation(run, 'withdraw')) {
+      streak = unforeseen.has(r) ? streak + 1 : 0;
+      if (streak === RENEWAL_LOOP)
+        found.push(violation('should', 'one renewal and one retry after a 401, then stop', `${RENEWAL_LOOP} withdrawals in a row answered 401, the last ${describeRequest(r)}: a renewal loop`));
+    }
+    return found;
+  },
+); // prettier-ignore
+
+const answeredAt = (r: JournalRequest): number => Date.parse(r.at) + r.elapsedMs;
+
+const rateLimited = (run: ClientRun): JournalRequest[] =>
+  run.journal.requests.filter((r) => r.answer.status === 429);
+
+export const clientAfter429 = defineClientCheck(
+  {
+    id: 'CLIENT-AFTER-429',
+    title: 'After a 429, sends nothing before Retry-After has passed',
+    clause: '§8 (rate limits: not shown)',
+    level: 'should',
+    reason: 'Rate limits are not shown (§8), but a 429 with Retry-After asks the client to wait that long; a client that sends sooner is refused again, or blocked (our reading, RFC 9110 §10.2.3).',
+    remedy: 'On a 429, wait the seconds of Retry-After (or a backoff when it is absent) before the next request of any kind.',
+  },
+  (run) => (rateLimited(run).length > 0 ? undefined : `no request was answered 429: a withdrawal of ${outcomeAmount(run, 'rate-limited-429')} would exercise it`),
+  (run) =>
+    rateLimited(run).flatMap((limited) => {
+      const waitMs = (limited.answer.retryAfterSeconds ?? 0) * 1000;
+      const until = answeredAt(limited) + waitMs;
+      const early = run.journal.requests.find((r) => r.seq > limited.seq && Date.parse(r.at) < until - RETRY_AFTER_SLACK_MS);
+      return early === undefined
+        ? []
+        : [violation('should', `no request before ${new Date(until).toISOString()} (Retry-After: ${limited.answer.retryAfterSeconds ?? 'absent'})`, `${describeRequest(early)}, ${Math.round(until - Date.parse(early.at))} ms early, after ${describeRequest(limited)} answered 429`)];
+    }),
+); // prettier-ignore
+
+/** The same payment, as this check tells it: the same amount, Pix key and beneficiary's name. */
+function paymentOf(r: JournalRequest): string | undefined {
+  const body = r.body.value;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { amount, key_pix: key, name } = body as Record<string, unknown>;
+  return amount === undefined || key === undefined ? undefined : JSON.stringify([amount, key, name]);
+}
+
+const checkCodeOf = (r: JournalRequest): unknown =>
+  typeof r.body.value === 'object' && r.body.value !== null
+    ? (r.body.value as Record<string, unknown>).check_code
+    : undefined;
+
+/** A withdrawal whose outcome the client cannot know: answered 5xx, or not answered in its time. */
+const unknownOutcome = (r: JournalRequest): boolean => r.answer.status === null || r.answer.status >= 500;
+
+const answerText = (r: JournalRequest): string =>
+  r.answer.status === null ? 'no answer' : `${r.answer.status}`;
+
+export const clientUnknownOutcome = defineClientCheck(
+  {
+    id: 'CLIENT-UNKNOWN-OUTCOME',
+    title: 'After a 5xx or no answer, resends the same code with check_code true, never a new code for the same payment',
+    clause: '§2.1, §4.2, §7',
+    level: 'should',
+    reason: 'A 500 or a lost answer does not say the withdrawal was not processed (§7 shows no condition); check_code true makes the service refuse a second record of the same code (§2.1), so resending the same code is safe, while a new code for the same payment risks a double payout (our reading).',
+    remedy: 'After a 5xx or a timeout, resend the very same body (same code) with check_code: true, or wait for the webhook; never mint a new code for a payment whose first try may have been paid.',
+  },
+  (run) =>
+    ofOperation(run, 'withdraw').some(unknownOutcome)
+      ? undefined
+      : `no withdrawal was answered 5xx or left unanswered: a withdrawal of ${outcomeAmount(run, 'error-500-paid')} or ${outcomeAmount(run, 'no-answer-paid')} would exercise it`,
+  (run) => {
+    const withdrawals = ofOperation(run, 'withdraw');
+    return withdrawals.filter(unknownOutcome).flatMap((first) => {
+      const payment = paymentOf(first);
+      const again = withdrawals.find((r) => r.seq > first.seq && payment !== undefined && paymentOf(r) === payment);
+      if (again === undefined) return [];
+      if (again.code !== first.code)
+        return [violation('should', `the same code ${first.code ?? '(none)'} sent again with check_code: true`, `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} after ${describeRequest(first)} got ${answerText(first)}: if the first was paid, this pays twice (a double payout)`)];
+      return checkCodeOf(again) === true
+        ? []
+        : [violation('should', 'the resend with check_code: true', `${describeRequest(again)} resent code ${again.code ?? ''} with check_code ${checkCodeOf(again) === undefined ? 'absent' : JSON.stringify(checkCodeOf(again))} after ${describeRequest(first)} got ${answerText(first)}: the service may record it twice`)];
+    });
+  },
+); // prettier-ignore
+
+export const CLIENT_CHECKS: readonly ClientCheck[] = [
+  clientOperations,
+  clientTokenAccept,
+  clientTokenClientId,
+  clientTokenCertClient,
+  clientWithdrawCredentials,
+  clientWithdrawAccept,
+  clientWithdrawBearer,
+  clientBodyJson,
+  clientBodyFieldNames,
+  clientBodyTypes,
+  clientBodyPostBack,
+  clientBodyFields,
+  clientBodyValues,
+  clientTokenReused,
+  clientTokenRenewed,
+  clientAfter401,
+  clientAfter429,
+  clientUnknownOutcome,
+  clientHttps,
+];
+
+export const clientFamily: Family = {
+  name: 'client (pix-certify client)',
+  file: familyFile(import.meta.url),
+  checks: () => CLIENT_CHECKS,
+  withdrawals: () => 0,
+};

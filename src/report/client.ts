@@ -1,0 +1,151 @@
+/**
+ * The client certification (pix-certify client): the client and handler checks judged on a
+ * simulator's journal, turned into the same Certification as certify's by the same builder, so the
+ * same renderers, `verify`, `compare` and `history` read it. A check the run did not exercise is
+ * SKIPPED naming what would, and makes the run INCOMPLETE.
+ */
+import type { ClientCheck, ClientRun } from '../checks/client.ts';
+import { verdictWithin } from '../checks/check.ts';
+import type { Evaluation } from '../checks/vocabulary.ts';
+import { suiteVersion } from '../run/run-metadata.ts';
+import { loadSpec } from '../spec/spec.ts';
+import { buildCertification } from './build.ts';
+import type { Certification, ReportedObservation, SuiteError, TestOutcome } from './model.ts';
+import type { JsonValue } from '../base/json.ts';
+
+/** What the command under certification did, as the report shows it (never our exit code). */
+export interface CommandRun {
+  readonly line: string;
+  /** null when it was ended by a signal or by the time limit. */
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** It was still running at the time limit (PIX_CLIENT_TIMEOUT_S) and was stopped. */
+  readonly timedOut: boolean;
+  /** Its own wall time, from its start to its exit: what the certification adds is the rest of the run's. */
+  readonly durationMs: number;
+}
+
+export interface ClientCertificationInput {
+  readonly run: ClientRun;
+  readonly checks: readonly ClientCheck[];
+  /** `client`: a command's client and handler; `handler`: a handler alone (--handler). */
+  readonly subject: 'client' | 'handler';
+  /** What the client was run against, the same from run to run; a handler's URL for `handler`. */
+  readonly baseUrl: string;
+  /** PIX_ENV_NAME: the label the reports name the client by. */
+  readonly environmentName?: string;
+  readonly command?: CommandRun;
+  readonly startTime: Date;
+  readonly durationMs: number;
+  readonly strict: boolean;
+  readonly requireComplete: boolean;
+  readonly options: Readonly<Record<string, string | number | boolean>>;
+  readonly suiteErrors: readonly SuiteError[];
+}
+
+/** The reason every report gives for checks the client's run did not exercise. */
+export const UNEXERCISED_REASON =
+  "The client's run did not exercise these checks: each one's evidence names what would (a second withdrawal, an amount of the simulator's outcome table, a 401). Make the command's tests exercise them and run again; PIX_REQUIRE_COMPLETE=1 makes such a run exit 1.";
+
+/** One check's evaluations: SKIPPED naming what would exercise it, each violation, or one PASSED. */
+export function evaluate(check: ClientCheck, run: ClientRun, at: string): Evaluation[] {
+  const missing = check.unexercised(run);
+  if (missing !== undefined)
+    return [{ checkId: check.id, verdict: 'SKIPPED', reason: missing, blockedBy: { answer: missing, at } }];
+  const violations = check.judge(run);
+  if (violations.length === 0) return [{ checkId: check.id, verdict: 'PASSED' }];
+  return violations.map(({ verdict, expected, actual }) => ({
+    checkId: check.id,
+    verdict: verdictWithin(check.level, verdict),
+    expected,
+    actual,
+  }));
+}
+
+/** Departures no check judges (the document is silent, or the simulator's own limit), as observations. */
+function observationsOf(run: ClientRun): ReportedObservation[] {
+  const observed = run.journal.requests.flatMap((r) =>
+    r.departures.filter((d) => d.level === 'observe').map((d) => ({ code: d.code, clause: d.clause, message: d.message })),
+  );
+  const byCode = new Map<string, { clause: string; messages: Set<string> }>();
+  for (const { code, clause, message } of observed) {
+    const entry = byCode.get(code) ?? { clause, messages: new Set<string>() };
+    entry.messages.add(message);
+    byCode.set(code, entry);
+  }
+  const departures = [...byCode].map(([code, { clause, messages }]) => ({
+    topic: `client.departure.${code}`,
+    clause,
+    value: [...messages].slice(0, 5),
+  }));
+  const { dropped, limits } = run.journal;
+  const bounded =
+    dropped.requests + dropped.deliveries === 0
+      ? []
+      : [
+          {
+            topic: 'client.journal.dropped',
+            clause: '(suite bound)',
+            value: { requests: dropped.requests, deliveries: dropped.deliveries } as JsonValue,
+            note: `the simulator keeps the newest ${limits.journalMaxEntries} requests and deliveries of a namespace; older ones were not judged`,
+          },
+        ];
+  return [...departures, ...bounded];
+} // prettier-ignore
+
+function commandObservation(command: CommandRun): ReportedObservation {
+  const ended =
+    command.timedOut ? 'stopped at the time limit' : command.exitCode !== null ? `exit code ${command.exitCode}` : `ended by ${command.signal ?? 'a signal'}`;
+  return {
+    topic: 'client.command',
+    clause: '(the command under certification)',
+    value: { command: command.line, exitCode: command.exitCode, signal: command.signal, timedOut: command.timedOut, durationMs: command.durationMs },
+    note: `${ended}; shown, never taken for the certification's exit code`,
+  };
+} // prettier-ignore
+
+export function buildClientCertification(input: ClientCertificationInput): Certification {
+  const spec = loadSpec();
+  const at = input.startTime.toISOString();
+  const tests: TestOutcome[] = input.checks.map((check) => ({
+    titlePath: [input.subject, check.id],
+    status: 'passed',
+    durationMs: 0,
+    errors: [],
+    evaluations: evaluate(check, input.run, at),
+    observations: [],
+  }));
+  const observations = [
+    ...observationsOf(input.run),
+    ...(input.command === undefined ? [] : [commandObservation(input.command)]),
+  ];
+  const certification = buildCertification({
+    checks: input.checks,
+    clauses: spec.clauses,
+    metadata: {
+      ...(input.environmentName === undefined ? {} : { environmentName: input.environmentName }),
+      runId: input.run.journal.namespace,
+      suiteVersion: suiteVersion(),
+      specVersion: spec.version,
+      specHash: spec.hash,
+      mode: 'client',
+      baseUrl: input.baseUrl,
+      reportDir: '',
+      strict: input.strict,
+      requireComplete: input.requireComplete,
+      selection: [],
+      seed: 0,
+      options: { subject: input.subject, ...input.options },
+    },
+    tests: [{ titlePath: [input.subject, 'journal'], status: 'passed', durationMs: 0, errors: [], evaluations: [], observations }, ...tests],
+    suiteErrors: input.suiteErrors,
+    startTime: input.startTime,
+    durationMs: input.durationMs,
+  });
+  return {
+    ...certification,
+    incomplete: certification.incomplete.map((i) =>
+      i.cause === 'environment' ? { ...i, reason: UNEXERCISED_REASON } : i,
+    ),
+  };
+} // prettier-ignore
