@@ -31,10 +31,9 @@ const DEFAULT_WEBHOOK_WAIT_S = 10;
 /** After SIGTERM, the command's process group has this long before SIGKILL. */
 const KILL_GRACE_MS = 2000;
 
-export const USAGE = `Usage:
-  ${suiteCommand('client', '[--timeout <s>] -- <command…>')}
-  ${suiteCommand('client', '--serve [--duration 15m] [--host 127.0.0.1] [--port 0]')}
-  ${suiteCommand('client', '--handler <url>')}
+export const USAGE = `Usage: ${suiteCommand('client', '[--timeout <s>] -- <command…>')}
+       ${suiteCommand('client', '--serve [--duration 15m] [--host 127.0.0.1] [--port 0]')}
+       ${suiteCommand('client', '--handler <url>')}
 
 Certifies your own client and webhook handler against the simulator (docs/integrators.md). The
 simulator starts on loopback in a namespace of its own; the command runs with

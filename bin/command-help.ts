@@ -69,7 +69,8 @@ export const COMMAND_HELP = {
   },
   sandbox: {
     usage: 'sandbox',
-    purpose: 'the reference provider with its readings and faults, on this machine',
+    purpose:
+      'the reference provider with its faults, and the simulator integrators build against, on this machine',
     exitCodes: SERVICE_EXIT_CODES,
   },
   mock: {
@@ -83,7 +84,7 @@ export const COMMAND_HELP = {
     exitCodes: SERVICE_EXIT_CODES,
   },
   client: {
-    usage: 'client [--timeout S] -- <command…> | --serve [--duration 15m] | --handler <url>',
+    usage: 'client -- <command…>',
     purpose: "certifies an integrator's own client and webhook handler against the simulator",
     exitCodes: [
       [
