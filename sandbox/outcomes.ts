@@ -22,6 +22,7 @@ export type OutcomeName =
   | 'error-500-paid'
   | 'no-answer-paid'
   | 'rate-limited-429'
+  | 'unauthorized-401'
   | 'webhook-late'
   | 'webhook-twice'
   | 'out-of-order'
@@ -55,6 +56,7 @@ const ROWS: readonly OutcomeRow[] = [
   { name: 'error-500-paid', amount: 0.51, status: 500, webhooks: PAID_NOW, meaning: 'answered 500 but paid all the same: a PAID webhook; the code is taken (check_code true refuses it again)' },
   { name: 'no-answer-paid', amount: 0.52, status: null, webhooks: [{ status: 'PAID', afterSeconds: 1, kind: 'valid' }], meaning: `no answer (the connection closes unanswered after ${NO_ANSWER_HOLD_SECONDS} s) but paid: a PAID webhook 1 s after the request` },
   { name: 'rate-limited-429', amount: 0.29, status: 429, retryAfterSeconds: 1, webhooks: [], meaning: 'answered 429 with Retry-After: 1, not processed: no webhook, the code stays free' },
+  { name: 'unauthorized-401', amount: 0.41, status: 401, webhooks: [], meaning: 'answered 401 as to a token no longer valid, not processed: no webhook, the code stays free (renew once, try once more, then stop)' },
   { name: 'webhook-late', amount: 0.3, status: 200, webhooks: [{ status: 'PAID', afterSeconds: 30, kind: 'valid' }], meaning: 'accepted; the PAID webhook comes 30 s late' },
   { name: 'webhook-twice', amount: 0.22, status: 200, webhooks: [{ status: 'PAID', afterSeconds: 0, kind: 'valid' }, { status: 'PAID', afterSeconds: 0.5, kind: 'duplicate' }], meaning: 'accepted; the PAID webhook is delivered twice (the same webhook-id)' },
   { name: 'out-of-order', amount: 0.23, status: 200, webhooks: [{ status: 'PAID', afterSeconds: 0, kind: 'valid' }, { status: 'PROCESSING', afterSeconds: 0.5, kind: 'out-of-order' }], meaning: 'accepted; PAID arrives before PROCESSING: a handler must not step back' },

@@ -173,7 +173,7 @@ describe('the outcome table', () => {
     const served = (await (await control(sandbox, 'GET', '/_sim/outcomes')).json()) as OutcomeRow[];
     assert.deepEqual(served.map((r) => [r.name, r.amount, r.status]), rows.map((r) => [r.name, r.amount, r.status]));
     const names: readonly string[] = rows.map((r) => r.name);
-    for (const name of ['paid', 'payout-failed', 'refused-400', 'error-500', 'error-500-paid', 'no-answer-paid', 'rate-limited-429', 'webhook-late', 'webhook-twice', 'out-of-order', 'webhook-retried', 'webhook-malformed', 'webhook-extra-fields'])
+    for (const name of ['paid', 'payout-failed', 'refused-400', 'error-500', 'error-500-paid', 'no-answer-paid', 'rate-limited-429', 'unauthorized-401', 'webhook-late', 'webhook-twice', 'out-of-order', 'webhook-retried', 'webhook-malformed', 'webhook-extra-fields'])
       assert.ok(names.includes(name), `the table has no ${name}`);
 
     // A namespace, the reference profile and a scenario: the table is the same in every one.

@@ -43,6 +43,7 @@ const MATRIX: Readonly<Record<string, Band>> = {
   'new-code-after-5xx': { warned: ['CLIENT-UNKNOWN-OUTCOME'] },
   'resend-without-check-code': { warned: ['CLIENT-UNKNOWN-OUTCOME'] },
   'ignore-retry-after': { warned: ['CLIENT-AFTER-429'] },
+  'renew-loop': { warned: ['CLIENT-AFTER-401'] },
   'handler-500': { warned: ['HANDLER-VALID-2XX'] },
   'handler-slow': { warned: ['HANDLER-VALID-2XX'] },
   'handler-500-on-duplicate': { warned: ['HANDLER-DUPLICATE-2XX'] },

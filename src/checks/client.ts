@@ -380,7 +380,7 @@ export const clientAfter401 = defineClientCheck(
     reason: '401 means Unauthorized (§7); the document shows no recovery, but one renewal then one retry recovers from an expired token, while renewing again and again hammers the service (our reading).',
     remedy: 'On a 401, request one new token and send the withdrawal once more; if that is refused too, stop and report it instead of renewing again.',
   },
-  (run) => (answered401(run).length > 0 ? undefined : 'no withdrawal was answered 401: a withdrawal refused 401 (its token no longer valid) would exercise it'),
+  (run) => (answered401(run).length > 0 ? undefined : `no withdrawal was answered 401: a withdrawal of ${outcomeAmount(run, 'unauthorized-401')} would exercise it`),
   (run) => {
     const { requests } = run.journal;
     const found: Violation[] = [];

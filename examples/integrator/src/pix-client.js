@@ -17,6 +17,13 @@ export class PixClient {
     this.certClient = env.PIX_CERT_CLIENT;
     this.token = undefined;
     this.tokenAt = 0;
+    // After a 429, no request of any kind before Retry-After has passed.
+    this.notBefore = 0;
+  }
+
+  async paced() {
+    const wait = this.notBefore - Date.now();
+    if (wait > 0 && FAULT !== 'ignore-retry-after') await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   certHeader() {
@@ -30,6 +37,7 @@ export class PixClient {
   }
 
   async requestToken() {
+    await this.paced();
     const headers = { client_id: this.clientId, cert_client: this.certHeader() };
     if (FAULT !== 'no-accept-token') headers.Accept = 'application/json';
     const response = await fetch(`${this.baseUrl}/auth/token`, {
@@ -90,6 +98,7 @@ export class PixClient {
   /** One POST /pix/payment; `null` status when no answer came in time. */
   async send(payment) {
     const path = FAULT === 'wrong-path' ? '/pix/payments' : '/pix/payment';
+    await this.paced();
     try {
       const response = await fetch(`${this.baseUrl}${path}`, {
         method: 'POST',
@@ -97,11 +106,9 @@ export class PixClient {
         body: this.body(payment),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
-      return {
-        status: response.status,
-        retryAfter: Number(response.headers.get('retry-after') ?? 1),
-        body: await response.text(),
-      };
+      const retryAfter = Number(response.headers.get('retry-after') ?? 1);
+      if (response.status === 429) this.notBefore = Date.now() + retryAfter * 1000;
+      return { status: response.status, retryAfter, body: await response.text() };
     } catch (error) {
       if (error.name === 'TimeoutError' || error.name === 'AbortError') return { status: null };
       throw error;
@@ -111,15 +118,12 @@ export class PixClient {
   /** A withdrawal, resolved with its final answer's status; UnknownOutcome when it may or may not be paid. */
   async withdraw(payment) {
     let answer = await this.send(payment);
-    if (answer.status === 401) {
+    // renew-loop: the fault of a client that renews and resends until the 401 goes away (bounded here).
+    for (let tries = 0; answer.status === 401 && tries < (FAULT === 'renew-loop' ? 4 : 1); tries += 1) {
       this.token = undefined;
       answer = await this.send(payment);
     }
-    if (answer.status === 429) {
-      if (FAULT !== 'ignore-retry-after')
-        await new Promise((resolve) => setTimeout(resolve, answer.retryAfter * 1000));
-      answer = await this.send(payment);
-    }
+    if (answer.status === 429) answer = await this.send(payment);
     if (answer.status === null || answer.status >= 500) {
       const again =
         FAULT === 'new-code-after-5xx'

@@ -11,6 +11,7 @@ const PAID = 0.01;
 const ERROR_500_PAID = 0.51;
 const NO_ANSWER_PAID = 0.52;
 const RATE_LIMITED = 0.29;
+const UNAUTHORIZED = 0.41;
 const WEBHOOK_MALFORMED = 0.24;
 const WEBHOOK_EXTRA_FIELDS = 0.25;
 
@@ -61,6 +62,11 @@ for (const [title, amount, who] of PAID_IN_THE_END) {
 test('a 429 is retried once, after Retry-After', async () => {
   const answer = await client.withdraw(payment(RATE_LIMITED, 'Gabi Reis'));
   assert.equal(answer.status, 429);
+});
+
+test('a 401 is sent again once with a new token, then left to the caller', async () => {
+  const answer = await client.withdraw(payment(UNAUTHORIZED, 'Hugo Alves'));
+  assert.equal(answer.status, 401);
 });
 
 test('UnknownOutcome is what the caller sees when the outcome stays unknown', () => {
