@@ -88,6 +88,42 @@ function rowsFor(path: string, label: string, installDir: string | undefined): R
   return rows;
 }
 
+/** The example integrator's own tests: run bare against a namespace, then under pix-certify client. */
+const EXAMPLE_TESTS = [
+  'node',
+  '--test',
+  '--test-concurrency=1',
+  join(ROOT, 'examples', 'integrator', 'test'),
+];
+
+/** A namespace of the bench's sandbox, as the variables the example reads. */
+async function namespaceEnv(running: RunningSandbox): Promise<Record<string, string>> {
+  const response = await fetch(`${running.url}/_sim/namespaces`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${running.controlToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench-client' }),
+  });
+  const made = (await response.json()) as Record<string, string>;
+  return {
+    PIX_BASE_URL: made.baseUrl ?? '',
+    PIX_CLIENT_ID: made.clientId ?? '',
+    PIX_CLIENT_SECRET: made.clientSecret ?? '',
+    PIX_CERT_CLIENT: made.certClient ?? '',
+  };
+}
+
+/** What pix-certify client adds to a command: the command alone against a running simulator, and under it. */
+async function clientRows(): Promise<Row[]> {
+  if (!'client'.includes(ONLY)) return [];
+  const env = { PATH: process.env.PATH ?? '' };
+  const [file = 'node', ...args] = EXAMPLE_TESTS;
+  return [
+    { label: 'client: the example\'s tests alone', command: { file, args, cwd: ROOT, env: { ...env, ...(await namespaceEnv(sandbox)) } } },
+    // As npm run client starts it, without npm's own start: what the command adds, not the package manager.
+    { label: 'client: pix-certify client -- the same tests', command: { file: process.execPath, args: ['--import', './scripts/typescript.mjs', 'bin/client.ts', '--', ...EXAMPLE_TESTS], cwd: ROOT, env } },
+  ];
+} // prettier-ignore
+
 const notes: string[] = [];
 let historyDir: string | undefined;
 try {
@@ -122,6 +158,7 @@ try {
       rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined),
     ),
     ...remoteRows,
+    ...(await clientRows()),
     {
       label: `history of ${HISTORY_RUNS} runs (sources)`,
       command: {
@@ -167,6 +204,13 @@ try {
     for (const failed of summary.failedRuns)
       lines.push(`  a run exited ${failed.exitCode} instead of 0:\n${failed.stderrTail}`);
   }
+  const [alone, underClient] = rows
+    .filter((row) => row.label.startsWith('client: '))
+    .map((row) => summarise(samples.get(row) ?? [], 0));
+  if (alone !== undefined && underClient !== undefined)
+    lines.push(
+      `pix-certify client adds ${s(underClient.medianMs - alone.medianMs)} to the example's own tests (medians of ${RUNS} interleaved runs; target at most 1 s)`,
+    );
   lines.push(
     ...throughput,
     ...remoteSummary(remoteRows, samples),
