@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { serveMockFront } from '../src/run/mock/front.ts';
 import { startMock } from '../src/run/mock/prism.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -154,10 +155,10 @@ async function simulatorTarget(url: string, controlToken: string): Promise<Targe
   };
 } // prettier-ignore
 
-function prismTarget(url: string): Target {
+function prismTarget(url: string, label: string): Target {
   const certClient = Buffer.from('-----BEGIN PUBLIC KEY-----\nbench\n-----END PUBLIC KEY-----\n').toString('base64');
   return {
-    label: 'Prism mock (startMock)',
+    label,
     baseUrl: url,
     tokenHeaders: { Accept: 'application/json', client_id: 'bench-client', cert_client: certClient },
     withdrawalHeaders: (token) => ({ client_id: 'bench-client', client_secret: 'bench-secret', accept: 'application/json', Authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
@@ -173,8 +174,10 @@ export async function throughputLines(rounds: number): Promise<string[]> {
   const handler = await startHandler();
   const simulator = await startSimulatorProcess(controlToken);
   const mock = await startMock();
+  const front = await serveMockFront({ upstream: mock.url });
   try {
-    const targets = [await simulatorTarget(simulator.url, controlToken), prismTarget(mock.url)];
+    // Prism bare, and as pix-certify mock serves it since the mock tells no lies: behind our front.
+    const targets = [await simulatorTarget(simulator.url, controlToken), prismTarget(mock.url, 'Prism mock (startMock, bare)'), prismTarget(front.url, 'pix-certify mock (Prism behind its front)')];
     for (const target of targets) await pass(target, handler, Math.ceil(WITHDRAWALS / 10));
     const passes = new Map<Target, Pass[]>(targets.map((t) => [t, []]));
     for (let round = 0; round < rounds; round++) {
@@ -185,17 +188,18 @@ export async function throughputLines(rounds: number): Promise<string[]> {
       return sorted[Math.floor(sorted.length / 2)] as Pass;
     };
     const width = Math.max(...targets.map((t) => t.label.length));
-    const [sim, prism] = targets.map(median) as [Pass, Pass];
+    const [sim, prism, fronted] = targets.map(median) as [Pass, Pass, Pass];
     return [
       `throughput: ${WITHDRAWALS} valid withdrawals per pass, ${IN_FLIGHT} in flight, each webhook to a handler in the bench's process; median pass of ${rounds}`,
       ...targets.map((target) => {
         const p = median(target);
         return `${target.label.padEnd(width)}  ${p.perSecond.toFixed(0)} withdrawals/s  p50 ${p.p50Ms.toFixed(1)} ms  p99 ${p.p99Ms.toFixed(1)} ms  ${p.answered200}/${p.sent} answered 200, ${p.delivered} webhooks delivered`;
       }),
-      `throughput: the simulator at ×${(sim.perSecond / prism.perSecond).toFixed(2)} the Prism mock's rate`,
+      `throughput: the simulator at ×${(sim.perSecond / prism.perSecond).toFixed(2)} bare Prism's rate, ×${(sim.perSecond / fronted.perSecond).toFixed(2)} pix-certify mock's`,
     ];
   } finally {
     simulator.child.kill('SIGTERM');
+    await front.close();
     await mock.stop();
     await handler.stop();
   }
