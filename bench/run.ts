@@ -30,7 +30,7 @@ import { installedPackage } from './tarball.ts';
 import { historyRuns } from './history-runs.ts';
 import { rmSync } from 'node:fs';
 import { DEFAULT_CONCURRENCY } from '../src/config/config.ts';
-import { throughputLines } from './throughput.ts';
+import { createNamespace, throughputLines } from './throughput.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? '7');
@@ -98,17 +98,12 @@ const EXAMPLE_TESTS = [
 
 /** A namespace of the bench's sandbox, as the variables the example reads. */
 async function namespaceEnv(running: RunningSandbox): Promise<Record<string, string>> {
-  const response = await fetch(`${running.url}/_sim/namespaces`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${running.controlToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench-client' }),
-  });
-  const made = (await response.json()) as Record<string, string>;
+  const made = await createNamespace(running.url, running.controlToken, { name: 'bench-client' });
   return {
-    PIX_BASE_URL: made.baseUrl ?? '',
-    PIX_CLIENT_ID: made.clientId ?? '',
-    PIX_CLIENT_SECRET: made.clientSecret ?? '',
-    PIX_CERT_CLIENT: made.certClient ?? '',
+    PIX_BASE_URL: made.baseUrl,
+    PIX_CLIENT_ID: made.clientId,
+    PIX_CLIENT_SECRET: made.clientSecret,
+    PIX_CERT_CLIENT: made.certClient,
   };
 }
 

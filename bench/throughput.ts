@@ -140,13 +140,29 @@ async function startSimulatorProcess(controlToken: string): Promise<{ url: strin
   return { url, child };
 } // prettier-ignore
 
-async function simulatorTarget(url: string, controlToken: string): Promise<Target> {
+export interface BenchNamespace {
+  readonly baseUrl: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly certClient: string;
+}
+
+/** A namespace of a running simulator, made through its control API as a CI script would. */
+export async function createNamespace(
+  url: string,
+  controlToken: string,
+  request: { name: string; faults?: 'none' },
+): Promise<BenchNamespace> {
   const response = await fetch(`${url}/_sim/namespaces`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${controlToken}` },
-    body: JSON.stringify({ name: 'bench', faults: 'none' }),
+    headers: { authorization: `Bearer ${controlToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(request),
   });
-  const ns = (await response.json()) as { baseUrl: string; clientId: string; clientSecret: string; certClient: string };
+  return (await response.json()) as BenchNamespace;
+}
+
+async function simulatorTarget(url: string, controlToken: string): Promise<Target> {
+  const ns = await createNamespace(url, controlToken, { name: 'bench', faults: 'none' });
   return {
     label: 'simulator (pix-certify sandbox, a namespace)',
     baseUrl: ns.baseUrl,
