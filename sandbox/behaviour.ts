@@ -17,14 +17,40 @@ export const WITHDRAW_FIELD_TYPES = {
 
 export type WithdrawField = keyof typeof WITHDRAW_FIELD_TYPES;
 
+/**
+ * How a presented credential is compared with the client's: wholly, or as lax providers do: a prefix
+ * either way, the first 32 characters (a VARCHAR(32) column), the first 72 (bcrypt's limit), or
+ * ignoring case.
+ */
+export type Comparison = 'exact' | 'prefix' | 'first-32' | 'first-72' | 'any-case';
+
 /** What happens to a request whose credential header is missing, or present but not the client's. */
 export interface CredentialRule {
   readonly missing: 'refuse' | 'accept' | 'server-error';
   /** 'accept' also waives the base64 check of cert_client. */
   readonly wrong: 'refuse' | 'accept';
+  readonly compare?: Comparison;
+}
+
+/** Whether a presented value passes for the client's under the comparison. */
+export function sameCredential(presented: string, expected: string, compare: Comparison = 'exact'): boolean {
+  switch (compare) {
+    case 'exact':
+      return presented === expected;
+    case 'prefix':
+      return presented !== '' && (presented.startsWith(expected) || expected.startsWith(presented));
+    case 'first-32':
+      return presented.slice(0, 32) === expected.slice(0, 32);
+    case 'first-72':
+      return presented.slice(0, 72) === expected.slice(0, 72);
+    case 'any-case':
+      return presented.toLowerCase() === expected.toLowerCase();
+  }
 }
 
 export const CHECKED: CredentialRule = { missing: 'refuse', wrong: 'refuse' };
+/** Checked, with the comparison a lax provider makes. */
+export const COMPARED = (compare: Comparison): CredentialRule => ({ ...CHECKED, compare });
 export const IGNORED_WHEN_MISSING: CredentialRule = { missing: 'accept', wrong: 'refuse' };
 export const ANY_VALUE: CredentialRule = { missing: 'refuse', wrong: 'accept' };
 export const SERVER_ERROR_WHEN_MISSING: CredentialRule = { missing: 'server-error', wrong: 'refuse' };
@@ -48,6 +74,8 @@ export interface Behaviour {
   readonly paymentClientId: CredentialRule;
   readonly clientSecret: CredentialRule;
   readonly authorization: 'bearer' | 'ignored-when-missing' | 'any-scheme' | 'any-token';
+  /** How a bearer token is looked up among those issued. */
+  readonly tokenCompare: Comparison;
   /** A withdrawal body that is not JSON, empty, or not an object. */
   readonly unparsableBody: 'refuse' | 'accept' | 'server-error';
   /** A present field whose JSON type is not the one of §2.1. */

@@ -2,7 +2,7 @@
  * The sandbox's one client, with fixed and documented credentials, and how a presented credential
  * header is judged under a scenario's rule.
  */
-import type { Behaviour, CredentialRule } from './behaviour.ts';
+import { type Behaviour, type CredentialRule, sameCredential } from './behaviour.ts';
 import { type Reply, refuse, serverError } from './reply.ts';
 
 export interface SandboxCredentials {
@@ -12,15 +12,15 @@ export interface SandboxCredentials {
   readonly certClient: string;
 }
 
-/** Looks like an RSA public key so the header looks like a real one; nothing is ever verified with it. */
+/** A real RSA public key (its private half was never kept), so that another of its kind can be made. */
 const SANDBOX_PUBLIC_KEY = `-----BEGIN PUBLIC KEY-----
-MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAzxsGWn2ms4f4M1wyHFiW
-Zh6sLPCqezXjt9NTOSTzq6zUeUGZQ7Egf3wnmP5vtvYSFprpojRjiChSTVf3APsP
-jxETQnFO1PZhuJaFldfid4ajcZnTM5LCjBqDIZUYPYOQmCGTD1ktkwMp927IeUwj
-Pjg3jfMogiN2cEtqvgRtX0rZVxd95nuFv8bNMLdmaODhKoocM7f86jQfHv67CFji
-CfEk7uChrFCDQCgdKStG2tiVIeEjB1lGOofwQcKS9zF3ZNadBQPs99MHdPi9HwSm
-GWKiTAek2tDbq6vVYBNlP15b1woAlnfslOe8qc399ZfmjRJCCpRTgWHtkpEIYifo
-gnIDAQAB
+MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA1DZ8gEw1IurW8d1m1p0l
+z9zkGaUlAHQMFEClr2kk7vQ+JqnA67K81OgiYgLEmU4cdgK8b9goKm7JsgZFhCAV
+3L9I8Ftp+0D1YbgzsWT1hyRAqrLFObH/eX/nDdk6Wq31TRVLZzlXJ4J0KK+AW4yg
+TFit7GD3sOrfXnruYYnoeFg4XQDcUzQlPN0MENxIg98kTzMiv9cNGvwFeBngYdig
+TDB7yjaNjsNDFWiKhE0oR28/SIXKAan5q/A/OSvGvYkoyo27JZN5NT5x+jPR8CCw
+8SB1YiY03+EnOllgr1VQhZsexXTFviHEE8su6fbi4KMNd66pFhaa/vw24sIoLWsS
+7wIDAQAB
 -----END PUBLIC KEY-----
 `;
 
@@ -56,7 +56,7 @@ export function judgeCredential(
     if (rule.missing === 'server-error') return serverError(`failed to read ${header}`);
     return refuse(behaviour.credentialRefusal, 'missing_credential', `The ${header} header is required.`);
   }
-  if (value === expected || rule.wrong === 'accept') return undefined;
+  if (sameCredential(value, expected, rule.compare) || rule.wrong === 'accept') return undefined;
   if (base64 && !isBase64(value)) {
     return refuse(400, 'malformed_credential', `The ${header} header is not base64.`);
   }

@@ -3,6 +3,7 @@
  * own, so parallel runs against different scenarios never see each other's tokens or codes.
  */
 import { randomBytes } from 'node:crypto';
+import { type Comparison, sameCredential } from './behaviour.ts';
 
 /** §5.3: the client renews its token every 7200 s; the sandbox honours a token exactly that long. */
 export const TOKEN_LIFETIME_SECONDS = 7200;
@@ -28,12 +29,20 @@ export class TokenStore {
    * Whether the token authorises a request now; a single-use token is spent by the first one, and
    * one that dies early stops `diesAfterSeconds` after it was issued, whatever it stated.
    */
-  authorise(token: string, singleUse: boolean, diesAfterSeconds?: number, now = Date.now()): boolean {
-    const issued = this.tokens.get(token);
-    if (issued === undefined || issued.spent) return false;
+  authorise(
+    token: string,
+    singleUse: boolean,
+    diesAfterSeconds?: number,
+    now = Date.now(),
+    compare: Comparison = 'exact',
+  ): boolean {
+    const known =
+      compare === 'exact' ? token : [...this.tokens.keys()].find((k) => sameCredential(token, k, compare));
+    const issued = known === undefined ? undefined : this.tokens.get(known);
+    if (known === undefined || issued === undefined || issued.spent) return false;
     const diesAt = diesAfterSeconds === undefined ? Infinity : issued.issuedAt + diesAfterSeconds * 1000;
     if (Math.min(issued.expiresAt, diesAt) <= now) {
-      this.tokens.delete(token);
+      this.tokens.delete(known);
       return false;
     }
     if (singleUse) issued.spent = true;

@@ -77,7 +77,8 @@ function judgeBearer(
     return unauthorized('Authorization must be Bearer <ACCESS_TOKEN>.');
   }
   if (behaviour.authorization === 'any-token') return undefined;
-  return tokens.authorise(token, behaviour.tokenUses === 'once', behaviour.tokenDiesAfterSeconds)
+  const { tokenUses, tokenDiesAfterSeconds, tokenCompare } = behaviour;
+  return tokens.authorise(token, tokenUses === 'once', tokenDiesAfterSeconds, undefined, tokenCompare)
     ? undefined
     : unauthorized('The access token is not valid or has expired.');
 }

@@ -52,7 +52,7 @@ describe('configuration', () => {
     assert.equal(config.mode, 'live');
     assert.equal(config.baseUrl, 'https://api.example.com');
     assert.equal(config.webhook.timeoutMs, 15_000);
-    assert.equal(config.maxTotal, 1.2);
+    assert.equal(config.maxTotal, 1.6); // PIX_MAX_PAYOUTS (80) × PIX_AMOUNT
   });
 
   const mistakes: [string, Record<string, string>, string][] = [

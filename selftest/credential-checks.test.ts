@@ -62,21 +62,21 @@ describe('the credential checks generated from the spec (§4.1, §4.2, §5.2, §
     const titles = (operation: OperationId) => Object.fromEntries([...credentialCases(spec, operation), ...plainHeaderCases(spec, operation)].map((c) => [c.check.id, c.check.title]));
     assert.deepEqual(titles('createToken'), {
       'TOKEN-REFUSE-MISSING-CLIENT-ID': 'Refuses a token request without client_id',
-      'TOKEN-REFUSE-WRONG-CLIENT-ID': 'Refuses a token request with a wrong client_id',
+      'TOKEN-REFUSE-WRONG-CLIENT-ID': 'Refuses a token request with a wrong client_id, or a near miss of it',
       'TOKEN-REFUSE-MISSING-CERT-CLIENT': 'Refuses a token request without cert_client',
-      'TOKEN-REFUSE-WRONG-CERT-CLIENT': "Refuses a token request with a cert_client that is valid base64 but not the client's",
+      'TOKEN-REFUSE-WRONG-CERT-CLIENT': "Refuses a token request with a cert_client that is valid base64 but not the client's, or a near miss of it",
       'TOKEN-REFUSE-MALFORMED-CERT-CLIENT': 'Refuses a token request with a cert_client that is not base64',
       'TOKEN-ACCEPT-MISSING': 'Handles a token request without Accept without a server error',
       'TOKEN-ACCEPT-NOT-JSON': 'Handles a token request with Accept: text/plain without a server error',
     });
     assert.deepEqual(titles('createWithdraw'), {
       'PAYMENT-REFUSE-MISSING-CLIENT-ID': 'Refuses a withdrawal without client_id',
-      'PAYMENT-REFUSE-WRONG-CLIENT-ID': 'Refuses a withdrawal with a wrong client_id',
+      'PAYMENT-REFUSE-WRONG-CLIENT-ID': 'Refuses a withdrawal with a wrong client_id, or a near miss of it',
       'PAYMENT-REFUSE-MISSING-CLIENT-SECRET': 'Refuses a withdrawal without client_secret',
-      'PAYMENT-REFUSE-WRONG-CLIENT-SECRET': 'Refuses a withdrawal with a wrong client_secret',
+      'PAYMENT-REFUSE-WRONG-CLIENT-SECRET': 'Refuses a withdrawal with a wrong client_secret, or a near miss of it',
       'PAYMENT-REFUSE-MISSING-AUTHORIZATION': 'Refuses a withdrawal without Authorization',
       'PAYMENT-REFUSE-NOT-BEARER-AUTHORIZATION': 'Refuses a withdrawal with the token under a scheme other than Bearer',
-      'PAYMENT-REFUSE-FORGED-AUTHORIZATION': 'Refuses a withdrawal with a forged bearer token (the real one altered)',
+      'PAYMENT-REFUSE-FORGED-AUTHORIZATION': 'Refuses a withdrawal with a forged bearer token (the real one altered), or a near miss of it',
       'PAYMENT-REFUSE-RANDOM-AUTHORIZATION': 'Refuses a withdrawal with a random bearer token',
       'PAYMENT-ACCEPT-MISSING': 'Handles a withdrawal without accept without a server error',
       'PAYMENT-ACCEPT-NOT-JSON': 'Handles a withdrawal with accept: text/plain without a server error',
@@ -85,7 +85,7 @@ describe('the credential checks generated from the spec (§4.1, §4.2, §5.2, §
 
   it('holds each variant to its row of the refusal table: 403 for a key missing or wrong (§5.4), 401 or 403 for a token', () => {
     const bands = (c: CredentialCase) =>
-      [200, 400, 401, 403, 500].map((status) => verdictOf(c.check.judge(answered(status))));
+      [200, 400, 401, 403, 500].map((status) => verdictOf(c.check.judge([{ exchange: answered(status) }])));
     for (const c of [...credentialCases(spec, 'createToken'), ...credentialCases(spec, 'createWithdraw')]) {
       const expected =
         c.credential.kind === 'token'
@@ -98,7 +98,7 @@ describe('the credential checks generated from the spec (§4.1, §4.2, §5.2, §
   });
 
   it("names the rule it broke: missing and wrong keys apart, a token's own", () => {
-    const expectedOf = (operation: OperationId, id: string) => caseOf(operation, id).check.judge(answered(200))[0]?.expected;
+    const expectedOf = (operation: OperationId, id: string) => caseOf(operation, id).check.judge([{ exchange: answered(200) }])[0]?.expected;
     assert.equal(expectedOf('createToken', 'TOKEN-REFUSE-MISSING-CLIENT-ID'), 'refused with 403 (credential header missing)');
     assert.equal(expectedOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), 'refused with 403 (credential well-formed but wrong)');
     assert.equal(expectedOf('createToken', 'TOKEN-REFUSE-MALFORMED-CERT-CLIENT'), 'refused with 400 or 403 (credential malformed)');
@@ -110,7 +110,8 @@ describe('the credential checks generated from the spec (§4.1, §4.2, §5.2, §
     assert.equal(credentialsFamily.name, 'credentials');
     assert.equal(credentialsFamily.file, 'src/checks/credentials.ts');
     assert.equal(credentialsFamily.checks(spec).length, 13);
-    assert.equal(credentialsFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 8);
+    // 8 cases, three of them (client_id, client_secret, the forged token) with 4 near misses each.
+    assert.equal(credentialsFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 20);
     assert.equal(REFUSAL_NOTE, 'the status the environment refused the request with');
   });
 });

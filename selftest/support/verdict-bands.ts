@@ -74,6 +74,30 @@ export interface Band {
 
 const ERROR_SHAPE = { error: 'string', message: 'string' };
 
+/**
+ * Each near miss's status: the three edits at the end, then the case change (or, for a value without
+ * case, the first character changed) and, for cert_client, another real key; each as given or `rest`.
+ */
+function nearMisses(
+  rest: number,
+  {
+    caseChanged = rest,
+    firstChanged,
+    otherKey,
+    edits = rest,
+  }: { caseChanged?: number; firstChanged?: number; otherKey?: number; edits?: number } = {},
+): JsonValue {
+  return {
+    ...(otherKey === undefined ? {} : { 'another real public key of the same kind': otherKey }),
+    'the last character changed': edits,
+    'one character short': edits,
+    'one character more': edits,
+    ...(firstChanged === undefined
+      ? { 'the case changed': caseChanged }
+      : { 'the first character changed': firstChanged }),
+  };
+}
+
 /** What the reference reading records: the document read strictly wherever it is silent. */
 export const REFERENCE_OBSERVATIONS: Readonly<Record<string, ExpectedObservation>> = {
   'accept.PAYMENT-ACCEPT-MISSING': 400,
@@ -97,6 +121,12 @@ export const REFERENCE_OBSERVATIONS: Readonly<Record<string, ExpectedObservation
   'refusal.status.TOKEN-REFUSE-MISSING-CLIENT-ID': 403,
   'refusal.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': 403,
   'refusal.status.TOKEN-REFUSE-WRONG-CLIENT-ID': 403,
+  // The sandbox's token is hex, which has no case to change.
+  'near-miss.status.PAYMENT-REFUSE-FORGED-AUTHORIZATION': nearMisses(401, { firstChanged: 401 }),
+  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(403),
+  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': nearMisses(403),
+  'near-miss.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': nearMisses(403, { otherKey: 403 }),
+  'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(403),
   'token.response.shape': { access_token: 'string', token_type: 'string', expires_in: 'number' },
   'webhook.delayMs': ANY_VALUE,
   'webhook.deliveries': 1,
@@ -139,6 +169,9 @@ const PAYMENT_TOPICS = [
   'refusal.status.PAYMENT-REFUSE-RANDOM-AUTHORIZATION',
   'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-ID',
   'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET',
+  'near-miss.status.PAYMENT-REFUSE-FORGED-AUTHORIZATION',
+  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID',
+  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET',
   'withdraw.response.shape',
   ...WEBHOOK_TOPICS,
 ];
@@ -203,6 +236,10 @@ export const BANDS: Readonly<Record<string, Band>> = {
       'refusal.status.TOKEN-REFUSE-MISSING-CLIENT-ID': 401,
       'refusal.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': 401,
       'refusal.status.TOKEN-REFUSE-WRONG-CLIENT-ID': 401,
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(401),
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': nearMisses(401),
+      'near-miss.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': nearMisses(401, { otherKey: 401 }),
+      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(401),
       'token.response.shape': { token: 'string', expiresIn: 'number' },
       'webhook.payload.shape': {
         type: 'string',
@@ -267,7 +304,10 @@ export const BANDS: Readonly<Record<string, Band>> = {
   'token-any-client-id': {
     failed: ['TOKEN-REFUSE-WRONG-CLIENT-ID'],
     warning: [],
-    observes: { 'refusal.status.TOKEN-REFUSE-WRONG-CLIENT-ID': 200 },
+    observes: {
+      'refusal.status.TOKEN-REFUSE-WRONG-CLIENT-ID': 200,
+      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(200),
+    },
   },
   'token-ignores-cert': {
     failed: ['TOKEN-REFUSE-MISSING-CERT-CLIENT'],
@@ -280,6 +320,7 @@ export const BANDS: Readonly<Record<string, Band>> = {
     observes: {
       'refusal.status.TOKEN-REFUSE-MALFORMED-CERT-CLIENT': 200,
       'refusal.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': 200,
+      'near-miss.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': nearMisses(200, { otherKey: 200 }),
     },
   },
   'token-5xx-on-missing-credential': {
@@ -299,7 +340,10 @@ export const BANDS: Readonly<Record<string, Band>> = {
   'payment-any-client-id': {
     failed: ['PAYMENT-REFUSE-WRONG-CLIENT-ID'],
     warning: [],
-    observes: { 'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': 200 },
+    observes: {
+      'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': 200,
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(200),
+    },
   },
   'payment-ignores-secret': {
     failed: ['PAYMENT-REFUSE-MISSING-CLIENT-SECRET'],
@@ -309,7 +353,10 @@ export const BANDS: Readonly<Record<string, Band>> = {
   'payment-any-secret': {
     failed: ['PAYMENT-REFUSE-WRONG-CLIENT-SECRET'],
     warning: [],
-    observes: { 'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': 200 },
+    observes: {
+      'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': 200,
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': nearMisses(200),
+    },
   },
   'payment-ignores-authorization': {
     failed: ['PAYMENT-REFUSE-MISSING-AUTHORIZATION'],
@@ -327,6 +374,43 @@ export const BANDS: Readonly<Record<string, Band>> = {
     observes: {
       'refusal.status.PAYMENT-REFUSE-FORGED-AUTHORIZATION': 200,
       'refusal.status.PAYMENT-REFUSE-RANDOM-AUTHORIZATION': 200,
+      'near-miss.status.PAYMENT-REFUSE-FORGED-AUTHORIZATION': nearMisses(200, { firstChanged: 200 }),
+    },
+  },
+  // The wholly wrong values are refused; only the near misses such a compare takes are accepted.
+  'secret-prefix': {
+    failed: ['PAYMENT-REFUSE-WRONG-CLIENT-SECRET'],
+    warning: [],
+    observes: {
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': {
+        'the last character changed': 403,
+        'one character short': 200,
+        'one character more': 200,
+        'the case changed': 403,
+      },
+    },
+  },
+  'client-id-any-case': {
+    failed: ['PAYMENT-REFUSE-WRONG-CLIENT-ID', 'TOKEN-REFUSE-WRONG-CLIENT-ID'],
+    warning: [],
+    observes: {
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(403, { caseChanged: 200 }),
+      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(403, { caseChanged: 200 }),
+    },
+  },
+  // The case change swaps the whole key body, within the first 72 characters: refused.
+  'cert-first-72': {
+    failed: ['TOKEN-REFUSE-WRONG-CERT-CLIENT'],
+    warning: [],
+    observes: {
+      'near-miss.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': nearMisses(200, { caseChanged: 403, otherKey: 200 }),
+    },
+  },
+  'token-first-32': {
+    failed: ['PAYMENT-REFUSE-FORGED-AUTHORIZATION'],
+    warning: [],
+    observes: {
+      'near-miss.status.PAYMENT-REFUSE-FORGED-AUTHORIZATION': nearMisses(200, { firstChanged: 401 }),
     },
   },
   // TOKEN-REUSE is judged from an accepted (200) first use, so behind the 201 it is SKIPPED naming

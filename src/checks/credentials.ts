@@ -3,26 +3,52 @@
  * way of being wrong, generated from the spec's security requirements, and the header mutations
  * that exercise them. A wrong value has the shape of the real one, so only its validity differs.
  */
-import type { Exchange } from '../evidence/exchange.ts';
+import { isRateLimited, type Exchange } from '../evidence/exchange.ts';
 import type { Inventor } from '../spec/invent.ts';
 import { type Headers, withHeader, withoutHeader } from '../spec/requests.ts';
 import type { CredentialHeader, OperationId, SpecModel } from '../spec/spec.ts';
-import { type Check, defineCheck } from './check.ts';
+import { type Check, defineCheck, type Violation } from './check.ts';
 import { perOperationFamily } from './family.ts';
 import { needsFor, OPERATION_NAME, OPERATION_PREFIX, slug, VALID_REQUEST_CHECK } from './operation-names.ts';
+import {
+  certificateNearMisses,
+  NEAR_MISS_WORDS,
+  type NearMiss,
+  type NearMissValue,
+  otherPublicKey,
+  plainNearMisses,
+  tokenNearMisses,
+} from './near-miss.ts';
 import { ambiguityOf, judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
 
 /** What a `refusal.status.<check>` observation records, in a report's words. */
 export const REFUSAL_NOTE = 'the status the environment refused the request with';
 
+/** What a `near-miss.status.<check>` observation records: each near miss's status, by what it was. */
+export const NEAR_MISS_NOTE = 'the status each near miss of the real value was answered with';
+
 /** How a credential header is made wrong; `missing` removes it. */
 export type CredentialVariant = 'missing' | 'wrong' | 'malformed' | 'not-bearer' | 'forged' | 'random';
+
+/** One request of a credential case: the value it carried (its own, or a near miss of it) and the answer. */
+export interface CredentialAnswer {
+  readonly nearMiss?: NearMiss;
+  readonly exchange: Exchange;
+}
 
 export interface CredentialCase {
   readonly operation: OperationId;
   readonly credential: CredentialHeader;
   readonly variant: CredentialVariant;
-  readonly check: Check<Exchange>;
+  /**
+   * How the case's own value reads when it also sends the near misses of the real value (last
+   * character changed, one short, one more, case changed; another real key for cert_client), judged
+   * with it as one finding; undefined when it sends none.
+   */
+  readonly nearMissesBeside: string | undefined;
+  /** The requests the case sends at most: its own and its near misses. */
+  readonly requests: number;
+  readonly check: Check<readonly CredentialAnswer[]>;
 }
 
 interface VariantSpec {
@@ -32,6 +58,8 @@ interface VariantSpec {
   readonly remedy: (header: string) => string;
   /** Prism checks that a credential is present and, for Bearer, its scheme; never its value. */
   readonly mockCanJudge: boolean;
+  /** The case also sends the real value's near misses; its own value then reads as this. */
+  readonly nearMissesBeside?: string;
 }
 
 const BEARER_REMEDY =
@@ -49,7 +77,10 @@ function variantsOf(credential: CredentialHeader): VariantSpec[] {
     return [
       bearer('missing', 'without Authorization', true),
       bearer('not-bearer', 'with the token under a scheme other than Bearer', true),
-      bearer('forged', 'with a forged bearer token (the real one altered)', false),
+      {
+        ...bearer('forged', 'with a forged bearer token (the real one altered)', false),
+        nearMissesBeside: 'the forged token',
+      },
       bearer('random', 'with a random bearer token', false),
     ];
   }
@@ -70,8 +101,9 @@ function variantsOf(credential: CredentialHeader): VariantSpec[] {
           : `with a wrong ${h}`,
       rule: REFUSAL_RULES.credentialWrong,
       remedy: (h) =>
-        `Compare ${h} with the value registered for the client and refuse a mismatch with 403 (§5.4: key invalid).`,
+        `Compare the whole of ${h}, byte for byte and case-sensitively, with the value registered for the client and refuse a mismatch with 403 (§5.4: key invalid).`,
       mockCanJudge: false,
+      nearMissesBeside: 'the wholly wrong value',
     },
     ...(credential.base64
       ? [
@@ -88,29 +120,83 @@ function variantsOf(credential: CredentialHeader): VariantSpec[] {
   ];
 }
 
+/** The near misses a credential's case sends besides its own value: four edits, and another key for a certificate. */
+function nearMissCount(credential: CredentialHeader): number {
+  return credential.base64 ? 5 : 4;
+}
+
+/** How a case's near misses read in its reason: what each is. */
+const nearMissReason = (credential: CredentialHeader): string =>
+  `; nor one a prefix, truncated or case-insensitive compare takes for the real value (${[
+    'the last character changed, one character short, one character more, the case changed',
+    ...(credential.base64 ? [NEAR_MISS_WORDS['other-key']] : []),
+  ].join('; ')})`;
+
+/**
+ * The case's answers judged as one finding: each refused as the rule says, or the finding names the
+ * values that were not (`one character more: accepted: 200 …`).
+ */
+function judgeAnswers(rule: RefusalRule, own: string, answers: readonly CredentialAnswer[]): Violation[] {
+  const found = answers.flatMap(({ nearMiss, exchange }) =>
+    judgeRefusal(rule, exchange).map((v) => ({
+      ...v,
+      actual: `${nearMiss === undefined ? own : NEAR_MISS_WORDS[nearMiss]}: ${v.actual}`,
+    })),
+  );
+  const [first] = found;
+  if (first === undefined) return [];
+  return [
+    {
+      verdict: found.some((v) => v.verdict === 'FAILED') ? 'FAILED' : 'WARNING',
+      expected: answers.length === 1 ? first.expected : `each of ${answers.length} values ${first.expected}`,
+      actual: found.map((v) => v.actual).join('; '),
+    },
+  ];
+}
+
 export function credentialCases(spec: SpecModel, operation: OperationId): CredentialCase[] {
   const model = spec.operations[operation];
   return model.credentials.flatMap((credential) =>
-    variantsOf(credential).map((v): CredentialCase => ({
-      operation,
-      credential,
-      variant: v.variant,
-      check: defineCheck<Exchange>(
-        {
-          id: `${OPERATION_PREFIX[operation]}-REFUSE-${slug(v.variant)}-${slug(credential.header)}`,
-          title: `Refuses a ${OPERATION_NAME[operation]} ${v.describe(credential.header)}`,
-          clause: `${model.clause}, ${credential.kind === 'token' ? '§5.2' : '§5.4'}`,
-          level: 'must',
-          ambiguous: ambiguityOf(v.rule),
-          reason: `${credential.header} is required (${model.clause}); a request ${v.describe(credential.header)} must not be served (${v.rule.name}: ${v.rule.passed.join('/')} passes, ${v.rule.warning.join('/')} warns).`,
-          remedy: v.remedy(credential.header),
-          needs: needsFor(operation, !v.mockCanJudge),
-          variantOf: VALID_REQUEST_CHECK[operation],
-        },
-        (exchange) => judgeRefusal(v.rule, exchange),
-      ),
-    })),
+    variantsOf(credential).map((v): CredentialCase => {
+      const nearMisses = v.nearMissesBeside !== undefined;
+      const describe = v.describe(credential.header);
+      return {
+        operation,
+        credential,
+        variant: v.variant,
+        nearMissesBeside: v.nearMissesBeside,
+        requests: 1 + (nearMisses ? nearMissCount(credential) : 0),
+        check: defineCheck<readonly CredentialAnswer[]>(
+          {
+            id: `${OPERATION_PREFIX[operation]}-REFUSE-${slug(v.variant)}-${slug(credential.header)}`,
+            title: `Refuses a ${OPERATION_NAME[operation]} ${describe}${nearMisses ? ', or a near miss of it' : ''}`,
+            clause: `${model.clause}, ${credential.kind === 'token' ? '§5.2' : '§5.4'}`,
+            level: 'must',
+            ambiguous: ambiguityOf(v.rule),
+            reason: `${credential.header} is required (${model.clause}); a request ${describe} must not be served (${v.rule.name}: ${v.rule.passed.join('/')} passes, ${v.rule.warning.join('/')} warns)${nearMisses ? nearMissReason(credential) : ''}.`,
+            remedy: v.remedy(credential.header),
+            needs: needsFor(operation, !v.mockCanJudge),
+            variantOf: VALID_REQUEST_CHECK[operation],
+          },
+          (answers) => judgeAnswers(v.rule, v.nearMissesBeside ?? describe, answers),
+          (answers) => (answers.length === 0 ? 'no request of the case was answered' : undefined),
+        ),
+      };
+    }),
   );
+}
+
+/**
+ * The answer that stands for a case's answers in the report: the first rate-limited one (the case
+ * could not be judged), else the first the check found wrong, else the case's own.
+ */
+export function representativeAnswer(
+  testCase: CredentialCase,
+  answers: readonly CredentialAnswer[],
+): Exchange | undefined {
+  const limited = answers.find((a) => isRateLimited(a.exchange));
+  const wrong = answers.find((a) => testCase.check.judge([a]).length > 0);
+  return (limited ?? wrong ?? answers[0])?.exchange;
 }
 
 const ALPHANUMERIC = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789';
@@ -191,4 +277,35 @@ export function applyCredentialCase(
   }
 }
 
-export const credentialsFamily = perOperationFamily('credentials', import.meta.url, credentialCases);
+/**
+ * The case's near misses as headers to send: the real value (the token, or the header's own value)
+ * one edit away, and for cert_client another real public key of the client's kind.
+ */
+export async function nearMissHeaders(
+  headers: Headers,
+  testCase: CredentialCase,
+  token: string | undefined,
+): Promise<{ readonly nearMiss: NearMiss; readonly headers: Headers }[]> {
+  if (testCase.nearMissesBeside === undefined) return [];
+  const { header } = testCase.credential;
+  const current = Object.entries(headers).find(([k]) => k.toLowerCase() === header.toLowerCase())?.[1] ?? '';
+  const values: NearMissValue[] = await (async () => {
+    if (testCase.credential.kind === 'token') {
+      return tokenNearMisses(token ?? '').map((n) => ({ ...n, value: `Bearer ${n.value}` }));
+    }
+    if (!testCase.credential.base64) return plainNearMisses(current);
+    const other = await otherPublicKey(current);
+    return [
+      ...(other === undefined ? [] : [{ variant: 'other-key' as const, value: other }]),
+      ...certificateNearMisses(current),
+    ];
+  })();
+  return values.map((n) => ({ nearMiss: n.variant, headers: withHeader(headers, header, n.value) }));
+}
+
+export const credentialsFamily = perOperationFamily(
+  'credentials',
+  import.meta.url,
+  credentialCases,
+  (testCase) => testCase.requests,
+);

@@ -44,18 +44,19 @@ export function familyFile(moduleUrl: string): string {
 
 /**
  * A family generated per operation from the spec: its checks are the cases of both operations, its
- * withdrawals the cases of createWithdraw, one request each.
+ * withdrawals the requests of createWithdraw's cases, one each unless `requestsOf` says more.
  */
-export function perOperationFamily(
+export function perOperationFamily<Case extends { readonly check: Check<never> }>(
   name: string,
   moduleUrl: string,
-  casesOf: (spec: SpecModel, operation: OperationId) => readonly { readonly check: Check<never> }[],
+  casesOf: (spec: SpecModel, operation: OperationId) => readonly Case[],
+  requestsOf: (testCase: Case) => number = () => 1,
 ): Family {
   return {
     name,
     file: familyFile(moduleUrl),
     checks: (spec) =>
       (['createToken', 'createWithdraw'] as const).flatMap((op) => casesOf(spec, op).map((c) => c.check)),
-    withdrawals: (spec) => casesOf(spec, 'createWithdraw').length,
+    withdrawals: (spec) => casesOf(spec, 'createWithdraw').reduce((sum, c) => sum + requestsOf(c), 0),
   };
 }

@@ -109,7 +109,7 @@ export interface Config {
 }
 
 /** Defaults that let the complete plan run at the default amount (see plan.ts and the README). */
-export const DEFAULT_MAX_PAYOUTS = 60;
+export const DEFAULT_MAX_PAYOUTS = 80;
 export const DEFAULT_AMOUNT = '0.01';
 /** PIX_CONCURRENCY when unset: requests in flight at once, for the whole run. */
 export const DEFAULT_CONCURRENCY = 4;

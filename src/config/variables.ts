@@ -27,7 +27,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_AMOUNT', purpose: 'amount of each withdrawal in BRL, at most two decimals', default: '0.01' },
   { name: 'PIX_ALLOW_PAYOUTS', purpose: '1 allows POST /pix/payment, which may move money', default: '0', liveOnly: true },
   { name: 'PIX_ALLOW_INSECURE', purpose: '1 allows plain http:// to another host; the report warns', default: '0', liveOnly: true },
-  { name: 'PIX_MAX_PAYOUTS', purpose: 'the run refuses a plan that may make more payouts', default: '60' },
+  { name: 'PIX_MAX_PAYOUTS', purpose: 'the run refuses a plan that may make more payouts', default: '80' },
   { name: 'PIX_MAX_TOTAL', purpose: 'the run refuses a plan that may pay out more, in BRL', default: '60 x PIX_AMOUNT' },
   { name: 'PIX_CODE_PREFIX', purpose: 'prefix of every withdrawal code, before run id and counter', default: 'pixsuite-' },
   { name: 'PIX_CA_FILE', purpose: 'a private CA (PEM) trusted beside the public ones, for the API and a remote receiver', liveOnly: true },

@@ -8,18 +8,32 @@
 import type { Check } from '../../src/checks/check.ts';
 import { judging, titleOf, type Tag } from '../../src/checks/declare.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
+import type { JsonValue } from '../../src/base/json.ts';
 import type { PixClient } from '../../src/run/client.ts';
 import type { Inventor } from '../../src/spec/invent.ts';
 import { test } from './fixtures.ts';
 
-export interface HeaderCaseFamily<Case extends { readonly check: Check<Exchange> }> {
+export interface HeaderCaseFamily<Input, Case extends { readonly check: Check<Input> }> {
   readonly cases: readonly Case[];
   readonly tags: readonly Tag[];
   /** The observation's topic before the check id: `refusal.status`, `accept`. */
   readonly topic: string;
   readonly note: string;
-  readonly send: (pix: PixClient, testCase: Case, invent: Inventor) => Promise<Exchange>;
+  readonly send: (pix: PixClient, testCase: Case, invent: Inventor) => Promise<Input>;
+  /** The exchange a finding is reproduced with, what the case observed (its status) and any more it did. */
+  readonly evidence: (testCase: Case, input: Input) => CaseEvidence;
 }
+
+export interface CaseEvidence {
+  readonly exchange: Exchange | undefined;
+  readonly observed: JsonValue;
+  readonly also?: { readonly topic: string; readonly value: JsonValue; readonly note: string };
+}
+
+/** The evidence of a case that sends one request: that exchange and its status. */
+export const ONE_EXCHANGE = {
+  evidence: (_testCase: unknown, exchange: Exchange) => ({ exchange, observed: exchange.response.status }),
+};
 
 /**
  * The family's title from its checks': the words they share at the start and at the end around what
@@ -43,16 +57,19 @@ export function familyTitle(checks: readonly Pick<Check<Exchange>, 'title' | 'cl
   return titleOf([...first.slice(0, head), cases, ...tailWords].join(' '), clauses.join(', '));
 }
 
-export function headerCaseTests<Case extends { readonly check: Check<Exchange> }>(
-  family: HeaderCaseFamily<Case>,
+export function headerCaseTests<Input, Case extends { readonly check: Check<Input> }>(
+  family: HeaderCaseFamily<Input, Case>,
 ): void {
   const checks = family.cases.map((c) => c.check);
   test(familyTitle(checks), judging({ checks, tags: family.tags }), async ({ together }) => {
     await together(family.cases, async (testCase, { pix, verify, invent }) => {
       const { check } = testCase;
-      const exchange = await family.send(pix, testCase, invent);
-      verify.check(check, exchange, exchange);
-      verify.observe(`${family.topic}.${check.id}`, check.clause, exchange.response.status, family.note);
+      const input = await family.send(pix, testCase, invent);
+      const { exchange, observed, also } = family.evidence(testCase, input);
+      verify.check(check, input, exchange);
+      verify.observe(`${family.topic}.${check.id}`, check.clause, observed, family.note);
+      if (also !== undefined)
+        verify.observe(`${also.topic}.${check.id}`, check.clause, also.value, also.note);
     });
   });
 }

@@ -7,11 +7,12 @@ import {
   NOT_ACCEPTABLE,
   plainHeaderCases,
 } from '../../src/checks/accept.ts';
-import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
+import { credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
+import { credentialEvidence, sendCredentialCase } from '../_support/credential-cases.ts';
 import { tokenInField, tokenIssued, tokenLifetime, tokenSize, tokenUsable } from '../../src/checks/token.ts';
 import { judging } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import { headerCaseTests } from '../_support/header-cases.ts';
+import { headerCaseTests, ONE_EXCHANGE } from '../_support/header-cases.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
@@ -53,7 +54,8 @@ headerCaseTests({
   topic: 'refusal.status',
   note: REFUSAL_NOTE,
   send: (pix, testCase, invent) =>
-    pix.requestToken(applyCredentialCase(pix.tokenHeaders(), testCase, undefined, invent)),
+    sendCredentialCase(pix.tokenHeaders(), testCase, undefined, invent, (sent) => pix.requestToken(sent)),
+  evidence: credentialEvidence,
 });
 
 headerCaseTests({
@@ -63,4 +65,5 @@ headerCaseTests({
   note: ACCEPT_NOTE,
   send: (pix, testCase) =>
     pix.requestToken(applyPlainHeaderCase(pix.tokenHeaders(), testCase), [NOT_ACCEPTABLE]),
+  ...ONE_EXCHANGE,
 });

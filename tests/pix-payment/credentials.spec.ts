@@ -8,8 +8,9 @@ import {
   NOT_ACCEPTABLE,
   plainHeaderCases,
 } from '../../src/checks/accept.ts';
-import { applyCredentialCase, credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
-import { headerCaseTests } from '../_support/header-cases.ts';
+import { credentialCases, REFUSAL_NOTE } from '../../src/checks/credentials.ts';
+import { credentialEvidence, sendCredentialCase } from '../_support/credential-cases.ts';
+import { headerCaseTests, ONE_EXCHANGE } from '../_support/header-cases.ts';
 import { loadSpec } from '../../src/spec/spec.ts';
 
 headerCaseTests({
@@ -19,9 +20,16 @@ headerCaseTests({
   note: REFUSAL_NOTE,
   send: async (pix, testCase, invent) => {
     const token = await pix.token([testCase.check]);
-    const headers = applyCredentialCase(await pix.paymentHeaders([testCase.check]), testCase, token, invent);
-    return (await pix.withdrawNew(testCase.check.id, headers)).exchange;
+    const headers = await pix.paymentHeaders([testCase.check]);
+    return sendCredentialCase(
+      headers,
+      testCase,
+      token,
+      invent,
+      async (sent) => (await pix.withdrawNew(testCase.check.id, sent)).exchange,
+    );
   },
+  evidence: credentialEvidence,
 });
 
 headerCaseTests({
@@ -33,4 +41,5 @@ headerCaseTests({
     const headers = applyPlainHeaderCase(await pix.paymentHeaders([testCase.check]), testCase);
     return (await pix.withdrawNew(testCase.check.id, headers, [NOT_ACCEPTABLE])).exchange;
   },
+  ...ONE_EXCHANGE,
 });

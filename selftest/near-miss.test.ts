@@ -1,0 +1,154 @@
+/**
+ * Near-miss credentials (issue 40 item 3): the values one edit from the real one that a prefix, a
+ * truncated or a case-insensitive compare takes for it, sent beside each wholly wrong credential and
+ * judged with it as one finding that names the values that were not refused.
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { verdictOf } from '../src/checks/check.ts';
+import { credentialCases, nearMissHeaders, type CredentialCase } from '../src/checks/credentials.ts';
+import {
+  certificateNearMisses,
+  otherPublicKey,
+  plainNearMisses,
+  tokenNearMisses,
+} from '../src/checks/near-miss.ts';
+import { loadSpec, type OperationId } from '../src/spec/spec.ts';
+import { answered } from './support/exchanges.ts';
+
+const caseOf = (operation: OperationId, id: string): CredentialCase => {
+  const found = credentialCases(loadSpec(), operation).find((c) => c.check.id === id);
+  assert.ok(found !== undefined, id);
+  return found;
+};
+
+/** Which of two values each compare takes for the same. */
+const prefix = (real: string, sent: string) => real.startsWith(sent) || sent.startsWith(real);
+const truncated = (width: number) => (real: string, sent: string) =>
+  real.slice(0, width) === sent.slice(0, width);
+const anyCase = (real: string, sent: string) => real.toLowerCase() === sent.toLowerCase();
+
+describe('the near misses of a value', () => {
+  it('are one edit at the end each, the shape kept, and the case where case can matter', () => {
+    assert.deepEqual(plainNearMisses('sandbox-secret-0123456789abcdef'), [
+      { variant: 'last-changed', value: 'sandbox-secret-0123456789abcdeg' },
+      { variant: 'one-short', value: 'sandbox-secret-0123456789abcde' },
+      { variant: 'one-more', value: 'sandbox-secret-0123456789abcdefg' },
+      { variant: 'case-changed', value: 'SANDBOX-SECRET-0123456789ABCDEF' },
+    ]);
+    // A UUID stays hex, and hex is read either way: its first character changes instead of its case.
+    assert.deepEqual(
+      plainNearMisses('123e4567-e89b-12d3-a456-42661417400f').map((n) => n.value),
+      ['123e4567-e89b-12d3-a456-426614174000', '123e4567-e89b-12d3-a456-42661417400', '123e4567-e89b-12d3-a456-42661417400f0', '223e4567-e89b-12d3-a456-42661417400f'],
+    );
+    assert.deepEqual(plainNearMisses('12345').map((n) => n.value), ['12346', '1234', '123456', '22345']);
+    assert.deepEqual(plainNearMisses(''), []);
+  }); // prettier-ignore
+
+  it('are taken for the real value by a prefix, a truncated and a case-insensitive compare, never by an exact one', () => {
+    const real = 'a-client-secret-of-forty-characters-0001';
+    const misses = plainNearMisses(real);
+    const taken = (same: (r: string, s: string) => boolean) => misses.filter((n) => same(real, n.value)).map((n) => n.variant);
+    assert.deepEqual(taken(prefix), ['one-short', 'one-more']);
+    assert.deepEqual(taken(truncated(32)), ['last-changed', 'one-short', 'one-more']);
+    assert.deepEqual(taken(anyCase), ['case-changed']);
+    assert.deepEqual(taken((r, s) => r === s), []);
+    const suffix = (r: string, s: string) => r.slice(-4) === s.slice(-4);
+    assert.deepEqual(plainNearMisses('0123456789').filter((n) => suffix('0123456789', n.value)).map((n) => n.variant), ['first-changed']);
+  }); // prettier-ignore
+
+  it("edit a JWT's signature so that its decoded bytes differ, never only the padding bits", () => {
+    const signature = 'c2lnbmF0dXJlLW9mLXRoZS1yZWFsLXRva2Vu';
+    const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.${signature}`;
+    for (const sig of [signature, `${signature}AB`, `${signature}ABC`]) {
+      for (const near of tokenNearMisses(jwt.replace(signature, sig))) {
+        const [head = '', payload = '', edited = ''] = near.value.split('.');
+        assert.equal(`${head}.${payload}`, 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ');
+        assert.notDeepEqual(Buffer.from(edited, 'base64url'), Buffer.from(sig, 'base64url'), `${near.variant} of ${sig}`);
+      }
+    }
+    assert.deepEqual(tokenNearMisses('0f'.repeat(32)).map((n) => n.variant), ['last-changed', 'one-short', 'one-more', 'first-changed']);
+  }); // prettier-ignore
+
+  it("edit cert_client inside the key material, the PEM's armour kept", () => {
+    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const certClient = Buffer.from(pem).toString('base64');
+    const misses = certificateNearMisses(certClient);
+    assert.deepEqual(misses.map((n) => n.variant), ['last-changed', 'one-short', 'one-more', 'case-changed']);
+    for (const near of misses) {
+      const decoded = Buffer.from(near.value, 'base64').toString('latin1');
+      assert.match(decoded, /^-----BEGIN PUBLIC KEY-----\n[\s\S]+\n-----END PUBLIC KEY-----\n$/);
+      assert.notEqual(decoded, pem);
+    }
+  }); // prettier-ignore
+
+  it("make another real public key of the same kind, whose header's first 72 characters are the real one's", async () => {
+    for (const [type, options] of [['rsa', { modulusLength: 2048 }], ['ec', { namedCurve: 'P-384' }], ['ed25519', {}]] as const) {
+      const { publicKey } = generateKeyPairSync(type as 'rsa', options as { modulusLength: number });
+      const pem = publicKey.export({ type: 'spki', format: 'pem' });
+      const other = await otherPublicKey(Buffer.from(pem).toString('base64'));
+      assert.ok(other !== undefined, type);
+      const otherPem = Buffer.from(other, 'base64');
+      assert.notDeepEqual(otherPem, Buffer.from(pem), type);
+      const { createPublicKey } = await import('node:crypto');
+      const parsed = createPublicKey(otherPem.toString());
+      assert.equal(parsed.asymmetricKeyType, publicKey.asymmetricKeyType);
+      assert.deepEqual(parsed.asymmetricKeyDetails, publicKey.asymmetricKeyDetails);
+      if (type !== 'ed25519') assert.equal(other.slice(0, 72), Buffer.from(pem).toString('base64').slice(0, 72), type);
+    }
+    const der = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'der' });
+    const otherDer = await otherPublicKey(der.toString('base64'));
+    assert.ok(otherDer !== undefined && otherDer !== der.toString('base64'));
+    assert.equal(await otherPublicKey(Buffer.from('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n').toString('base64')), undefined);
+    assert.equal(await otherPublicKey('bm90IGEga2V5'), undefined);
+  }); // prettier-ignore
+});
+
+describe('the cases that send near misses', () => {
+  it('are the wholly wrong client_id, client_secret and cert_client and the forged token, with their requests counted', () => {
+    const table = (operation: OperationId) => credentialCases(loadSpec(), operation).filter((c) => c.nearMissesBeside !== undefined).map((c) => [c.check.id, c.requests]);
+    assert.deepEqual(table('createToken'), [['TOKEN-REFUSE-WRONG-CLIENT-ID', 5], ['TOKEN-REFUSE-WRONG-CERT-CLIENT', 6]]);
+    assert.deepEqual(table('createWithdraw'), [
+      ['PAYMENT-REFUSE-WRONG-CLIENT-ID', 5],
+      ['PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 5],
+      ['PAYMENT-REFUSE-FORGED-AUTHORIZATION', 5],
+    ]);
+  }); // prettier-ignore
+
+  it('send each near miss in the header it edits, the other headers as they were', async () => {
+    const headers = { client_id: 'Client-7', client_secret: 'shh-secret', accept: 'application/json', Authorization: 'Bearer tok' };
+    const sent = await nearMissHeaders(headers, caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-SECRET'), 'tok');
+    assert.deepEqual(sent.map((s) => s.headers.client_secret), ['shh-secreu', 'shh-secre', 'shh-secretu', 'SHH-SECRET']);
+    for (const s of sent) assert.deepEqual({ ...s.headers, client_secret: '' }, { ...headers, client_secret: '' });
+    const bearer = await nearMissHeaders(headers, caseOf('createWithdraw', 'PAYMENT-REFUSE-FORGED-AUTHORIZATION'), 'tok');
+    assert.deepEqual(bearer.map((s) => s.headers.Authorization), ['Bearer tol', 'Bearer to', 'Bearer tokl', 'Bearer TOK']);
+    assert.deepEqual(await nearMissHeaders(headers, caseOf('createWithdraw', 'PAYMENT-REFUSE-MISSING-CLIENT-SECRET'), 'tok'), []);
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' });
+    const cert = await nearMissHeaders({ cert_client: Buffer.from(pem).toString('base64') }, caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), undefined);
+    assert.deepEqual(cert.map((s) => s.nearMiss), ['other-key', 'last-changed', 'one-short', 'one-more', 'case-changed']);
+  }); // prettier-ignore
+
+  it('judge the wrong value and its near misses as one finding, naming each value that was not refused', () => {
+    const secret = caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-SECRET');
+    const refused = answered(403);
+    assert.deepEqual(secret.check.judge([{ exchange: refused }, { nearMiss: 'one-short', exchange: refused }]), []);
+    const found = secret.check.judge([
+      { exchange: refused },
+      { nearMiss: 'last-changed', exchange: refused },
+      { nearMiss: 'one-short', exchange: answered(200, '{"id":"w-1"}') },
+      { nearMiss: 'one-more', exchange: answered(401) },
+    ]);
+    assert.equal(found.length, 1);
+    assert.equal(verdictOf(found), 'FAILED');
+    const [finding] = found;
+    assert.ok(finding !== undefined);
+    assert.equal(finding.expected, 'each of 4 values refused with 403 (credential well-formed but wrong)');
+    assert.match(finding.actual, /^one character short: accepted: 200 .*; one character more: 401 .*also a refusal the document lists/);
+    assert.doesNotMatch(finding.actual, /last character/);
+    const warned = secret.check.judge([{ exchange: answered(401) }, { nearMiss: 'case-changed', exchange: answered(401) }]);
+    assert.equal(verdictOf(warned), 'WARNING');
+    assert.match(warned[0]?.actual ?? '', /^the wholly wrong value: 401.*; the case changed: 401/);
+    assert.equal(secret.check.unjudgeable([]), 'no request of the case was answered');
+  }); // prettier-ignore
+});

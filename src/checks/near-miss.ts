@@ -1,0 +1,153 @@
+/**
+ * Near-miss credentials (§5.4: a key "invalid" is refused): values one edit away from the real one,
+ * which a provider comparing a prefix, a truncated column (VARCHAR(32), bcrypt's 72 bytes) or
+ * case-insensitively takes for the real one, while a wholly wrong value is refused by all of them.
+ */
+import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+
+export type NearMiss =
+  'last-changed' | 'one-short' | 'one-more' | 'case-changed' | 'first-changed' | 'other-key';
+
+/** Each near miss in a report's words. */
+export const NEAR_MISS_WORDS: Record<NearMiss, string> = {
+  'last-changed': 'the last character changed',
+  'one-short': 'one character short',
+  'one-more': 'one character more',
+  'case-changed': 'the case changed',
+  'first-changed': 'the first character changed',
+  'other-key': 'another real public key of the same kind',
+};
+
+export interface NearMissValue {
+  readonly variant: NearMiss;
+  readonly value: string;
+}
+
+const HEX = /^[0-9a-f-]+$|^[0-9A-F-]+$/;
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The characters a value is written in, so that a near miss keeps its shape: hex stays hex. */
+function alphabetOf(value: string, char: string): string {
+  if (HEX.test(value)) return /[A-F]/.test(value) ? '0123456789ABCDEF' : '0123456789abcdef';
+  if (/[0-9]/.test(char)) return '0123456789';
+  if (/[A-Z]/.test(char)) return 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  return 'abcdefghijklmnopqrstuvwxyz';
+}
+
+/**
+ * The near misses of a plain value, four, one edit each: three at its end (where prefix and
+ * truncated compares stop looking), then its case swapped, or where case cannot matter its first
+ * character changed (a compare of the last few characters). `encoded` names the base64 alphabet of
+ * an encoded value (a key body, a JWT's signature): a character then moves 16 places, which changes
+ * the bits it encodes rather than only the padding bits a decoder drops.
+ */
+export function plainNearMisses(value: string, encoded?: string): NearMissValue[] {
+  const body = value.replace(/=+$/, '');
+  const padding = value.slice(body.length);
+  const last = body.at(-1);
+  if (last === undefined) return [];
+  const step = encoded === undefined ? 1 : 16;
+  const changed = (char: string, by: number): string => {
+    const alphabet = encoded ?? alphabetOf(body, char);
+    const at = alphabet.indexOf(char);
+    return alphabet[at < 0 ? 0 : (at + by) % alphabet.length] ?? 'x';
+  };
+  const swapped = swapCase(body);
+  // Hex and UUIDs are conventionally read either way, and a value without letters has no case.
+  const caseMatters = swapped !== body && (encoded !== undefined || !HEX.test(body));
+  // A character past whole 4-character groups encodes no full byte and decoders drop it: go before the last.
+  const moreAt = encoded !== undefined && body.length % 4 === 0 ? body.length - 1 : body.length;
+  return [
+    { variant: 'last-changed', value: `${body.slice(0, -1)}${changed(last, step)}${padding}` },
+    { variant: 'one-short', value: `${body.slice(0, -1)}${padding}` },
+    {
+      variant: 'one-more',
+      value: `${body.slice(0, moreAt)}${changed(last, 1)}${body.slice(moreAt)}${padding}`,
+    },
+    caseMatters
+      ? { variant: 'case-changed', value: `${swapped}${padding}` }
+      : { variant: 'first-changed', value: `${changed(body[0] ?? last, step)}${body.slice(1)}${padding}` },
+  ];
+}
+
+/** A bearer token's near misses: a JWT's in its signature (its header and payload still parse). */
+export function tokenNearMisses(token: string): NearMissValue[] {
+  const parts = token.split('.');
+  const signature = parts[2];
+  if (parts.length !== 3 || signature === undefined || signature === '') return plainNearMisses(token);
+  const signed = `${parts[0] ?? ''}.${parts[1] ?? ''}.`;
+  return plainNearMisses(signature, BASE64URL).map((n) => ({ ...n, value: `${signed}${n.value}` }));
+}
+
+const PEM = /^(-----BEGIN ([A-Z ]+)-----\r?\n)([\s\S]*?)(\r?\n-----END [A-Z ]+-----\s*)$/;
+
+/**
+ * cert_client's near misses, in the key material: the last character of the PEM's body (or of the
+ * DER's base64) edited, the armour kept, each sent as base64 as the header carries it.
+ */
+export function certificateNearMisses(certClient: string): NearMissValue[] {
+  const decoded = Buffer.from(certClient, 'base64').toString('latin1');
+  const pem = PEM.exec(decoded);
+  if (pem === null) return plainNearMisses(certClient, BASE64);
+  const [, begin = '', , body = '', end = ''] = pem;
+  const lines = body.split(/(\r?\n)/);
+  const lastLine = lines.pop() ?? '';
+  return plainNearMisses(lastLine, BASE64).map((n) => ({
+    ...n,
+    value: Buffer.from(
+      `${begin}${n.variant === 'case-changed' ? swapCase(lines.join('')) : lines.join('')}${n.value}${end}`,
+      'latin1',
+    ).toString('base64'),
+  }));
+}
+
+function swapCase(text: string): string {
+  return text.replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+}
+
+const generate = promisify(generateKeyPair);
+
+/** The client's public key from cert_client (a PEM or DER public key), or undefined when it is neither. */
+function publicKeyOf(certClient: string): { key: KeyObject; pem: boolean; pkcs1: boolean } | undefined {
+  const raw = Buffer.from(certClient, 'base64');
+  const text = raw.toString('latin1');
+  try {
+    if (text.includes('-----BEGIN')) {
+      return { key: createPublicKey(text), pem: true, pkcs1: text.includes('BEGIN RSA PUBLIC KEY') };
+    }
+    return { key: createPublicKey({ key: raw, format: 'der', type: 'spki' }), pem: false, pkcs1: false };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Another real public key of the client's kind (RSA of its size, EC on its curve, Ed25519 …), in the
+ * same encoding: for RSA and EC its armour and the DER's first bytes are the client's, so a compare
+ * of the header's first 72 characters (bcrypt's limit) takes it for the client's. Undefined when cert_client holds no public key the
+ * suite can make another of (a certificate: it cannot issue one).
+ */
+export async function otherPublicKey(certClient: string): Promise<string | undefined> {
+  const found = publicKeyOf(certClient);
+  const type = found?.key.asymmetricKeyType;
+  if (found === undefined || type === undefined) return undefined;
+  const { modulusLength, namedCurve, publicExponent } = found.key.asymmetricKeyDetails ?? {};
+  const options = {
+    ...(modulusLength === undefined ? {} : { modulusLength }),
+    ...(publicExponent === undefined ? {} : { publicExponent: Number(publicExponent) }),
+    ...(namedCurve === undefined ? {} : { namedCurve }),
+  };
+  const make = generate as (t: string, o: object) => Promise<{ publicKey: KeyObject }>;
+  const publicKey = await make(type, options).then(
+    (pair) => pair.publicKey,
+    () => undefined,
+  );
+  if (publicKey === undefined) return undefined;
+  const encoding = found.pkcs1 ? ('pkcs1' as const) : ('spki' as const);
+  const exported = found.pem
+    ? Buffer.from(publicKey.export({ type: encoding, format: 'pem' }))
+    : publicKey.export({ type: 'spki', format: 'der' });
+  return exported.toString('base64');
+}
