@@ -279,7 +279,12 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     observes: notRecorded(...PAYMENT_TOPICS),
   },
-  'token-huge': { failed: [], warning: ['TOKEN-SIZE'] },
+  // Its 30 KB token is base64url, which has case.
+  'token-huge': {
+    failed: [],
+    warning: ['TOKEN-SIZE'],
+    observes: { 'near-miss.status.PAYMENT-REFUSE-FORGED-AUTHORIZATION': nearMisses(401) },
+  },
   'token-not-json': {
     failed: ['RESPONSE-JSON', 'TOKEN-FIELD'],
     warning: [],
