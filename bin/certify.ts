@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { readRunOutcome, runStateEnvironment, type RunOutcome } from '../src/base/run-state.ts';
 import { cacheCompiledCode } from '../src/base/compile-cache.ts';
+import { YOUNG_GENERATION_FLAG } from '../src/base/young-generation.ts';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { admissionProblem, shareEnvironmentChecks } from '../src/run/admission.ts';
@@ -62,9 +63,9 @@ function runPlaywrightHere(
   exitCode: (playwrightCode: number) => number,
 ): void {
   Object.assign(process.env, env);
-  // Workers are forked with this process's flags: none, as when Playwright's bin starts them, not the
-  // TypeScript loader this process may run under (Playwright compiles the tests itself).
-  process.execArgv = [];
+  // Workers are forked with this process's flags: not the TypeScript loader this process may run under
+  // (Playwright compiles the tests itself), only the young generation's bound (docs/performance.md).
+  process.execArgv = [YOUNG_GENERATION_FLAG];
   process.once('exit', (code) => {
     if (!stopped) process.exitCode = exitCode(code);
   });

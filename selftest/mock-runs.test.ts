@@ -16,6 +16,7 @@ import { PLAYWRIGHT_CLI, runSuite, type Certification } from './support/run-suit
 import { answers } from '../src/run/mock/prism.ts';
 import { temporaryDir } from './support/temporary.ts';
 import { watchProcessTree } from './support/process-tree.ts';
+import { YOUNG_GENERATION_FLAG } from '../src/base/young-generation.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -79,6 +80,13 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     // Playwright's runner and Prism's thread live in pix-certify's process: the tree is it and one worker.
     const nodes = tree.commands.filter((command) => /^\S*node /.test(command));
     assert.equal(nodes.length, 2, `pix-certify and one Playwright worker: ${nodes.join('; ')}`);
+    // The young generation's bound reaches the worker as it runs, and npm run certify's own process.
+    const worker = nodes.find((command) => command.includes('workerProcessEntry')) ?? '';
+    assert.ok(worker.split(' ').includes(YOUNG_GENERATION_FLAG), worker);
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    assert.ok(scripts.certify?.split(' ').includes(YOUNG_GENERATION_FLAG), scripts.certify);
     assert.equal(run.code, 0, run.stdout.slice(-2000));
     assert.deepEqual(run.idsWith('FAILED'), []);
     // The mock answers as the document reads (a missing key 403, §5.4): no WARNING describes only it.
