@@ -7,7 +7,7 @@
  * guard's table is held to package.json's engines.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -144,6 +144,14 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
     for (const path of ['dist/bin/pix-certify.js', 'dist/playwright.config.js', 'dist/sandbox/main.js'])
       assert.ok(installed.packedFiles.includes(path), path);
     assert.ok(installed.packedFiles.some((path) => path.endsWith('.spec.js')));
+  });
+
+  it("ships the users' docs, at most 150 KB of them, not the contributors'", () => {
+    const docs = installed.packedFiles.filter((path) => path.startsWith('docs/'));
+    for (const path of ['docs/architecture.md', 'docs/contributing.md', 'docs/performance.md'])
+      assert.ok(!docs.includes(path), path);
+    const bytes = docs.reduce((sum, path) => sum + statSync(join(installed.packageDir, path)).size, 0);
+    assert.ok(bytes <= 150_000, `${bytes} bytes of docs`);
   });
 
   it("resolves the Prism of this repository's lock, whichever Node npm runs on", () => {
