@@ -51,7 +51,7 @@ import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
 import { tellRunOutcome } from '../src/base/run-state.ts';
-import { readWithdrawalSummary } from '../src/report/withdrawals.ts';
+import { readLedger } from '../src/report/withdrawals.ts';
 import { LEDGER_FILE } from '../src/run/ledger.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
 
@@ -244,7 +244,11 @@ export default class CertificationReporter implements Reporter {
     const baseline = baselineFromEnvironment(this.suiteErrors);
     if (this.signingProblem !== undefined)
       this.suiteErrors.push({ test: null, message: this.signingProblem });
-    const withdrawals = readWithdrawalSummary(dir, this.metadata.runId, shown(join(dir, LEDGER_FILE)));
+    const { summary: withdrawals, refusals } = readLedger(
+      dir,
+      this.metadata.runId,
+      shown(join(dir, LEDGER_FILE)),
+    );
     const report = buildCertification({
       checks: this.override?.checks ?? catalogue(),
       clauses: this.override?.clauses ?? documentClauses(),
@@ -255,6 +259,7 @@ export default class CertificationReporter implements Reporter {
       durationMs: result.duration,
       ...(baseline === undefined ? {} : { baseline }),
       ...(withdrawals === undefined ? {} : { withdrawals }),
+      refusals,
     });
     const files = {
       html: join(dir, REPORT_FILES.html),

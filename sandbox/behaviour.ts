@@ -123,7 +123,11 @@ export interface Behaviour {
   readonly webhookStatuses: readonly string[];
   /** 'before-answer' posts the webhooks (each awaited) before answering the withdrawal. */
   readonly webhookTiming: 'after-answer' | 'before-answer';
-  readonly webhookOnRefused: boolean;
+  /**
+   * A webhook for a refused withdrawal: never; a payment's, whatever the refusal ('always'); or a
+   * REJECTED one for a withdrawal refused with 400 for its body ('bad-request').
+   */
+  readonly webhookOnRefused: 'never' | 'always' | 'bad-request';
   /** How an issued token looks: 64 hex characters, one with a line break inside, or one of 30 KB. */
   readonly tokenForm: 'hex' | 'line-break' | 'huge';
   /** 'cut-short' answers every withdrawal with a body shorter than its Content-Length, then closes. */

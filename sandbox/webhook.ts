@@ -28,6 +28,8 @@ export interface WebhookNotice {
   readonly id: string;
   readonly code: string | null;
   readonly amount: unknown;
+  /** The statuses to post, when not the behaviour's (a refused withdrawal's REJECTED). */
+  readonly statuses?: readonly string[];
 }
 
 export function httpUrl(value: string): URL | undefined {
@@ -192,7 +194,7 @@ export class WebhookSender {
     return this.deliverAll(this.deliveriesOf(notice, behaviour), behaviour);
   }
 
-  /** One delivery per status of `webhookStatuses`, in order; none when there is nowhere to post. */
+  /** One delivery per status of the notice's or `webhookStatuses`, in order; none when there is nowhere to post. */
   private deliveriesOf(notice: WebhookNotice, behaviour: Behaviour): Delivery[] {
     const url = httpUrl(notice.url);
     if (behaviour.webhookCopies === 0 || url === undefined) return [];
@@ -202,7 +204,7 @@ export class WebhookSender {
       );
       return [];
     }
-    return behaviour.webhookStatuses.map((status) =>
+    return (notice.statuses ?? behaviour.webhookStatuses).map((status) =>
       deliveryOf(notice, url, behaviour, this.invented, status),
     );
   }

@@ -209,12 +209,18 @@ function acceptedReply(behaviour: Behaviour, id: string, code: string | null): R
 }
 
 /**
- * A refused withdrawal gets no webhook, except under the fault that sends one anyway, shaped like a
- * payment: the confusion the rule guards against.
+ * A refused withdrawal gets no webhook, except under the faults that send one anyway: shaped like a
+ * payment, or REJECTED for a body refused with 400; the confusion the rule guards against.
  */
 function refused(reply: Reply, request: SandboxRequest, behaviour: Behaviour, invented: Invented): Outcome {
-  const body = behaviour.webhookOnRefused ? parseObject(request.body) : undefined;
+  const { webhookOnRefused } = behaviour;
+  const sends = webhookOnRefused === 'always' || (webhookOnRefused === 'bad-request' && reply.status === 400);
+  const body = sends ? parseObject(request.body) : undefined;
   if (typeof body?.PostBackUrl !== 'string') return { reply };
   const code = typeof body.code === 'string' ? body.code : null;
-  return { reply, notice: { url: body.PostBackUrl, id: invented.withdrawalId(), code, amount: body.amount } };
+  const notice = { url: body.PostBackUrl, id: invented.withdrawalId(), code, amount: body.amount };
+  return {
+    reply,
+    notice: webhookOnRefused === 'bad-request' ? { ...notice, statuses: ['REJECTED'] } : notice,
+  };
 }

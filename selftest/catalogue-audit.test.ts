@@ -97,12 +97,8 @@ const EMPTY: Readonly<Record<string, readonly Empty[] | { none: string }>> = {
   'WEBHOOK-REFERS-TO-WITHDRAWAL': [noDelivery, onlyGet],
   'WEBHOOK-MATCHES-WITHDRAWAL': [noDelivery, onlyGet],
   'WEBHOOK-NONE-FOR-REFUSED': [
-    noAnswer({ refused: notProcessed, deliveries: [] }),
-    {
-      label: 'a withdrawal that was not refused',
-      input: { refused: accepted, deliveries: [] },
-      exchange: accepted,
-    },
+    noAnswer({ refusals: [] }),
+    { label: 'no withdrawal refused', input: { refusals: [] } },
   ],
   'WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE': [noAnswer({ deliveries: [] })],
   'TRANSPORT-ENCRYPTED': { none: 'it judges the configured base URL, which every run has' },

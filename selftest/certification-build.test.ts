@@ -9,9 +9,11 @@ import { describe, it } from 'node:test';
 import {
   buildCertification,
   clauseTokens,
+  withRefusalsWatched,
   withRootCauses,
   type CertificationInput,
 } from '../src/report/build.ts';
+import { watchedRefusals } from '../src/report/withdrawals.ts';
 import type { TestOutcome } from '../src/report/model.ts';
 import type { CheckDefinition, Evaluation } from '../src/checks/vocabulary.ts';
 import { RUN_METADATA } from './support/certification.ts';
@@ -285,4 +287,54 @@ describe('one root cause, one finding', () => {
     );
     assert.equal(result.get('PAYMENT-ACCEPT-MISSING')?.evaluations[0]?.verdict, 'FAILED');
   });
+});
+
+describe('WEBHOOK-NONE-FOR-REFUSED over the whole run (issue 40 item 5)', () => {
+  const ID = 'WEBHOOK-NONE-FOR-REFUSED';
+  const judgedAs = (verdict: Evaluation['verdict']) =>
+    new Map([
+      [
+        ID,
+        {
+          evaluations: [
+            { checkId: ID, verdict, ...(verdict === 'SKIPPED' ? { reason: 'not selected' } : {}) },
+          ],
+          durationMs: 1,
+        },
+      ],
+    ]);
+  const refusal = (code: string, checkId: string, deliveries: number) => ({
+    code,
+    checkId,
+    status: 400,
+    deliveries,
+    statuses: deliveries > 0 ? ['REJECTED'] : [],
+  });
+
+  it("adds one warning naming the run's other refusals that got webhooks, its test's own left to it", () => {
+    const refusals = [refusal('C-1', 'PAYMENT-BODY-AMOUNT-ZERO', 1), refusal('C-2', 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', 0), refusal('C-3', ID, 1)];
+    const evaluations = withRefusalsWatched(judgedAs('PASSED'), refusals).get(ID)?.evaluations ?? [];
+    assert.deepEqual(evaluations.map((e) => e.verdict), ['PASSED', 'WARNING']);
+    const [, warning] = evaluations;
+    assert.ok(warning !== undefined);
+    assert.equal(warning.expected, 'no webhook for any of the 2 refused withdrawals that named a PostBackUrl');
+    assert.equal(warning.actual, '1 of them got webhooks: C-1 (PAYMENT-BODY-AMOUNT-ZERO, refused 400): a webhook reporting REJECTED');
+  }); // prettier-ignore
+
+  it('changes nothing when no other refusal got one, or when its test did not judge it', () => {
+    const quiet = [refusal('C-1', 'PAYMENT-BODY-AMOUNT-ZERO', 0)];
+    assert.deepEqual(withRefusalsWatched(judgedAs('PASSED'), quiet).get(ID)?.evaluations.length, 1);
+    const loud = [refusal('C-1', 'PAYMENT-BODY-AMOUNT-ZERO', 1)];
+    assert.deepEqual(withRefusalsWatched(judgedAs('SKIPPED'), loud).get(ID)?.evaluations.map((e) => e.verdict), ['SKIPPED']);
+    assert.equal(withRefusalsWatched(new Map(), loud).get(ID), undefined);
+  }); // prettier-ignore
+
+  it('reads the refusals watched from the ledger lines of this run only', () => {
+    const lines = [
+      { type: 'webhook', runId: 'r1', code: 'C-1', webhookReceived: true, deliveries: 1, statuses: ['REJECTED'], refused: { checkId: 'PAYMENT-BODY-AMOUNT-ZERO', status: 400 } },
+      { type: 'webhook', runId: 'r1', code: 'C-2', webhookReceived: true, deliveries: 1, statuses: ['PAID'] },
+      { type: 'webhook', runId: 'r0', code: 'C-0', webhookReceived: true, deliveries: 1, refused: { checkId: 'X', status: 400 } },
+    ].map((l) => JSON.stringify(l)).join('\n');
+    assert.deepEqual(watchedRefusals(lines, 'r1'), [refusal('C-1', 'PAYMENT-BODY-AMOUNT-ZERO', 1)]);
+  }); // prettier-ignore
 });

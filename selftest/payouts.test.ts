@@ -322,7 +322,7 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     );
   });
 
-  it('records, at the end, whether the webhook of each accepted withdrawal arrived', async () => {
+  it('records, at the end, whether the webhook of each withdrawal arrived, a refused one marked so', async () => {
     const { ledger, lines } = freshLedger();
     const payouts = new Payouts(target(), ledger);
     await payouts.send(request(), () => Promise.resolve(answer(200, '{"id":"a"}')), noWait);
@@ -330,22 +330,30 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     await payouts.send(refused, () => Promise.resolve(answer(403, '{}')), noWait);
     const third = request({ withdrawal: { ...request().withdrawal, code: 'C-3', path: '/hook/c3' } });
     await payouts.send(third, () => Promise.resolve(answer(200, '{"id":"c"}')), noWait);
+    // A duplicate of an accepted code, refused: the webhooks at its address are the accepted one's.
+    await payouts.send(third, () => Promise.resolve(answer(400, '{}')), noWait);
     const asked: string[] = [];
     const webhooks = {
       snapshot: (path: string) => {
         asked.push(path);
-        return Promise.resolve({ deliveries: path === '/hook/c1' ? [{}, {}] : [] });
+        return Promise.resolve({ deliveries: path === '/hook/c3' ? [] : [{}, {}] });
       },
     } as unknown as WebhookClient;
     await payouts.recordWebhooks(webhooks);
-    assert.deepEqual(asked, ['/hook/c1', '/hook/c3'], 'only the accepted ones');
+    assert.deepEqual(asked, ['/hook/c1', '/hook/c3', '/hook/c2']);
     assert.deepEqual(
       lines()
         .filter((line) => line.type === 'webhook')
-        .map(({ code, webhookReceived, deliveries }) => [code, webhookReceived, deliveries]),
+        .map(({ code, webhookReceived, deliveries, refused: why }) => [
+          code,
+          webhookReceived,
+          deliveries,
+          why,
+        ]),
       [
-        ['C-1', true, 2],
-        ['C-3', false, 0],
+        ['C-1', true, 2, undefined],
+        ['C-3', false, 0, undefined],
+        ['C-2', true, 2, { checkId: 'PAYMENT-ACCEPTED', status: 403 }],
       ],
     );
   });
@@ -435,6 +443,7 @@ describe('what really happened to the money: answers that may have paid, reconci
       ['waitFor', '/hook/c2', wait],
       ['snapshot', '/hook/c3'],
       ['waitFor', '/hook/c5', wait],
+      ['snapshot', '/hook/c4'],
     ]);
     assert.deepEqual(
       lines()
@@ -445,6 +454,12 @@ describe('what really happened to the money: answers that may have paid, reconci
         { code: 'C-2', webhookReceived: false, deliveries: 0 },
         { code: 'C-3', webhookReceived: true, deliveries: 1 },
         { code: 'C-5', webhookReceived: true, deliveries: 1, statuses: ['RECUSADO'] },
+        {
+          code: 'C-4',
+          webhookReceived: false,
+          deliveries: 0,
+          refused: { checkId: 'PAYMENT-ACCEPTED', status: 400 },
+        },
       ],
     );
     const summary = summariseLedger(readFileSync(ledger.path, 'utf8'), 'run-7', 'ledger.jsonl');

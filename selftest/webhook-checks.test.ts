@@ -10,6 +10,7 @@ import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
 import {
   callbackFieldCaseSensitive,
   noWebhookForRefused,
+  watchedDeliveries,
   returnedIds,
   webhookDelivered,
   webhookFamily,
@@ -322,14 +323,25 @@ describe('WEBHOOK-MATCHES-WITHDRAWAL: a webhook naming the code reports the amou
 });
 
 describe('WEBHOOK-NONE-FOR-REFUSED: no webhook for a refused withdrawal (§4.2, not shown)', () => {
-  it('passes none, and warns each delivery, naming the refusal', () => {
-    const refused = answered(403, '{}');
-    assert.deepEqual(noWebhookForRefused.judge({ refused, deliveries: [] }), []);
-    const d = delivered('{"status":"FAILED"}', { outcome: 'stray', headers: {} });
-    assert.deepEqual(noWebhookForRefused.judge({ refused, deliveries: [d, d] }), [
-      { verdict: 'WARNING', expected: 'no delivery after the withdrawal was refused with 403', actual: 'POST /hook/1 (no content-type, 19 bytes, stray)' },
-      { verdict: 'WARNING', expected: 'no delivery after the withdrawal was refused with 403', actual: 'POST /hook/1 (no content-type, 19 bytes, stray)' },
-    ]); // prettier-ignore
+  it('passes refusals that got nothing, and warns once naming each that got webhooks, the rest counted', () => {
+    const refusal = (code: string, deliveries = 0, statuses: string[] = []) => ({ code, checkId: 'PAYMENT-BODY-AMOUNT-ZERO', status: 400, deliveries, statuses });
+    assert.deepEqual(noWebhookForRefused.judge({ refusals: [refusal('C-1'), refusal('C-2')] }), []);
+    assert.deepEqual(noWebhookForRefused.judge({ refusals: [refusal('C-1'), refusal('C-2', 1, ['REJECTED']), refusal('C-3', 2)] }), [
+      {
+        verdict: 'WARNING',
+        expected: 'no webhook for any of the 3 refused withdrawals that named a PostBackUrl',
+        actual: '2 of them got webhooks: C-2 (PAYMENT-BODY-AMOUNT-ZERO, refused 400): a webhook reporting REJECTED; C-3 (PAYMENT-BODY-AMOUNT-ZERO, refused 400): 2 webhooks',
+      },
+    ]);
+    const many = Array.from({ length: 12 }, (_, i) => refusal(`C-${i}`, 1));
+    assert.match(noWebhookForRefused.judge({ refusals: many })[0]?.actual ?? '', /^12 of them got webhooks: C-0 .*C-9 [^;]*; and 2 more$/);
+    assert.equal(noWebhookForRefused.unjudgeable({ refusals: [] }), 'no withdrawal that named a PostBackUrl was refused');
+  }); // prettier-ignore
+
+  it("reads the deliveries' count and statuses from what the receiver recorded", () => {
+    const d = delivered('{"status":"REJECTED"}', { outcome: 'stray', headers: {} });
+    assert.deepEqual(watchedDeliveries([d, d]), { deliveries: 2, statuses: ['REJECTED', 'REJECTED'] });
+    assert.deepEqual(watchedDeliveries([]), { deliveries: 0, statuses: [] });
   });
 });
 

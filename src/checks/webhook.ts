@@ -206,10 +206,34 @@ export const webhookMatchesWithdrawal = defineCheck<WebhookInput>(
   },
 );
 
-export interface RefusedWebhookInput {
-  readonly refused: Exchange;
-  readonly deliveries: readonly Delivery[];
+/** A withdrawal the environment refused that named a PostBackUrl, and what arrived there. */
+export interface WatchedRefusal {
+  readonly code: string;
+  /** The check its request served. */
+  readonly checkId: string;
+  readonly status: number;
+  /** Deliveries to its PostBackUrl, and the statuses they reported. */
+  readonly deliveries: number;
+  readonly statuses: readonly string[];
 }
+
+/** A refused withdrawal's deliveries, from the receiver's record of them. */
+export function watchedDeliveries(
+  deliveries: readonly Delivery[],
+): Pick<WatchedRefusal, 'deliveries' | 'statuses'> {
+  return { deliveries: deliveries.length, statuses: deliveries.flatMap((d) => summaryOf(d).statuses) };
+}
+
+export interface RefusedWebhookInput {
+  readonly refusals: readonly WatchedRefusal[];
+}
+
+/** The refusals one finding names; the rest are counted. */
+const REFUSALS_NAMED = 10;
+
+/** A refusal with its deliveries, as a finding names it. */
+const refusalWithWebhooks = (r: WatchedRefusal): string =>
+  `${r.code} (${r.checkId}, refused ${r.status}): ${r.deliveries === 1 ? 'a webhook' : `${r.deliveries} webhooks`}${r.statuses.length === 0 ? '' : ` reporting ${r.statuses.join(', ')}`}`;
 
 export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
   {
@@ -218,22 +242,24 @@ export const noWebhookForRefused = defineCheck<RefusedWebhookInput>(
     clause: '§4.2, §6 (not shown)',
     level: 'should',
     reason:
-      'The webhook follows "acceptance" (§4.2); a webhook for a refused withdrawal could be taken for a payment.',
+      'The webhook follows "acceptance" (§4.2); a webhook for a refused withdrawal could be taken for a payment. Every refused withdrawal of the run that named a PostBackUrl is watched until the run ends.',
     remedy: 'Post no webhook for a withdrawal you refused; the refusal is already the answer to the request.',
     needs: ['provider', 'payout', 'webhook'],
   },
-  ({ refused, deliveries }) =>
-    deliveries.map((d) =>
+  ({ refusals }) => {
+    const got = refusals.filter((r) => r.deliveries > 0);
+    if (got.length === 0) return [];
+    const more = got.length > REFUSALS_NAMED ? `; and ${got.length - REFUSALS_NAMED} more` : '';
+    return [
       violation(
         'should',
-        `no delivery after the withdrawal was refused with ${refused.response.status}`,
-        describeDelivery(d),
+        `no webhook for any of the ${refusals.length} refused withdrawals that named a PostBackUrl`,
+        `${got.length} of them got webhooks: ${got.slice(0, REFUSALS_NAMED).map(refusalWithWebhooks).join('; ')}${more}`,
       ),
-    ),
-  ({ refused }) =>
-    refused.response.status >= 400 && refused.response.status < 500
-      ? undefined
-      : `the withdrawal was answered ${refused.response.status}, not refused`,
+    ];
+  },
+  ({ refusals }) =>
+    refusals.length === 0 ? 'no withdrawal that named a PostBackUrl was refused' : undefined,
 );
 
 /** The callback field as the document writes it (§2.1), and the same name wrongly cased. */

@@ -34,6 +34,8 @@ import {
 } from './model.ts';
 import { redact, redactJson } from '../secrets/redact.ts';
 import type { WithdrawalSummary } from './withdrawals.ts';
+import { noWebhookForRefused, type WatchedRefusal } from '../checks/webhook.ts';
+import { verdictOf, verdictWithin } from '../checks/check.ts';
 
 export interface CertificationInput {
   readonly checks: readonly CheckDefinition[];
@@ -49,6 +51,8 @@ export interface CertificationInput {
   readonly baseline?: Baseline;
   /** What the run's withdrawals did, from its ledger. */
   readonly withdrawals?: WithdrawalSummary;
+  /** The refused withdrawals the ledger says were watched for webhooks until the run ended. */
+  readonly refusals?: readonly WatchedRefusal[];
 }
 
 export interface Baseline {
@@ -261,6 +265,32 @@ export function withRootCauses(
 }
 
 /**
+ * WEBHOOK-NONE-FOR-REFUSED over the whole run: its test judges its own refusal when its wait ends, and
+ * every other refused withdrawal that named a PostBackUrl, watched until the run ended (the ledger),
+ * joins that judgement as one more evaluation when any got a webhook. A check its test did not judge
+ * (not selected, or skipped) stays as it was.
+ */
+export function withRefusalsWatched(
+  judged: ReadonlyMap<string, Judged>,
+  refusals: readonly WatchedRefusal[],
+): Map<string, Judged> {
+  const result = new Map(judged);
+  const entry = judged.get(noWebhookForRefused.id);
+  if (entry === undefined || entry.evaluations.every((e) => e.verdict === 'SKIPPED')) return result;
+  const others = refusals.filter((r) => r.checkId !== noWebhookForRefused.id);
+  const violations = others.length === 0 ? [] : noWebhookForRefused.judge({ refusals: others });
+  if (violations.length === 0) return result;
+  const evaluation: Evaluation = {
+    checkId: noWebhookForRefused.id,
+    verdict: verdictWithin(noWebhookForRefused.level, verdictOf(violations)),
+    expected: violations.map((v) => v.expected).join(' | '),
+    actual: violations.map((v) => v.actual).join(' | '),
+  };
+  result.set(noWebhookForRefused.id, { ...entry, evaluations: [...entry.evaluations, evaluation] });
+  return result;
+}
+
+/**
  * The suite's own hash: of every check as it judges (id, title, clause, level, reason, remedy), so
  * that a signer tells apart two suites that carry one version number but judge differently.
  */
@@ -282,7 +312,10 @@ const silentSkips = (tests: readonly TestOutcome[]): string[] =>
 
 export function buildCertification(input: CertificationInput): Certification {
   const { metadata } = input;
-  const judged = withRootCauses(judgedByCheck(input.tests), input.checks, input.startTime.toISOString());
+  const judged = withRefusalsWatched(
+    withRootCauses(judgedByCheck(input.tests), input.checks, input.startTime.toISOString()),
+    input.refusals ?? [],
+  );
   const nothing: Judged = { evaluations: [], durationMs: 0 };
   const suiteErrors = [
     ...input.suiteErrors.map(({ test, message }) => ({ test, message: plain(message) })),

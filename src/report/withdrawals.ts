@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEDGER_FILE, WITHDRAWAL_OUTCOMES, type WithdrawalOutcome } from '../run/ledger.ts';
+import type { WatchedRefusal } from '../checks/webhook.ts';
 
 /** What the webhooks of a withdrawal with an unknown outcome reported. */
 export type Reconciliation = 'paid' | 'failed' | 'other' | 'none';
@@ -39,25 +40,51 @@ interface Line {
   readonly code?: string;
   readonly outcome?: WithdrawalOutcome;
   readonly webhookReceived?: boolean;
+  readonly deliveries?: number;
   readonly statuses?: string[];
+  readonly refused?: { readonly checkId?: string; readonly status?: number };
   readonly requests?: number;
   readonly bound?: number;
 }
 
+/** This run's lines of a ledger, which others' runs may share. */
+function runLines(text: string, runId: string): Line[] {
+  return (
+    text
+      .split('\n')
+      // Only lines that can be this run's are parsed: a report directory's ledger keeps every run's.
+      .filter((raw) => raw.includes(runId))
+      .flatMap((raw): Line[] => {
+        try {
+          return raw.trim() === '' ? [] : [JSON.parse(raw) as Line];
+        } catch {
+          return [];
+        }
+      })
+      .filter((line) => line.runId === runId)
+  );
+}
+
+/** The refused withdrawals of the run whose address was watched until it ended, with what arrived there. */
+export function watchedRefusals(text: string, runId: string): WatchedRefusal[] {
+  return runLines(text, runId).flatMap((line): WatchedRefusal[] =>
+    line.type === 'webhook' && line.refused !== undefined && typeof line.code === 'string'
+      ? [
+          {
+            code: line.code,
+            checkId: String(line.refused.checkId),
+            status: typeof line.refused.status === 'number' ? line.refused.status : 0,
+            deliveries: typeof line.deliveries === 'number' ? line.deliveries : 0,
+            statuses: line.statuses ?? [],
+          },
+        ]
+      : [],
+  );
+}
+
 /** The summary of this run's lines of a ledger (others' runs may share the file); undefined when it sent none. */
 export function summariseLedger(text: string, runId: string, ledger: string): WithdrawalSummary | undefined {
-  const lines = text
-    .split('\n')
-    // Only lines that can be this run's are parsed: a report directory's ledger keeps every run's.
-    .filter((raw) => raw.includes(runId))
-    .flatMap((raw): Line[] => {
-      try {
-        return raw.trim() === '' ? [] : [JSON.parse(raw) as Line];
-      } catch {
-        return [];
-      }
-    })
-    .filter((line) => line.runId === runId);
+  const lines = runLines(text, runId);
   const intents = lines.filter((l) => l.type === 'intent');
   if (intents.length === 0) return undefined;
   const outcomes = Object.fromEntries(WITHDRAWAL_OUTCOMES.map((o) => [o, 0])) as Record<
@@ -89,14 +116,19 @@ export function summariseLedger(text: string, runId: string, ledger: string): Wi
   };
 }
 
-/** The summary of the ledger in the report directory, or undefined when the run sent no withdrawal. */
-export function readWithdrawalSummary(
+/**
+ * The summary of the ledger in the report directory (undefined when the run sent no withdrawal), and
+ * its refused withdrawals whose webhooks were watched.
+ */
+export function readLedger(
   reportDir: string,
   runId: string,
   shown: string,
-): WithdrawalSummary | undefined {
+): { summary: WithdrawalSummary | undefined; refusals: WatchedRefusal[] } {
   const path = join(reportDir, LEDGER_FILE);
-  return existsSync(path) ? summariseLedger(readFileSync(path, 'utf8'), runId, shown) : undefined;
+  if (!existsSync(path)) return { summary: undefined, refusals: [] };
+  const text = readFileSync(path, 'utf8');
+  return { summary: summariseLedger(text, runId, shown), refusals: watchedRefusals(text, runId) };
 }
 
 /** What each reconciliation is called on the money line: each under its own word. */

@@ -52,6 +52,8 @@ export interface LedgerWebhook {
   readonly deliveries: number;
   /** What the deliveries' status field said, in order (`PAID`, `FAILED`), when they carried one. */
   readonly statuses?: readonly string[];
+  /** For a refused withdrawal: the check its request served and the status it was refused with. */
+  readonly refused?: { readonly checkId: string; readonly status: number };
 }
 
 export interface LedgerPlan {

@@ -7,10 +7,10 @@ import type { Exchange } from '../evidence/exchange.ts';
 import { parseJson } from '../evidence/exchange.ts';
 import { sendUntilServed } from '../transport/operations.ts';
 import { readPath } from '../base/json.ts';
-import type { Ledger, WithdrawalOutcome } from './ledger.ts';
+import type { Ledger, LedgerWebhook, WithdrawalOutcome } from './ledger.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
 import { isClientError, isSuccess } from '../base/status.ts';
-import { summaryOf } from '../evidence/delivery.ts';
+import { type Delivery, summaryOf } from '../evidence/delivery.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
 import { WaitBudgetSpent } from '../transport/gate.ts';
 import type { Target } from './target.ts';
@@ -53,6 +53,12 @@ const OUTCOME_NOTES: Partial<Record<WithdrawalOutcome, string>> = {
 export class Payouts {
   /** The withdrawals that were not clearly refused, whose webhooks the ledger records. */
   private readonly watched: { code: string; path: string; unknown: boolean }[] = [];
+  /**
+   * The refused withdrawals that named a PostBackUrl of the run's receiver, by code: a webhook to one
+   * is worth a warning (WEBHOOK-NONE-FOR-REFUSED), unless its code was also accepted (a refused
+   * duplicate shares the accepted withdrawal's address).
+   */
+  private readonly refused = new Map<string, { path: string; checkId: string; status: number }>();
 
   private readonly target: Target;
   private readonly ledger: Ledger;
@@ -145,14 +151,35 @@ export class Payouts {
     });
     if (outcome === 'accepted' || outcome === 'unknown')
       this.watched.push({ code: withdrawal.code, path: withdrawal.path, unknown: outcome === 'unknown' });
+    if (outcome === 'refused' && withdrawal.path !== '')
+      this.refused.set(withdrawal.code, { path: withdrawal.path, checkId, status });
     return exchange;
   }
 
   /**
-   * Records, for the ledger, whether the webhook of each withdrawal that was not clearly refused
-   * arrived by the end of the run, and the statuses it reported: what reconciles an unknown outcome.
+   * Records, for the ledger, whether the webhook of each withdrawal arrived by the end of the run, and
+   * the statuses it reported: what reconciles an unknown outcome, and what a refused one should not get.
    */
   async recordWebhooks(webhooks: WebhookClient): Promise<void> {
+    await this.recordUnrefused(webhooks);
+    await this.recordRefused(webhooks);
+  }
+
+  private async recordRefused(webhooks: WebhookClient): Promise<void> {
+    const served = new Set(this.watched.map((w) => w.code));
+    const refused = [...this.refused].filter(([code]) => !served.has(code));
+    const reported = await Promise.all(
+      refused.map(async ([code, { path, checkId, status }]) => ({
+        code,
+        refused: { checkId, status },
+        deliveries: (await webhooks.snapshot(path)).deliveries,
+      })),
+    );
+    for (const { code, refused: refusal, deliveries } of reported)
+      this.ledger.webhook({ code, ...webhookFacts(deliveries), refused: refusal });
+  }
+
+  private async recordUnrefused(webhooks: WebhookClient): Promise<void> {
     // An unknown outcome is worth the webhook wait: its webhook is the only word on whether it paid.
     const wait = { timeoutMs: this.target.config.webhook.timeoutMs, graceMs: 0 };
     const reported = await Promise.all(
@@ -161,15 +188,17 @@ export class Payouts {
         report: await (unknown ? webhooks.waitFor(path, wait) : webhooks.snapshot(path)),
       })),
     );
-    for (const { code, report } of reported) {
-      const { deliveries } = report;
-      const statuses = deliveries.flatMap((d) => summaryOf(d).statuses);
-      this.ledger.webhook({
-        code,
-        webhookReceived: deliveries.length > 0,
-        deliveries: deliveries.length,
-        ...(statuses.length === 0 ? {} : { statuses }),
-      });
-    }
+    for (const { code, report } of reported)
+      this.ledger.webhook({ code, ...webhookFacts(report.deliveries) });
   }
+}
+
+/** What the ledger says of a withdrawal's deliveries: whether any came, how many, their statuses. */
+function webhookFacts(deliveries: readonly Delivery[]): Omit<LedgerWebhook, 'code'> {
+  const statuses = deliveries.flatMap((d) => summaryOf(d).statuses);
+  return {
+    webhookReceived: deliveries.length > 0,
+    deliveries: deliveries.length,
+    ...(statuses.length === 0 ? {} : { statuses }),
+  };
 }

@@ -13,6 +13,7 @@ import {
   webhookRefersToWithdrawal,
   webhookMatchesWithdrawal,
   type WebhookInput,
+  watchedDeliveries,
   wrongCaseCallbackBody,
 } from '../../src/checks/webhook.ts';
 import { judging } from '../../src/checks/declare.ts';
@@ -56,7 +57,11 @@ function verifyDeliveries(verify: Recorder, input: WebhookInput): void {
   for (const check of CONTENT_CHECKS) verify.check(check, input, input.withdrawal);
 }
 
-/** A withdrawal without client_secret must be refused first; only then is a webhook for it wrong. */
+/**
+ * A withdrawal without client_secret must be refused first; only then is a webhook for it wrong. The
+ * run's other refusals are watched until it ends (Payouts.recordWebhooks) and join this finding in
+ * the certification (src/report/refusals.ts).
+ */
 async function verifyNoWebhookForRefused(
   verify: Recorder,
   webhooks: WebhookClient,
@@ -74,7 +79,8 @@ async function verifyNoWebhookForRefused(
     return;
   }
   const { deliveries } = await webhooks.snapshot(refused.path);
-  verify.check(check, { refused: exchange, deliveries }, exchange);
+  const watched = { code: refused.code, checkId: check.id, status: exchange.response.status };
+  verify.check(check, { refusals: [{ ...watched, ...watchedDeliveries(deliveries) }] }, exchange);
 }
 
 /** A withdrawal whose address is under postbackurl, not PostBackUrl; sent only when the check can run. */
