@@ -3,7 +3,7 @@
  * attempt is journaled with the handler's answer and its time. node:http with a keep-alive agent:
  * what a provider's delivery worker does, and cheaper than fetch at thousands a second.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   Agent as HttpAgent,
   type ClientRequest,
@@ -70,11 +70,12 @@ export function attemptLine(attempt: Attempt): string {
   return `webhook POST ${attempt.url} -> ${attempt.error ?? String(attempt.status)} (${attempt.durationMs} ms) attempt ${attempt.attempt}/${attempt.of}`;
 }
 
-const E2E_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-/** E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. */
+/**
+ * E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. The
+ * tail comes from randomUUID, whose entropy Node draws in batches, not a system call per webhook.
+ */
 function endToEndId(now = new Date()): string {
-  const tail = [...randomBytes(11)].map((byte) => E2E_ALPHABET[byte % E2E_ALPHABET.length]).join('');
+  const tail = randomUUID().replaceAll('-', '').slice(0, 11).toUpperCase();
   return `E${SIMULATOR_ISPB}${now.toISOString().slice(0, 16).replace(/\D/g, '')}${tail}`;
 }
 
