@@ -4,7 +4,8 @@
  * judged with it as one finding that names the values that were not refused.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { selfSigned } from './support/certificates.ts';
 import { describe, it } from 'node:test';
 import { verdictOf } from '../src/checks/check.ts';
 import { credentialCases, nearMissHeaders, type CredentialCase } from '../src/checks/credentials.ts';
@@ -83,6 +84,36 @@ describe('the near misses of a value', () => {
     }
   }); // prettier-ignore
 
+  it('change the key a parser reads out of cert_client, never only bytes past it, whatever its length', () => {
+    for (const [type, options] of [['rsa', { modulusLength: 2048 }], ['rsa', { modulusLength: 1024 }], ['ec', { namedCurve: 'P-256' }], ['ec', { namedCurve: 'P-384' }], ['ed25519', {}]] as const) {
+      const { publicKey } = generateKeyPairSync(type as 'rsa', options as { modulusLength: number });
+      const der = publicKey.export({ type: 'spki', format: 'der' });
+      const pem = publicKey.export({ type: 'spki', format: 'pem' });
+      for (const certClient of [Buffer.from(pem).toString('base64'), der.toString('base64')]) {
+        for (const near of certificateNearMisses(certClient)) {
+          const bytes = Buffer.from(near.value, 'base64');
+          const text = bytes.toString('latin1');
+          let read: Buffer | undefined;
+          try {
+            read = createPublicKey(text.includes('-----BEGIN') ? text : { key: bytes, format: 'der', type: 'spki' }).export({ type: 'spki', format: 'der' });
+          } catch {
+            read = undefined; // refused by the parser: not taken for the key either
+          }
+          assert.ok(read === undefined || !read.equals(der), `${type} ${near.variant}`);
+        }
+      }
+    }
+  }); // prettier-ignore
+
+  it('edit a certificate only by its case: its end is its signature, which a parser of the key never reads', () => {
+    const { cert } = selfSigned();
+    for (const certClient of [Buffer.from(cert).toString('base64'), new X509Certificate(cert).raw.toString('base64')]) {
+      const misses = certificateNearMisses(certClient);
+      assert.deepEqual(misses.map((n) => n.variant), ['case-changed']);
+      assert.notEqual(misses[0]?.value, certClient);
+    }
+  }); // prettier-ignore
+
   it("make another real public key of the same kind, whose header's first 72 characters are the real one's", async () => {
     for (const [type, options] of [['rsa', { modulusLength: 2048 }], ['ec', { namedCurve: 'P-384' }], ['ed25519', {}]] as const) {
       const { publicKey } = generateKeyPairSync(type as 'rsa', options as { modulusLength: number });
@@ -91,7 +122,6 @@ describe('the near misses of a value', () => {
       assert.ok(other !== undefined, type);
       const otherPem = Buffer.from(other, 'base64');
       assert.notDeepEqual(otherPem, Buffer.from(pem), type);
-      const { createPublicKey } = await import('node:crypto');
       const parsed = createPublicKey(otherPem.toString());
       assert.equal(parsed.asymmetricKeyType, publicKey.asymmetricKeyType);
       assert.deepEqual(parsed.asymmetricKeyDetails, publicKey.asymmetricKeyDetails);

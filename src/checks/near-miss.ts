@@ -3,7 +3,7 @@
  * which a provider comparing a prefix, a truncated column (VARCHAR(32), bcrypt's 72 bytes) or
  * case-insensitively takes for the real one, while a wholly wrong value is refused by all of them.
  */
-import { createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPair, type KeyObject, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 
 export type NearMiss =
@@ -41,7 +41,9 @@ function alphabetOf(value: string, char: string): string {
  * truncated compares stop looking), then its case swapped, or where case cannot matter its first
  * character changed (a compare of the last few characters). `encoded` names the base64 alphabet of
  * an encoded value (a key body, a JWT's signature): a character then moves 16 places, which changes
- * the bits it encodes rather than only the padding bits a decoder drops.
+ * the bits it encodes rather than only the padding bits a decoder drops, and the character more goes
+ * before the last, so that the bytes it decodes to differ where a parser reads them, not only past
+ * their end (which a decoder or a DER parser may drop).
  */
 export function plainNearMisses(value: string, encoded?: string): NearMissValue[] {
   const body = value.replace(/=+$/, '');
@@ -57,14 +59,13 @@ export function plainNearMisses(value: string, encoded?: string): NearMissValue[
   const swapped = swapCase(body);
   // Hex and UUIDs are conventionally read either way, and a value without letters has no case.
   const caseMatters = swapped !== body && (encoded !== undefined || !HEX.test(body));
-  // A character past whole 4-character groups encodes no full byte and decoders drop it: go before the last.
-  const moreAt = encoded !== undefined && body.length % 4 === 0 ? body.length - 1 : body.length;
+  const moreAt = encoded === undefined ? body.length : body.length - 1;
   return [
     { variant: 'last-changed', value: `${body.slice(0, -1)}${changed(last, step)}${padding}` },
     { variant: 'one-short', value: `${body.slice(0, -1)}${padding}` },
     {
       variant: 'one-more',
-      value: `${body.slice(0, moreAt)}${changed(last, 1)}${body.slice(moreAt)}${padding}`,
+      value: `${body.slice(0, moreAt)}${changed(last, step)}${body.slice(moreAt)}${padding}`,
     },
     caseMatters
       ? { variant: 'case-changed', value: `${swapped}${padding}` }
@@ -84,23 +85,38 @@ export function tokenNearMisses(token: string): NearMissValue[] {
 const PEM = /^(-----BEGIN ([A-Z ]+)-----\r?\n)([\s\S]*?)(\r?\n-----END [A-Z ]+-----\s*)$/;
 
 /**
- * cert_client's near misses, in the key material: the last character of the PEM's body (or of the
- * DER's base64) edited, the armour kept, each sent as base64 as the header carries it.
+ * cert_client's near misses, in the key material: the last character of a public key's PEM body (or
+ * of its DER's base64) edited, the armour kept, each sent as base64 as the header carries it. A
+ * certificate ends in its signature, not its key: a provider reading the key out of it rightly takes
+ * those edits, so it gets only its case changed, which changes every byte.
  */
 export function certificateNearMisses(certClient: string): NearMissValue[] {
-  const decoded = Buffer.from(certClient, 'base64').toString('latin1');
-  const pem = PEM.exec(decoded);
-  if (pem === null) return plainNearMisses(certClient, BASE64);
-  const [, begin = '', , body = '', end = ''] = pem;
+  const raw = Buffer.from(certClient, 'base64');
+  const pem = PEM.exec(raw.toString('latin1'));
+  if (pem === null) {
+    const misses = plainNearMisses(certClient, BASE64);
+    return isCertificate(raw) ? misses.filter((n) => n.variant === 'case-changed') : misses;
+  }
+  const [, begin = '', label = '', body = '', end = ''] = pem;
+  const encoded = (text: string): string => Buffer.from(`${begin}${text}${end}`, 'latin1').toString('base64');
+  if (!label.endsWith('PUBLIC KEY')) return [{ variant: 'case-changed', value: encoded(swapCase(body)) }];
   const lines = body.split(/(\r?\n)/);
   const lastLine = lines.pop() ?? '';
+  const before = lines.join('');
   return plainNearMisses(lastLine, BASE64).map((n) => ({
     ...n,
-    value: Buffer.from(
-      `${begin}${n.variant === 'case-changed' ? swapCase(lines.join('')) : lines.join('')}${n.value}${end}`,
-      'latin1',
-    ).toString('base64'),
+    value: encoded(`${n.variant === 'case-changed' ? swapCase(before) : before}${n.value}`),
   }));
+}
+
+/** Whether DER bytes are an X.509 certificate. */
+function isCertificate(der: Buffer): boolean {
+  try {
+    new X509Certificate(der);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function swapCase(text: string): string {
