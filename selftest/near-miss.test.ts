@@ -44,6 +44,7 @@ describe('the near misses of a value', () => {
       ['123e4567-e89b-12d3-a456-426614174000', '123e4567-e89b-12d3-a456-42661417400', '123e4567-e89b-12d3-a456-42661417400f0', '223e4567-e89b-12d3-a456-42661417400f'],
     );
     assert.deepEqual(plainNearMisses('12345').map((n) => n.value), ['12346', '1234', '123456', '22345']);
+    assert.equal(plainNearMisses('Client@Example.com').at(-1)?.variant, 'first-changed');
     assert.deepEqual(plainNearMisses(''), []);
   }); // prettier-ignore
 

@@ -57,8 +57,8 @@ export function plainNearMisses(value: string, encoded?: string): NearMissValue[
     return alphabet[at < 0 ? 0 : (at + by) % alphabet.length] ?? 'x';
   };
   const swapped = swapCase(body);
-  // Hex and UUIDs are conventionally read either way, and a value without letters has no case.
-  const caseMatters = swapped !== body && (encoded !== undefined || !HEX.test(body));
+  // Hex, UUIDs and e-mail addresses are conventionally read either way; a value without letters has no case.
+  const caseMatters = swapped !== body && (encoded !== undefined || !(HEX.test(body) || body.includes('@')));
   const moreAt = encoded === undefined ? body.length : body.length - 1;
   return [
     { variant: 'last-changed', value: `${body.slice(0, -1)}${changed(last, step)}${padding}` },
