@@ -163,10 +163,13 @@ describe('the embedded mock behind its front', () => {
     );
   });
 
-  it('gives each accepted withdrawal its own id, which its webhook carries, as JSON by POST', async () => {
+  it('gives each accepted withdrawal its own id, which its webhook carries with its code and amount, as JSON by POST', async () => {
     const answers = [];
-    for (const name of ['first', 'second']) {
-      const answer = await withdraw(headers(), body(name));
+    for (const [name, amount] of [
+      ['first', 0.01],
+      ['second', 2.5],
+    ] as const) {
+      const answer = await withdraw(headers(), body(name, { amount }));
       assert.equal(answer.status, 200);
       answers.push(answer.json);
     }
@@ -181,6 +184,8 @@ describe('the embedded mock behind its front', () => {
     assert.notEqual(first?.body.end_to_end_id, second?.body.end_to_end_id);
     assert.match(String(first?.body.end_to_end_id), /^E\d{8}\d{12}[0-9a-f]{11}$/);
     assert.match(first?.contentType ?? '', /^application\/json/);
+    assert.deepEqual([first?.body.code, first?.body.amount], ['front-first', 0.01]);
+    assert.deepEqual([second?.body.code, second?.body.amount], ['front-second', 2.5]);
   });
 
   it('posts nothing for a body whose callback field is postbackurl, and says so in its log', async () => {

@@ -6,7 +6,8 @@
  * - answers a request missing a key of the operation's security requirement (not the token) with 403;
  * - relays Prism's webhook: the withdrawal's PostBackUrl is replaced by an address of the front, which
  *   passes the webhook on to the PostBackUrl only once Prism's answer was a 2xx, and drops it otherwise;
- * - gives each accepted withdrawal its own id, in the answer and in its webhook;
+ * - gives each accepted withdrawal its own id, in the answer and in its webhook, which also names its
+ *   code and amount where Prism's example has them;
  * - says in a refusal's message which header or field is wrong, and the clause (never a value sent).
  */
 import { randomUUID } from 'node:crypto';
@@ -74,6 +75,9 @@ interface Answer {
 
 interface Relay {
   readonly postBackUrl: string;
+  /** The withdrawal's code and amount, which its webhook names where Prism's example has them. */
+  readonly code: JsonValue | undefined;
+  readonly amount: JsonValue | undefined;
   readonly answer: Promise<Answer | undefined>;
   answered(answer: Answer | undefined): void;
 }
@@ -229,7 +233,7 @@ export async function serveMockFront(options: MockFrontOptions): Promise<MockFro
     const key = randomUUID();
     let answered: (answer: Answer | undefined) => void = () => undefined;
     const answer = new Promise<Answer | undefined>((resolve) => (answered = resolve));
-    const relay: Relay = { postBackUrl, answer, answered };
+    const relay: Relay = { postBackUrl, code: parsed.code, amount: parsed.amount, answer, answered };
     relays.set(key, relay);
     if (relays.size > RELAYS_LIMIT) relays.delete(relays.keys().next().value ?? '');
     // Gone once its webhook came, or a while after the answer if Prism never posts one.
@@ -293,6 +297,8 @@ export async function serveMockFront(options: MockFrontOptions): Promise<MockFro
           ...(typeof parsed.end_to_end_id === 'string'
             ? { end_to_end_id: endToEndId(parsed.end_to_end_id) }
             : {}),
+          ...('code' in parsed && pending.code !== undefined ? { code: pending.code } : {}),
+          ...('amount' in parsed && pending.amount !== undefined ? { amount: pending.amount } : {}),
         }
       : undefined;
     const body = own === undefined ? payload : Buffer.from(JSON.stringify(own));
