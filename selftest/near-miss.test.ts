@@ -16,6 +16,8 @@ import {
   tokenNearMisses,
 } from '../src/checks/near-miss.ts';
 import { loadSpec, type OperationId } from '../src/spec/spec.ts';
+import { registerSecret } from '../src/secrets/registry.ts';
+import { redact } from '../src/secrets/redact.ts';
 import { answered } from './support/exchanges.ts';
 
 const caseOf = (operation: OperationId, id: string): CredentialCase => {
@@ -159,6 +161,29 @@ describe('the cases that send near misses', () => {
     const cert = await nearMissHeaders({ cert_client: Buffer.from(pem).toString('base64') }, caseOf('createToken', 'TOKEN-REFUSE-WRONG-CERT-CLIENT'), undefined);
     assert.deepEqual(cert.map((s) => s.nearMiss), ['other-key', 'last-changed', 'one-short', 'one-more', 'case-changed']);
   }); // prettier-ignore
+
+  it('are masked as the secret they come from, wherever an answer echoes them', async () => {
+    const secret = 'near-miss-secret-0123456789abcdefXYZ';
+    registerSecret(secret);
+    const headers = { client_id: 'Client-7', client_secret: secret, accept: 'application/json' };
+    const sent = await nearMissHeaders(
+      headers,
+      caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-SECRET'),
+      'tok',
+    );
+    assert.equal(sent.length, 4);
+    for (const { headers: h } of sent) {
+      const echoed = redact(`{"message":"client_secret ${h.client_secret ?? ''} is not valid"}`);
+      assert.ok(!echoed.includes(secret.slice(0, 20)), echoed);
+    }
+    // client_id is no secret: its near misses stay as they are.
+    const ids = await nearMissHeaders(
+      headers,
+      caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-ID'),
+      'tok',
+    );
+    assert.ok(redact(ids[0]?.headers.client_id ?? '').startsWith('Client-'));
+  });
 
   it('judge the wrong value and its near misses as one finding, naming each value that was not refused', () => {
     const secret = caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-SECRET');

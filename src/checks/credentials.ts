@@ -4,6 +4,7 @@
  * that exercise them. A wrong value has the shape of the real one, so only its validity differs.
  */
 import { isRateLimited, type Exchange } from '../evidence/exchange.ts';
+import { isRegisteredSecret, registerSecret } from '../secrets/registry.ts';
 import type { Inventor } from '../spec/invent.ts';
 import { type Headers, withHeader, withoutHeader } from '../spec/requests.ts';
 import type { CredentialHeader, OperationId, SpecModel } from '../spec/spec.ts';
@@ -287,20 +288,24 @@ export async function nearMissHeaders(
   token: string | undefined,
 ): Promise<{ readonly nearMiss: NearMiss; readonly headers: Headers }[]> {
   if (testCase.nearMissesBeside === undefined) return [];
-  const { header } = testCase.credential;
+  const { header, kind, base64 } = testCase.credential;
   const current = Object.entries(headers).find(([k]) => k.toLowerCase() === header.toLowerCase())?.[1] ?? '';
+  const real = kind === 'token' ? (token ?? '') : current;
   const values: NearMissValue[] = await (async () => {
-    if (testCase.credential.kind === 'token') {
-      return tokenNearMisses(token ?? '').map((n) => ({ ...n, value: `Bearer ${n.value}` }));
-    }
-    if (!testCase.credential.base64) return plainNearMisses(current);
-    const other = await otherPublicKey(current);
+    if (kind === 'token') return tokenNearMisses(real);
+    if (!base64) return plainNearMisses(real);
+    const other = await otherPublicKey(real);
     return [
       ...(other === undefined ? [] : [{ variant: 'other-key' as const, value: other }]),
-      ...certificateNearMisses(current),
+      ...certificateNearMisses(real),
     ];
   })();
-  return values.map((n) => ({ nearMiss: n.variant, headers: withHeader(headers, header, n.value) }));
+  // One character from a secret is as good as the secret: masked wherever an answer echoes it.
+  if (isRegisteredSecret(real)) for (const n of values) registerSecret(n.value);
+  return values.map((n) => ({
+    nearMiss: n.variant,
+    headers: withHeader(headers, header, kind === 'token' ? `Bearer ${n.value}` : n.value),
+  }));
 }
 
 export const credentialsFamily = perOperationFamily(
