@@ -121,7 +121,7 @@ function variantsOf(credential: CredentialHeader): VariantSpec[] {
   ];
 }
 
-/** The near misses a credential's case sends besides its own value: four edits, and another key for a certificate. */
+/** The near misses a credential's case sends besides its own value, at most: four edits, and another key for cert_client. */
 function nearMissCount(credential: CredentialHeader): number {
   return credential.base64 ? 5 : 4;
 }
@@ -129,7 +129,7 @@ function nearMissCount(credential: CredentialHeader): number {
 /** How a case's near misses read in its reason: what each is. */
 const nearMissReason = (credential: CredentialHeader): string =>
   `; nor one a prefix, truncated or case-insensitive compare takes for the real value (${[
-    'the last character changed, one character short, one character more, the case changed',
+    'the last character changed, one character short, one character more, the case changed (or, where case cannot matter, the first character)',
     ...(credential.base64 ? [NEAR_MISS_WORDS['other-key']] : []),
   ].join('; ')})`;
 
