@@ -1,17 +1,12 @@
 /**
  * Webhooks of namespaces: the ones an outcome plans, and those fired on demand (trigger). Every
- * attempt is journaled with the handler's answer and its time. node:http with a keep-alive agent:
- * what a provider's delivery worker does, and cheaper than fetch at thousands a second.
+ * attempt is journaled with the handler's answer and its time. undici's keep-alive Agent: what a
+ * provider's delivery worker does, and at thousands a second half the CPU of node:http's client.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  Agent as HttpAgent,
-  type ClientRequest,
-  request as httpRequest,
-  type RequestOptions,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
+import { Agent } from 'undici';
 import type { Namespace, Withdrawal } from './namespace.ts';
 import {
   type PlannedWebhook,
@@ -105,20 +100,25 @@ function messageOf(withdrawal: Withdrawal, event: WebhookEvent, kind: WebhookKin
 
 function errorOf(error: unknown): DeliveryError {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ETIMEDOUT') return 'timeout';
+  // Only the deliverer's clock aborts a request (send).
+  if (code === 'UND_ERR_ABORTED') return 'timeout';
   if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return 'reset';
+  // UND_ERR_SOCKET: the handler closed the connection before its answer ended.
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return 'reset';
   return 'unreachable';
+}
+
+/** A PostBackUrl's user:password as Basic credentials, as node:http sends them. */
+function basicAuthOf(url: URL): Record<string, string> {
+  if (url.username === '' && url.password === '') return {};
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return { authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
 }
 
 export class Deliverer {
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly inFlight = new Set<ClientRequest>();
   private readonly allowed: ReadonlySet<string>;
-  private readonly agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
-  };
+  private readonly agent: Agent;
   private closed = false;
 
   private readonly options: DelivererOptions;
@@ -126,6 +126,15 @@ export class Deliverer {
   constructor(options: DelivererOptions) {
     this.options = options;
     this.allowed = new Set(options.allowedHosts.map((host) => host.toLowerCase()));
+    // Its own timers stand down: the limit is the deliverer's one clock (send), exact to the millisecond.
+    this.agent = new Agent({
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: {
+        timeout: options.timeoutMs,
+        ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+      },
+    });
   }
 
   hostAllowed = (url: URL): boolean => isLoopback(url) || this.allowed.has(url.hostname.toLowerCase());
@@ -177,9 +186,8 @@ export class Deliverer {
     this.closed = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    for (const request of this.inFlight) request.destroy();
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    // Requests still in flight end with an error, which their attempts record.
+    this.agent.destroy().catch(() => undefined);
   }
 
   private later(ms: number, run: () => void): void {
@@ -236,7 +244,7 @@ export class Deliverer {
   }
 
   /** One POST; never throws. */
-  private send(
+  private async send(
     target: string,
     message: Message,
   ): Promise<{ status: number; durationMs: number } | { error: DeliveryError; durationMs: number }> {
@@ -244,51 +252,32 @@ export class Deliverer {
     const elapsed = (): number => Math.round(performance.now() - started);
     const url = httpUrl(target);
     if (url === undefined || !this.hostAllowed(url)) {
-      return Promise.resolve({
-        error: url === undefined ? 'unreachable' : 'host-not-allowed',
-        durationMs: 0,
-      });
+      return { error: url === undefined ? 'unreachable' : 'host-not-allowed', durationMs: 0 };
     }
-    const https = url.protocol === 'https:';
-    const options: RequestOptions = {
-      method: 'POST',
-      agent: https ? this.agents.https : this.agents.http,
-      headers: {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(message.body),
-        ...signatureHeaders(message.body, message.webhookId),
-      },
-      ...(this.options.lookup === undefined ? {} : { lookup: this.options.lookup }),
-    };
-    return new Promise((resolve) => {
-      const request = (https ? httpsRequest : httpRequest)(url, options);
-      this.inFlight.add(request);
-      const timer = setTimeout(() => {
-        request.destroy(
-          Object.assign(new Error('the handler did not answer in time'), { code: 'ETIMEDOUT' }),
-        );
-      }, this.options.timeoutMs);
-      let done = false;
-      const finish = (result: { status: number } | { error: DeliveryError }): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        this.inFlight.delete(request);
-        resolve({ ...result, durationMs: elapsed() });
-      };
-      request.on('response', (response) => {
-        response.resume();
-        response.on('end', () => {
-          finish({ status: response.statusCode ?? 0 });
-        });
-        response.on('error', () => {
-          finish({ status: response.statusCode ?? 0 });
-        });
+    // An EventEmitter as the abort signal: an AbortController per webhook costs undici half as much again.
+    const abort = new EventEmitter();
+    const timer = setTimeout(() => abort.emit('abort'), this.options.timeoutMs);
+    try {
+      const answer = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(message.body)),
+          ...signatureHeaders(message.body, message.webhookId),
+          ...basicAuthOf(url),
+        },
+        body: message.body,
+        signal: abort,
       });
-      request.on('error', (error) => {
-        finish({ error: errorOf(error) });
-      });
-      request.end(message.body);
-    });
+      // Its status is the answer, even if the body then breaks off.
+      await answer.body.dump().catch(() => undefined);
+      return { status: answer.statusCode, durationMs: elapsed() };
+    } catch (error) {
+      return { error: errorOf(error), durationMs: elapsed() };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, request as httpRequest, type Server } from 'node:http';
-import { type AddressInfo, connect, type LookupFunction } from 'node:net';
+import { type AddressInfo, connect, type LookupFunction, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
@@ -338,12 +338,6 @@ describe('webhook hosts', () => {
     }
   }); // prettier-ignore
 
-  async function createNamespaceOn(simulator: RunningSandbox, name: string): Promise<Namespace> {
-    await control(simulator, 'POST', `/_sim/namespaces/${name}/reset`);
-    const response = await control(simulator, 'POST', '/_sim/namespaces', { name, faults: 'none' });
-    return (await response.json()) as Namespace;
-  }
-
   async function awaitJournalDelivery(simulator: RunningSandbox, deadline: number): Promise<{ answer: { status: number | null; error?: string } }> {
     for (;;) {
       const journal = (await (await control(simulator, 'GET', '/_sim/namespaces/hosts/journal')).json()) as { deliveries: { answer: { status: number | null; error?: string } }[] };
@@ -354,6 +348,48 @@ describe('webhook hosts', () => {
     }
   } // prettier-ignore
 });
+
+describe('webhook failures', () => {
+  it('journals a handler that never answers as timeout at the limit, one that resets as reset, none listening as refused; userinfo goes as Basic', async () => {
+    const limitMs = 300;
+    const simulator = await startSandbox({ webhookTimeoutMs: limitMs });
+    const held: Socket[] = [];
+    const silent = createServer((request) => {
+      held.push(request.socket);
+    });
+    const resetting = createServer((request) => request.socket.destroy());
+    const closed = createServer();
+    try {
+      const ports = await Promise.all([silent, resetting, closed].map((server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)))));
+      await new Promise((resolve) => closed.close(resolve));
+      const namespace = await createNamespaceOn(simulator, 'failures');
+      const token = await tokenOf(namespace);
+      const targets = [...ports.map((port, i) => `http://127.0.0.1:${port}/hooks/failure-${i}`), `http://user:p%40ss@${handler.url.slice('http://'.length)}/hooks/userinfo`];
+      for (const url of targets) assert.equal((await send(`${namespace.baseUrl}/pix/payment`, withdrawalHeaders(namespace, token), withdrawalBody(0.01, url))).status, 200);
+      const deadline = performance.now() + 5_000;
+      let deliveries: { url: string; durationMs: number; answer: { status: number | null; error?: string } }[] = [];
+      while (deliveries.length < targets.length) {
+        assert.ok(performance.now() < deadline, `${deliveries.length} of ${targets.length} deliveries journaled`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        deliveries = ((await (await control(simulator, 'GET', '/_sim/namespaces/failures/journal')).json()) as { deliveries: typeof deliveries }).deliveries;
+      }
+      const byUrl = new Map(deliveries.map((d) => [d.url, d]));
+      assert.deepEqual(targets.map((url) => byUrl.get(url)?.answer), [{ status: null, error: 'timeout' }, { status: null, error: 'reset' }, { status: null, error: 'refused' }, { status: 200 }]);
+      assert.ok((byUrl.get(targets[0] ?? '')?.durationMs ?? 0) >= limitMs, 'cut before its limit');
+      assert.equal(handler.at('/hooks/userinfo')[0]?.headers.authorization, `Basic ${Buffer.from('user:p@ss').toString('base64')}`);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await simulator.close();
+      for (const server of [silent, resetting]) server.close();
+    }
+  }); // prettier-ignore
+});
+
+async function createNamespaceOn(simulator: RunningSandbox, name: string): Promise<Namespace> {
+  await control(simulator, 'POST', `/_sim/namespaces/${name}/reset`);
+  const response = await control(simulator, 'POST', '/_sim/namespaces', { name, faults: 'none' });
+  return (await response.json()) as Namespace;
+}
 
 describe('bad input', () => {
   /** One raw request on its own connection; resolves when the server closed it or answered. */
