@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
+import { isoNow } from './clock.ts';
 import type { Namespace, Withdrawal } from './namespace.ts';
 import {
   type PlannedWebhook,
@@ -69,9 +70,11 @@ export function attemptLine(attempt: Attempt): string {
  * E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. The
  * tail comes from randomUUID, whose entropy Node draws in batches, not a system call per webhook.
  */
-function endToEndId(now = new Date()): string {
-  const tail = randomUUID().replaceAll('-', '').slice(0, 11).toUpperCase();
-  return `E${SIMULATOR_ISPB}${now.toISOString().slice(0, 16).replace(/\D/g, '')}${tail}`;
+function endToEndId(): string {
+  const uuid = randomUUID();
+  const tail = `${uuid.slice(0, 8)}${uuid.slice(9, 12)}`.toUpperCase();
+  const iso = isoNow();
+  return `E${SIMULATOR_ISPB}${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${tail}`;
 }
 
 function messageOf(withdrawal: Withdrawal, event: WebhookEvent, kind: WebhookKind): Message {
@@ -212,7 +215,7 @@ export class Deliverer {
     const of = retries ? RETRY_DELAYS_SECONDS.length + 1 : 1;
     const attempts: Attempt[] = [];
     for (let attempt = 1; attempt <= of && !this.closed; attempt++) {
-      const sentAt = new Date();
+      const sentAt = isoNow();
       const result = await this.send(url, message);
       const { durationMs } = result;
       const answer = 'error' in result ? { status: null, error: result.error } : { status: result.status };
@@ -225,7 +228,7 @@ export class Deliverer {
         webhookId: message.webhookId,
         attempt,
         of,
-        sentAt: sentAt.toISOString(),
+        sentAt,
         durationMs,
         answer,
       });

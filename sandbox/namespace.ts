@@ -6,6 +6,7 @@
 import { createHmac, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import type { CredentialJudgement, Departure, NamespaceCredentials } from './departures.ts';
 import type { OutcomeName, WebhookEvent, WebhookKind } from './outcomes.ts';
+import { Bounded, BoundedMap } from './bounded.ts';
 import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
 export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -92,39 +93,12 @@ export function credentialsOf(name: string, secret: string): NamespaceCredential
   };
 }
 
-/** A list that keeps its newest `max` entries and counts those it dropped. */
-class Bounded<T> {
-  items: T[] = [];
-  dropped = 0;
-
-  private readonly max: number;
-
-  constructor(max: number) {
-    this.max = max;
-  }
-
-  push(item: T): void {
-    this.items.push(item);
-    if (this.items.length > this.max * 1.1) {
-      const excess = this.items.length - this.max;
-      this.items.splice(0, excess);
-      this.dropped += excess;
-    }
-  }
-
-  /** The newest `max` entries, with the count dropped. */
-  snapshot(): { items: T[]; dropped: number } {
-    const excess = Math.max(0, this.items.length - this.max);
-    return { items: this.items.slice(excess), dropped: this.dropped + excess };
-  }
-}
-
 export class Namespace {
   readonly credentials: NamespaceCredentials & { certPem: string };
-  private tokens = new Map<string, IssuedToken>();
+  private tokens = new BoundedMap<string, IssuedToken>(JOURNAL_MAX_ENTRIES);
   private tokenList = new Bounded<IssuedToken>(JOURNAL_MAX_ENTRIES);
-  private codes = new Set<string>();
-  private withdrawals = new Map<string, Withdrawal>();
+  private codes = new BoundedMap<string, true>(MAX_CODES);
+  private withdrawals = new BoundedMap<string, Withdrawal>(JOURNAL_MAX_ENTRIES);
   private requests = new Bounded<JournalRequest>(JOURNAL_MAX_ENTRIES);
   private deliveries = new Bounded<JournalDelivery>(JOURNAL_MAX_ENTRIES);
   private requestSeq = 0;
@@ -143,10 +117,10 @@ export class Namespace {
   }
 
   reset(): void {
-    this.tokens = new Map();
+    this.tokens = new BoundedMap(JOURNAL_MAX_ENTRIES);
     this.tokenList = new Bounded(JOURNAL_MAX_ENTRIES);
-    this.codes = new Set();
-    this.withdrawals = new Map();
+    this.codes = new BoundedMap(MAX_CODES);
+    this.withdrawals = new BoundedMap(JOURNAL_MAX_ENTRIES);
     this.requests = new Bounded(JOURNAL_MAX_ENTRIES);
     this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES);
     this.requestSeq = this.deliverySeq = this.tokenSeq = this.paidCount = 0;
@@ -169,10 +143,6 @@ export class Namespace {
     const issued = { id: `t${++this.tokenSeq}`, issuedAt: now, requestSeq };
     this.tokens.set(token, issued);
     this.tokenList.push(issued);
-    if (this.tokens.size > JOURNAL_MAX_ENTRIES) {
-      const oldest = this.tokens.keys().next().value;
-      if (oldest !== undefined) this.tokens.delete(oldest);
-    }
     return { token, id: issued.id };
   }
 
@@ -187,19 +157,11 @@ export class Namespace {
   }
 
   takeCode(code: string): void {
-    this.codes.add(code);
-    if (this.codes.size > MAX_CODES) {
-      const oldest = this.codes.values().next().value;
-      if (oldest !== undefined) this.codes.delete(oldest);
-    }
+    this.codes.set(code, true);
   }
 
   addWithdrawal(withdrawal: Withdrawal): void {
     this.withdrawals.set(withdrawal.id, withdrawal);
-    if (this.withdrawals.size > JOURNAL_MAX_ENTRIES) {
-      const oldest = this.withdrawals.keys().next().value;
-      if (oldest !== undefined) this.withdrawals.delete(oldest);
-    }
   }
 
   /** By its id, or else the newest with that client code. */

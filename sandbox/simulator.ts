@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isoNow } from './clock.ts';
 import type { Deliverer } from './deliveries.ts';
 import {
   type ArrivedRequest,
@@ -36,7 +37,16 @@ const MASKED = new Set([
   'secret',
   'password',
 ]);
-const masked = (name: string): boolean => MASKED.has(name.toLowerCase().replace(/[-_]/g, ''));
+/** Names seen, with their answer: the same few header and field names come with every request. */
+const maskedSeen = new Map<string, boolean>();
+const MASKED_SEEN_MAX = 1024;
+function masked(name: string): boolean {
+  const seen = maskedSeen.get(name);
+  if (seen !== undefined) return seen;
+  const answer = MASKED.has(name.toLowerCase().replace(/[-_]/g, ''));
+  if (maskedSeen.size < MASKED_SEEN_MAX) maskedSeen.set(name, answer);
+  return answer;
+}
 /** name=value pairs of a text body whose name is a credential's. */
 const TEXT_CREDENTIAL =
   /((?:client[-_]?id|client[-_]?secret|cert[-_]?client|access[-_]?token|token|secret|password)\s*[=:]\s*"?)[^&\s",]*/gi;
@@ -96,7 +106,7 @@ export class Simulator {
     const parsed = raw.length > 0 ? parseBody(raw) : { value: undefined, json: false };
     const entry: JournalRequest = {
       seq: namespace.nextRequestSeq(),
-      at: new Date().toISOString(),
+      at: isoNow(),
       elapsedMs: 0,
       method,
       path,

@@ -376,7 +376,9 @@ describe('webhook failures', () => {
       const byUrl = new Map(deliveries.map((d) => [d.url, d]));
       assert.deepEqual(targets.map((url) => byUrl.get(url)?.answer), [{ status: null, error: 'timeout' }, { status: null, error: 'reset' }, { status: null, error: 'refused' }, { status: 200 }]);
       assert.ok((byUrl.get(targets[0] ?? '')?.durationMs ?? 0) >= limitMs, 'cut before its limit');
-      assert.equal(handler.at('/hooks/userinfo')[0]?.headers.authorization, `Basic ${Buffer.from('user:p@ss').toString('base64')}`);
+      const [delivered] = handler.at('/hooks/userinfo');
+      assert.equal(delivered?.headers.authorization, `Basic ${Buffer.from('user:p@ss').toString('base64')}`);
+      assert.match(String((JSON.parse(delivered.body) as { end_to_end_id?: unknown }).end_to_end_id), /^E\d{8}\d{12}[A-Z0-9]{11}$/, 'a Pix end-to-end id: E, ISPB, yyyyMMddHHmm, 11 alphanumerics');
     } finally {
       for (const socket of held) socket.destroy();
       await simulator.close();
