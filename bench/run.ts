@@ -13,7 +13,7 @@
  * away), with how much the run grows per millisecond added and its time at 100 ms against 0 ms.
  *
  * The throughput lines (throughput.ts): the simulator's valid withdrawals a second with their webhooks
- * delivered, p50/p99 at 16 in flight, beside the Prism mock's, min(BENCH_RUNS, 3) passes each.
+ * delivered, p50/p99 at 16 in flight, beside the Prism mock's, min(BENCH_RUNS, 5) passes each.
  *
  * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
  * (`remote`, `mock`, `throughput`); BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; --tarball <path>
@@ -172,7 +172,7 @@ try {
     },
   ];
   const rows = allRows.filter((row) => row.label.includes(ONLY));
-  const throughput = 'throughput'.includes(ONLY) ? await throughputLines(Math.min(RUNS, 3)) : [];
+  const throughput = 'throughput'.includes(ONLY) ? await throughputLines(Math.min(RUNS, 5)) : [];
   const samples = new Map<Row, Sample[]>(rows.map((row) => [row, []]));
   const loadBefore = loadavg()[0] ?? 0;
   for (let round = 0; round < RUNS; round++) {
