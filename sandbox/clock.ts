@@ -10,3 +10,9 @@ export function isoNow(): string {
   }
   return formatted;
 }
+
+/** yyyyMMddHHmm in UTC: the minute inside a Pix end-to-end id. */
+export function endToEndMinute(): string {
+  const iso = isoNow();
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}`;
+}

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
-import { isoNow } from './clock.ts';
+import { endToEndMinute, isoNow } from './clock.ts';
 import type { Namespace, Withdrawal } from './namespace.ts';
 import {
   type PlannedWebhook,
@@ -73,8 +73,7 @@ export function attemptLine(attempt: Attempt): string {
 function endToEndId(): string {
   const uuid = randomUUID();
   const tail = `${uuid.slice(0, 8)}${uuid.slice(9, 12)}`.toUpperCase();
-  const iso = isoNow();
-  return `E${SIMULATOR_ISPB}${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${tail}`;
+  return `E${SIMULATOR_ISPB}${endToEndMinute()}${tail}`;
 }
 
 function messageOf(withdrawal: Withdrawal, event: WebhookEvent, kind: WebhookKind): Message {

@@ -9,6 +9,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIPv4 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Behaviour } from './behaviour.ts';
+import { endToEndMinute } from './clock.ts';
 import type { Invented } from './invented.ts';
 
 /** Standard Webhooks secret: the HMAC key is the base64 text after the prefix. */
@@ -49,9 +50,8 @@ export function isLoopback(url: URL): boolean {
 }
 
 /** E + ISPB + yyyyMMddHHmm (UTC) + 11 alphanumerics: the 32-character shape of a Pix end-to-end id. */
-function endToEndId(invented: Invented, now = new Date()): string {
-  const minute = now.toISOString().slice(0, 16).replace(/\D/g, '');
-  return `E${SANDBOX_ISPB}${minute}${invented.endToEndTail()}`;
+function endToEndId(invented: Invented): string {
+  return `E${SANDBOX_ISPB}${endToEndMinute()}${invented.endToEndTail()}`;
 }
 
 /** A valid JSON array of about `bytes` bytes: the history a verbose provider attaches to a webhook. */

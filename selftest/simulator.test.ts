@@ -329,24 +329,14 @@ describe('webhook hosts', () => {
         const answer = await send(`${namespace.baseUrl}/pix/payment`, withdrawalHeaders(namespace, token), withdrawalBody(0.01, `http://${host}:${port}${path}`));
         assert.equal(answer.status, 200, 'the withdrawal is served all the same');
         const deadline = performance.now() + 3_000;
-        const journal = await awaitJournalDelivery(simulator, deadline);
-        assert.equal(journal.answer.status === null ? journal.answer.error : 'sent', sent ? 'sent' : 'host-not-allowed', host);
+        const journal = (await journalDeliveries(simulator, 'hosts', 1, deadline)).at(-1);
+        assert.equal(journal?.answer.status === null ? journal.answer.error : 'sent', sent ? 'sent' : 'host-not-allowed', host);
         assert.equal((await handler.awaitDeliveries(path, 1, sent ? deadline : 0)).length, sent ? 1 : 0);
       }
     } finally {
       await allowing.close();
     }
   }); // prettier-ignore
-
-  async function awaitJournalDelivery(simulator: RunningSandbox, deadline: number): Promise<{ answer: { status: number | null; error?: string } }> {
-    for (;;) {
-      const journal = (await (await control(simulator, 'GET', '/_sim/namespaces/hosts/journal')).json()) as { deliveries: { answer: { status: number | null; error?: string } }[] };
-      const last = journal.deliveries.at(-1);
-      if (last !== undefined) return last;
-      assert.ok(performance.now() < deadline, 'no delivery was journaled');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  } // prettier-ignore
 });
 
 describe('webhook failures', () => {
@@ -366,13 +356,7 @@ describe('webhook failures', () => {
       const token = await tokenOf(namespace);
       const targets = [...ports.map((port, i) => `http://127.0.0.1:${port}/hooks/failure-${i}`), `http://user:p%40ss@${handler.url.slice('http://'.length)}/hooks/userinfo`];
       for (const url of targets) assert.equal((await send(`${namespace.baseUrl}/pix/payment`, withdrawalHeaders(namespace, token), withdrawalBody(0.01, url))).status, 200);
-      const deadline = performance.now() + 5_000;
-      let deliveries: { url: string; durationMs: number; answer: { status: number | null; error?: string } }[] = [];
-      while (deliveries.length < targets.length) {
-        assert.ok(performance.now() < deadline, `${deliveries.length} of ${targets.length} deliveries journaled`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        deliveries = ((await (await control(simulator, 'GET', '/_sim/namespaces/failures/journal')).json()) as { deliveries: typeof deliveries }).deliveries;
-      }
+      const deliveries = await journalDeliveries(simulator, 'failures', targets.length, performance.now() + 5_000);
       const byUrl = new Map(deliveries.map((d) => [d.url, d]));
       assert.deepEqual(targets.map((url) => byUrl.get(url)?.answer), [{ status: null, error: 'timeout' }, { status: null, error: 'reset' }, { status: null, error: 'refused' }, { status: 200 }]);
       assert.ok((byUrl.get(targets[0] ?? '')?.durationMs ?? 0) >= limitMs, 'cut before its limit');
@@ -386,6 +370,22 @@ describe('webhook failures', () => {
     }
   }); // prettier-ignore
 });
+
+interface JournaledDelivery {
+  readonly url: string;
+  readonly durationMs: number;
+  readonly answer: { status: number | null; error?: string };
+}
+
+/** A namespace's journaled deliveries once there are `count`; fails at the deadline with how many came. */
+async function journalDeliveries(simulator: RunningSandbox, name: string, count: number, deadline: number): Promise<JournaledDelivery[]> {
+  for (;;) {
+    const { deliveries } = (await (await control(simulator, 'GET', `/_sim/namespaces/${name}/journal`)).json()) as { deliveries: JournaledDelivery[] };
+    if (deliveries.length >= count) return deliveries;
+    assert.ok(performance.now() < deadline, `${deliveries.length} of ${count} deliveries journaled`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+} // prettier-ignore
 
 async function createNamespaceOn(simulator: RunningSandbox, name: string): Promise<Namespace> {
   await control(simulator, 'POST', `/_sim/namespaces/${name}/reset`);
