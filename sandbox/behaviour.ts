@@ -110,9 +110,10 @@ export interface Behaviour {
   /**
    * Where the webhook goes: the exact PostBackUrl; its origin + /webhook; the PostBackUrl without its
    * query ('without-query'); or with its query decoded ('decoded-query'), as a provider that rebuilds
-   * the URL from parsed parts does.
+   * the URL from parsed parts does; or with its path in lower case ('lower-case-path'), as a router
+   * that folds paths does.
    */
-  readonly webhookTarget: 'exact' | 'origin-webhook' | 'without-query' | 'decoded-query';
+  readonly webhookTarget: 'exact' | 'origin-webhook' | 'without-query' | 'decoded-query' | 'lower-case-path';
   readonly webhookCopies: 0 | 1 | 2;
   /**
    * A delivery answered other than 2xx (or that failed) is sent again `delayMs` later, up to `attempts`

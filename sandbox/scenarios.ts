@@ -486,6 +486,14 @@ const FAULTS: readonly FaultScenario[] = [
     breaks: { webhookTarget: 'without-query' },
   }),
   fault({
+    name: 'webhook-lower-case-path',
+    clause: '§4.2, §6',
+    level: 'FAILED',
+    description: 'posts the webhook to the PostBackUrl with its path folded to lower case, its query kept',
+    trips: ['WEBHOOK-DELIVERED'],
+    breaks: { webhookTarget: 'lower-case-path' },
+  }),
+  fault({
     name: 'webhook-decodes-query',
     clause: '§4.2, §6',
     level: 'FAILED',

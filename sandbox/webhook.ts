@@ -126,6 +126,8 @@ function targetOf(url: URL, target: Behaviour['webhookTarget']): string {
       return `${url.origin}${url.pathname}`;
     case 'decoded-query':
       return `${url.origin}${url.pathname}${decodeURIComponent(url.search)}`;
+    case 'lower-case-path':
+      return `${url.origin}${url.pathname.toLowerCase()}${url.search}`;
   }
 }
 

@@ -12,6 +12,7 @@ import {
   noWebhookForRefused,
   watchedDeliveries,
   returnedIds,
+  differsOnlyInCase,
   webhookDelivered,
   webhookFamily,
   webhookIsJson,
@@ -118,6 +119,23 @@ describe('WEBHOOK-DELIVERED: a complete delivery to the PostBackUrl, answered 2x
         },
       ],
     ); // prettier-ignore
+  });
+
+  it('names both URLs when the webhook went to the PostBackUrl in other letter case', () => {
+    const mixed = 'http://127.0.0.1:1/Hook/1?Run=a';
+    const folded = meta({ path: '/hook/1?Run=a', outcome: 'stray', answeredStatus: 404 });
+    const [found] = webhookDelivered.judge(
+      input([], { postBackUrl: mixed, strays: { listed: [folded], total: 1, unlisted: 0 } }),
+    );
+    assert.match(
+      found?.actual ?? '',
+      /http:\/\/127\.0\.0\.1:1\/hook\/1\?Run=a differs from the PostBackUrl http:\/\/127\.0\.0\.1:1\/Hook\/1\?Run=a only in letter case/,
+    );
+    // A stray at another path altogether, or at the PostBackUrl exactly, is no case difference.
+    assert.equal(differsOnlyInCase('/webhook', mixed), false);
+    assert.equal(differsOnlyInCase('/Hook/1?Run=a', mixed), false);
+    assert.equal(differsOnlyInCase('/Hook/1?run=a', mixed), true);
+    assert.equal(differsOnlyInCase('/prefix/hook/1?Run=a', mixed), true);
   });
 });
 

@@ -469,13 +469,16 @@ test('matches an address registered whole on its path and query, under the publi
     const sent = [
       `/pix${path}${ADDRESS_TAIL}`,
       // The same characters: a percent-escape's hex digits in either case (RFC 3986).
-      `${path}${ADDRESS_TAIL.toLowerCase()}`,
+      `${path}${ADDRESS_TAIL.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())}`,
       `${path}${tailPath}`,
       `${path}${tailPath}?${decodeURIComponent(query)}`,
+      // Letters folded: the tail carries both cases, and a path is case-sensitive (RFC 3986 §6.2.2.1).
+      `${path}${tailPath.toLowerCase()}?${query}`,
+      `${path}${tailPath}?${query.toLowerCase()}`,
     ];
     const statuses: number[] = [];
     for (const target of sent) statuses.push((await send(`${receiver.url}${target}`, { body: '{}' })).status);
-    assert.deepEqual(statuses, [200, 200, 404, 404]);
+    assert.deepEqual(statuses, [200, 200, 404, 404, 404, 404]);
     const report = await run.snapshot(path);
     assert.deepEqual(
       report.deliveries.map((d) => d.path),

@@ -499,9 +499,10 @@ export const BANDS: Readonly<Record<string, Band>> = {
   },
   'webhook-none': NO_DELIVERY,
   'webhook-wrong-path': NO_DELIVERY,
-  // A PostBackUrl rebuilt from its parts (query dropped, or decoded) is another address: §6 posts to the whole one.
+  // A PostBackUrl rebuilt from its parts (query dropped or decoded, path folded to lower case) is another address: §6 posts to the whole one.
   'webhook-drops-query': NO_DELIVERY,
   'webhook-decodes-query': NO_DELIVERY,
+  'webhook-lower-case-path': NO_DELIVERY,
   'webhook-any-case-field': { failed: ['WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE'], warning: [] },
   // A GET is judged by WEBHOOK-POST alone: the content checks judge POSTed webhooks (issue 26).
   'webhook-get': {

@@ -40,6 +40,16 @@ function describeDelivery(d: Delivery): string {
   return `${d.method} ${d.path} (${d.headers['content-type'] ?? 'no content-type'}, ${d.bodyBytes} bytes${unread}, ${d.outcome})${headers.length === 0 ? '' : `; headers ${headers.join('; ')}`}`;
 }
 
+/** Whether a request target is the PostBackUrl's path and query (or their end, past a stripped prefix) in other letter case. */
+export function differsOnlyInCase(target: string, postBackUrl: string): boolean {
+  const url = new URL(postBackUrl);
+  const wanted = `${url.pathname}${url.search}`;
+  const [shorter, longer] = target.length <= wanted.length ? [target, wanted] : [wanted, target];
+  return (
+    target !== wanted && longer.toLowerCase().endsWith(shorter.toLowerCase()) && !longer.endsWith(shorter)
+  );
+}
+
 /** The body checks judge webhooks sent as §6 says; one sent with another method is WEBHOOK-POST's finding. */
 const posted = (deliveries: readonly Delivery[]): readonly Delivery[] =>
   deliveries.filter((d) => d.method === 'POST');
@@ -66,11 +76,16 @@ export const webhookDelivered = defineCheck<WebhookInput>(
   ({ deliveries, incomplete, strays, postBackUrl, timeoutMs }) => {
     if (deliveries.some(isDelivered)) return [];
     const arrived = describeNonDelivery(incomplete, strays);
+    const caseOnly = strays.listed.find((d) => differsOnlyInCase(d.path, postBackUrl));
+    const folded =
+      caseOnly === undefined
+        ? ''
+        : `; ${new URL(caseOnly.path, postBackUrl).href} differs from the PostBackUrl ${postBackUrl} only in letter case, and a URL's path and query are case-sensitive (RFC 3986 §6.2.2.1)`;
     return [
       violation(
         'must',
         `a complete delivery to ${postBackUrl}, answered 2xx`,
-        `no complete delivery within ${timeoutMs} ms${arrived === '' ? '' : `: ${arrived}`}`,
+        `no complete delivery within ${timeoutMs} ms${arrived === '' ? '' : `: ${arrived}`}${folded}`,
       ),
     ];
   },

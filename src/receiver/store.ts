@@ -105,7 +105,8 @@ const newKey = (): string => randomBytes(16).toString('hex');
  * percent-encoded character, so that a provider that rebuilds the PostBackUrl (drops or rewrites the
  * query, decodes a character) misses it (§6: the address in PostBackUrl, the whole address).
  */
-export const ADDRESS_TAIL = '/pix%20webhook?source=pix-certify&tag=a%2Fb';
+// Upper- and lower-case letters in its path and query: a provider folding either posts elsewhere (RFC 3986 §6.2.2.1).
+export const ADDRESS_TAIL = '/Pix%20Webhook?Source=pix-certify&Tag=a%2Fb';
 
 /** A request target with its percent-escapes in upper case: %2f and %2F are the same character (RFC 3986). */
 const normalTarget = (target: string): string =>
