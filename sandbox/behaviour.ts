@@ -95,6 +95,8 @@ export interface Behaviour {
    * withdrawals with one code that arrive together both pass the check, one after another never.
    */
   readonly codeStore: 'atomic' | 'check-then-write';
+  /** How long an accepted code is remembered for the duplicate check (a cache with a time to live); undefined: for ever. */
+  readonly codeMemoryMs: number | undefined;
   /** 'newest' keeps one active token per client: issuing one revokes every earlier one. */
   readonly activeTokens: 'all' | 'newest';
   /** How long a token is really honoured, when less than the lifetime it states; undefined: as stated. */

@@ -75,6 +75,7 @@ const REFERENCE: Behaviour = {
   checkCodeDefault: true,
   duplicateCheck: 'as-asked',
   codeStore: 'atomic',
+  codeMemoryMs: undefined,
   activeTokens: 'all',
   tokenDiesAfterSeconds: undefined,
   acceptedStatus: 200,
@@ -439,6 +440,15 @@ const FAULTS: readonly FaultScenario[] = [
       'checks check_code against its store, then writes the code a moment later: one after another a duplicate is refused, sent together every copy is accepted',
     trips: ['CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE'],
     breaks: { codeStore: 'check-then-write' },
+  }),
+  fault({
+    name: 'duplicate-memory-expires',
+    clause: '§2.1',
+    level: 'FAILED',
+    description:
+      'remembers an accepted code for 2 s only (a cache with a time to live): a duplicate sent at once is refused, the same code later in the run is accepted and paid again',
+    trips: ['CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE'],
+    breaks: { codeMemoryMs: 2_000 },
   }),
   fault({
     name: 'check-code-always',

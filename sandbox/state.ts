@@ -84,13 +84,13 @@ export class RateWindow {
 
 export interface ScenarioState {
   readonly tokens: TokenStore;
-  /** Codes of accepted withdrawals. The sandbox has one client, so per scenario is per client. */
-  readonly usedCodes: Set<string>;
+  /** Codes of accepted withdrawals, with when each was accepted. The sandbox has one client, so per scenario is per client. */
+  readonly usedCodes: Map<string, number>;
   /** Every POST /pix/payment that arrived, answered or not: what a run really sent. */
   withdrawalsReceived: number;
   readonly rate: RateWindow;
 }
 
 export function newScenarioState(): ScenarioState {
-  return { tokens: new TokenStore(), usedCodes: new Set(), withdrawalsReceived: 0, rate: new RateWindow() };
+  return { tokens: new TokenStore(), usedCodes: new Map(), withdrawalsReceived: 0, rate: new RateWindow() };
 }

@@ -160,8 +160,14 @@ function valueProblem({ amount, PostBackUrl, key_type, name }: WithdrawBody): st
 }
 
 /** §2.1: with check_code true the service looks for another record with the same code; false skips it. */
-function isDuplicate(body: WithdrawBody, behaviour: Behaviour, usedCodes: ReadonlySet<string>): boolean {
-  if (typeof body.code !== 'string' || !usedCodes.has(body.code)) return false;
+function isDuplicate(
+  body: WithdrawBody,
+  behaviour: Behaviour,
+  usedCodes: ReadonlyMap<string, number>,
+): boolean {
+  const acceptedAt = typeof body.code === 'string' ? usedCodes.get(body.code) : undefined;
+  if (acceptedAt === undefined) return false;
+  if (behaviour.codeMemoryMs !== undefined && Date.now() - acceptedAt > behaviour.codeMemoryMs) return false;
   const checkCode = typeof body.check_code === 'boolean' ? body.check_code : behaviour.checkCodeDefault;
   return behaviour.duplicateCheck === 'always' || (behaviour.duplicateCheck === 'as-asked' && checkCode);
 }
@@ -178,7 +184,7 @@ function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, 
   if (instead?.processed === false) return { reply: instead.reply };
   const code = typeof body.code === 'string' ? body.code : null;
   const record = (): void => {
-    if (code !== null) state.usedCodes.add(code);
+    if (code !== null) state.usedCodes.set(code, Date.now());
   };
   const checkThenWrite = behaviour.codeStore === 'check-then-write';
   if (!checkThenWrite) record();

@@ -481,6 +481,32 @@ describe('what really happened to the money: answers that may have paid, reconci
     );
   });
 
+  it('counts a code accepted again as a possible second payout, but not a duplicate sent with check_code false', () => {
+    const lines = [
+      { type: 'intent', checkId: 'FIRST-WITHDRAWAL', code: 'F' },
+      { type: 'outcome', code: 'F', outcome: 'accepted' },
+      { type: 'intent', checkId: 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE', code: 'N' },
+      { type: 'outcome', code: 'N', outcome: 'accepted' },
+      { type: 'intent', checkId: 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE', code: 'N' },
+      { type: 'outcome', code: 'N', outcome: 'accepted' },
+      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', code: 'F' },
+      { type: 'outcome', code: 'F', outcome: 'refused' },
+      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE', code: 'F' },
+      { type: 'outcome', code: 'F', outcome: 'accepted' },
+    ]
+      .map((line) => JSON.stringify({ runId: 'r1', ...line }))
+      .join('\n');
+    const summary = summariseLedger(lines, 'r1', 'ledger.jsonl');
+    assert.ok(summary);
+    assert.deepEqual(summary.paidAgain, ['F']);
+    assert.match(
+      withdrawalLine(summary),
+      /; 1 POSSIBLY PAID TWICE \(a code accepted again although check_code was true: F\); check them with the provider\. Ledger/,
+    );
+    const once = summariseLedger(lines.split('\n').slice(0, 6).join('\n'), 'r1', 'ledger.jsonl');
+    assert.equal(once?.paidAgain, undefined);
+  });
+
   it('prints no empty group on the money line: each count names at least one withdrawal', () => {
     const line = withdrawalLine({
       ledger: 'ledger.jsonl',

@@ -14,6 +14,7 @@ import {
   concurrentDuplicateRefused,
   duplicateAllowedWhenUnchecked,
   duplicateRefusedWhenChecked,
+  laterDuplicateRefused,
   raceUnjudgeable,
 } from '../src/checks/check-code.ts';
 import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
@@ -151,7 +152,7 @@ describe('RESPONSE-COMPLETE: a complete answer in time (§7)', () => {
 const pair = (second: number, body = '{}') => ({ first: answered(200), second: answered(second, body) });
 
 describe('check_code (§2.1): a duplicate refused when true, allowed when false', () => {
-  it('three must checks that need the provider and a payout', () => {
+  it('four must checks that need the provider and a payout', () => {
     assert.deepEqual(
       checkCodeFamily
         .checks(spec)
@@ -159,15 +160,16 @@ describe('check_code (§2.1): a duplicate refused when true, allowed when false'
       [
         ['CHECK-CODE-TRUE-REFUSES-DUPLICATE', '§2.1', 'must', 'provider,payout'],
         ['CHECK-CODE-FALSE-ALLOWS-DUPLICATE', '§2.1', 'must', 'provider,payout'],
+        ['CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE', '§2.1', 'must', 'provider,payout'],
         ['CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE', '§2.1', 'must', 'provider,payout'],
       ],
     );
   });
 
-  it('sends each case’s pair, the race’s withdrawals and one copy after them', () => {
-    assert.equal(checkCodeFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 10);
+  it('sends each case’s pair, the race’s withdrawals, one copy after them and the first code again', () => {
+    assert.equal(checkCodeFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 11);
     assert.equal(checkCodeFamily.name, 'check_code');
-    assert.equal(checkCodeFamily.withdrawals(spec, { ...DEFAULT_RUN_SHAPE, raceWidth: 5 }), 12);
+    assert.equal(checkCodeFamily.withdrawals(spec, { ...DEFAULT_RUN_SHAPE, raceWidth: 5 }), 13);
     assert.deepEqual(
       DUPLICATE_CASES.map((c) => [c.checkCode, c.check?.id, c.clause]),
       [
@@ -193,6 +195,26 @@ describe('check_code (§2.1): a duplicate refused when true, allowed when false'
           actual: `${status} application/json {}`,
         },
       ]);
+  });
+
+  it('later in the run passes any 4xx, and fails an acceptance or anything else naming the delay', () => {
+    for (const status of [400, 409, 422])
+      assert.deepEqual(laterDuplicateRefused.judge({ exchange: answered(status), afterMs: 41_000 }), []);
+    assert.deepEqual(
+      laterDuplicateRefused.judge({ exchange: answered(200, '{"id":"p-3"}'), afterMs: 41_260 }),
+      [
+        {
+          verdict: 'FAILED',
+          expected: 'the code refused with a 4xx, however long after its first withdrawal',
+          actual:
+            'accepted 41.3 s after the first withdrawal with the code was accepted: 200 application/json {"id":"p-3"}',
+        },
+      ],
+    );
+    assert.deepEqual(
+      laterDuplicateRefused.judge({ exchange: answered(500), afterMs: 2_500 }).map((v) => v.actual),
+      ['answered 2.5 s after the first withdrawal with the code was accepted: 500 application/json {}'],
+    );
   });
 
   it('with check_code false passes 200 only', () => {

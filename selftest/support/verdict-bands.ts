@@ -459,12 +459,15 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     observes: { 'withdraw.response.shape': CODE_ECHOED_AS_NULL },
   },
+  // The run's first code, sent again at its end, is accepted too: the later check fails on its own evidence.
   'check-code-ignored': {
-    failed: ['CHECK-CODE-TRUE-REFUSES-DUPLICATE'],
+    failed: ['CHECK-CODE-TRUE-REFUSES-DUPLICATE', 'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE'],
     warning: [],
     observes: { 'check_code.default': 'false (a repeated code is answered 200)' },
   },
   'check-code-always': { failed: ['CHECK-CODE-FALSE-ALLOWS-DUPLICATE'], warning: [] },
+  // At once the duplicate is refused (CHECK-CODE-TRUE-REFUSES-DUPLICATE passes): only the run's first code sent again at its end shows it.
+  'duplicate-memory-expires': { failed: ['CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE'], warning: [] },
   // One after another the duplicate is refused (CHECK-CODE-TRUE-REFUSES-DUPLICATE passes): only the race shows it.
   'duplicate-race': { failed: ['CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE'], warning: [] },
   // The one finding: every other test survives on the run's newest token (the token desk), so

@@ -54,6 +54,38 @@ export const duplicateAllowedWhenUnchecked = defineCheck<DuplicatePair>(
       : [violation('must', 'the second withdrawal accepted (200)', describeResponse(second.response))],
 );
 
+/** A withdrawal sent again with a code the provider accepted earlier, and how long after that acceptance. */
+export interface LaterDuplicate {
+  readonly exchange: Exchange;
+  readonly afterMs: number;
+}
+
+export const laterDuplicateRefused = defineCheck<LaterDuplicate>(
+  {
+    id: 'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE',
+    title: 'With check_code true, refuses a code it accepted earlier in the run, however long before',
+    clause: '§2.1',
+    level: 'must',
+    reason:
+      'When check_code is true "the service validates whether another record exists for the same user code" (§2.1): a record does not stop existing after a while, and a duplicate memory that expires (a cache with a time to live, a check against withdrawals still processing) pays twice.',
+    remedy:
+      'Check the code against every earlier withdrawal of the client, not a cache that expires or the withdrawals still in flight, and refuse a repeated code with a 4xx however long after the first.',
+    needs: ['provider', 'payout'],
+  },
+  ({ exchange, afterMs }) => {
+    const { status } = exchange.response;
+    if (isClientError(status)) return [];
+    const answered = isSuccess(status) ? 'accepted' : 'answered';
+    return [
+      violation(
+        'must',
+        'the code refused with a 4xx, however long after its first withdrawal',
+        `${answered} ${(afterMs / 1000).toFixed(1)} s after the first withdrawal with the code was accepted: ${describeResponse(exchange.response)}`,
+      ),
+    ];
+  },
+);
+
 export const concurrentDuplicateRefused = defineCheck<readonly Exchange[]>(
   {
     id: 'CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE',
@@ -175,7 +207,12 @@ const WITHDRAWALS_PER_CASE = 2;
 export const checkCodeFamily: Family = {
   name: 'check_code',
   file: familyFile(import.meta.url),
-  checks: () => [duplicateRefusedWhenChecked, duplicateAllowedWhenUnchecked, concurrentDuplicateRefused],
-  /** Each case's pair, the race's withdrawals and the copy sent after them. */
-  withdrawals: (_spec, { raceWidth }) => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE + raceWidth + 1,
+  checks: () => [
+    duplicateRefusedWhenChecked,
+    duplicateAllowedWhenUnchecked,
+    laterDuplicateRefused,
+    concurrentDuplicateRefused,
+  ],
+  /** Each case's pair, the race's withdrawals and the copy sent after them, and the run's first code sent again. */
+  withdrawals: (_spec, { raceWidth }) => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE + raceWidth + 2,
 };

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEDGER_FILE, WITHDRAWAL_OUTCOMES, type WithdrawalOutcome } from '../run/ledger.ts';
 import type { WatchedRefusal } from '../checks/webhook.ts';
+import { duplicateAllowedWhenUnchecked } from '../checks/check-code.ts';
 
 /** What the webhooks of a withdrawal with an unknown outcome reported. */
 export type Reconciliation = 'paid' | 'failed' | 'other' | 'none';
@@ -21,6 +22,8 @@ export interface WithdrawalSummary {
   readonly outcomes: Readonly<Record<WithdrawalOutcome, number>>;
   /** Each withdrawal whose outcome is unknown, and what its webhooks said. */
   readonly unknown: readonly { readonly code: string; readonly webhook: Reconciliation }[];
+  /** Codes accepted again after an earlier acceptance, check_code true: each a possible second payout. */
+  readonly paidAgain?: readonly string[];
 }
 
 const PAID =
@@ -36,6 +39,7 @@ function reconciliation(statuses: readonly string[] | undefined, received: boole
 
 interface Line {
   readonly type?: string;
+  readonly time?: string;
   readonly runId?: string;
   readonly code?: string;
   readonly outcome?: WithdrawalOutcome;
@@ -43,6 +47,7 @@ interface Line {
   readonly deliveries?: number;
   readonly statuses?: string[];
   readonly refused?: { readonly checkId?: string; readonly status?: number };
+  readonly checkId?: string;
   readonly requests?: number;
   readonly bound?: number;
 }
@@ -65,6 +70,14 @@ function runLines(text: string, runId: string): Line[] {
   );
 }
 
+/** When this run's ledger recorded the withdrawal `code` accepted, first, in ms since the epoch; undefined if never. */
+export function acceptedAt(text: string, runId: string, code: string): number | undefined {
+  const line = runLines(text, runId).find(
+    (l) => l.type === 'outcome' && l.outcome === 'accepted' && l.code === code,
+  );
+  return line?.time === undefined ? undefined : Date.parse(line.time);
+}
+
 /** The refused withdrawals of the run whose address was watched until it ended, with what arrived there. */
 export function watchedRefusals(text: string, runId: string): WatchedRefusal[] {
   return runLines(text, runId).flatMap((line): WatchedRefusal[] =>
@@ -80,6 +93,27 @@ export function watchedRefusals(text: string, runId: string): WatchedRefusal[] {
         ]
       : [],
   );
+}
+
+/**
+ * The codes accepted again after an earlier acceptance of the same code, in order: every duplicate the
+ * suite sends carries check_code true but CHECK-CODE-FALSE-ALLOWS-DUPLICATE's, so each may have paid twice.
+ */
+function acceptedAgain(lines: readonly Line[]): string[] {
+  const pending = new Map<string, string[]>();
+  const accepted = new Set<string>();
+  const again: string[] = [];
+  for (const line of lines) {
+    if (line.code === undefined) continue;
+    if (line.type === 'intent')
+      pending.set(line.code, [...(pending.get(line.code) ?? []), line.checkId ?? '']);
+    if (line.type !== 'outcome') continue;
+    const checkId = pending.get(line.code)?.shift();
+    if (line.outcome !== 'accepted') continue;
+    if (accepted.has(line.code) && checkId !== duplicateAllowedWhenUnchecked.id) again.push(line.code);
+    accepted.add(line.code);
+  }
+  return again;
 }
 
 /** The summary of this run's lines of a ledger (others' runs may share the file); undefined when it sent none. */
@@ -102,6 +136,7 @@ export function summariseLedger(text: string, runId: string, ledger: string): Wi
   outcomes.unknown += Math.max(0, intents.length - answered);
   const webhooks = new Map(lines.filter((l) => l.type === 'webhook').map((l) => [l.code, l]));
   const plan = lines.find((l) => l.type === 'plan');
+  const paidAgain = acceptedAgain(lines);
   return {
     ledger,
     sent: intents.length,
@@ -113,6 +148,7 @@ export function summariseLedger(text: string, runId: string, ledger: string): Wi
       const webhook = webhooks.get(code);
       return { code, webhook: reconciliation(webhook?.statuses, webhook?.webhookReceived === true) };
     }),
+    ...(paidAgain.length === 0 ? {} : { paidAgain }),
   };
 }
 
@@ -169,5 +205,10 @@ export function withdrawalLine(summary: WithdrawalSummary): string {
     answered.length === 0
       ? `${summary.sent} sent${planned}`
       : `${summary.sent} sent${planned}: ${answered.join(', ')}`;
-  return `Withdrawals: ${sent}; ${unknown}. Ledger: ${summary.ledger}`;
+  const again = summary.paidAgain ?? [];
+  const twice =
+    again.length === 0
+      ? ''
+      : `; ${again.length} POSSIBLY PAID TWICE (a code accepted again although check_code was true: ${again.join(', ')}); check them with the provider`;
+  return `Withdrawals: ${sent}; ${unknown}${twice}. Ledger: ${summary.ledger}`;
 }

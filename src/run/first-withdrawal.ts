@@ -51,6 +51,11 @@ async function newToken(parts: FirstWithdrawalParts): Promise<string | undefined
   return token;
 }
 
+/** The first withdrawal's code: fixed by the run, so a test sends it again at the run's end (later-duplicate.spec.ts). */
+export function firstWithdrawalCode(prefix: string, runId: string): string {
+  return withdrawalCode(prefix, runId, FIRST_CODE.worker, FIRST_CODE.counter, FIRST_CODE.tag);
+}
+
 /** Sends the first withdrawal; throws a ConfigError naming PIX_CLIENT_SECRET when it is refused twice. */
 export async function sendFirstWithdrawal(parts: FirstWithdrawalParts): Promise<void> {
   const { target, operations, payouts, webhooks, desk } = parts;
@@ -59,13 +64,7 @@ export async function sendFirstWithdrawal(parts: FirstWithdrawalParts): Promise<
     const token = (await desk.current())?.token ?? (await newToken(parts));
     // No token: TOKEN-ISSUED and the tests tell why; there is no withdrawal to send.
     if (token === undefined) return;
-    const code = withdrawalCode(
-      config.codePrefix,
-      target.runId,
-      FIRST_CODE.worker,
-      FIRST_CODE.counter,
-      FIRST_CODE.tag,
-    );
+    const code = firstWithdrawalCode(config.codePrefix, target.runId);
     const { path, url } = await webhooks.register({ whole: true });
     const body = JSON.stringify(validBody(config, code, url));
     const send = (bearer: string): Promise<Exchange> =>
