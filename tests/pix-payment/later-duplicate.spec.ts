@@ -4,7 +4,7 @@
  * provider whose duplicate memory expires accepts it and pays twice. No wait of its own: the delay is
  * the run's own length.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { paymentAccepted } from '../../src/checks/bodies.ts';
 import { type LaterDuplicate, laterDuplicateRefused } from '../../src/checks/check-code.ts';
 import { judging, titleOf } from '../../src/checks/declare.ts';
@@ -24,7 +24,9 @@ async function sendFirstCodeAgain(
   ledger: Ledger,
 ): Promise<LaterDuplicate> {
   const code = firstWithdrawalCode(target.config.codePrefix, target.runId);
-  const firstAccepted = acceptedAt(readFileSync(ledger.path, 'utf8'), target.runId, code);
+  // No ledger yet: global setup had no token to send the first withdrawal with.
+  const lines = existsSync(ledger.path) ? readFileSync(ledger.path, 'utf8') : '';
+  const firstAccepted = acceptedAt(lines, target.runId, code);
   if (firstAccepted === undefined)
     return verify.skip(
       [laterDuplicateRefused],
