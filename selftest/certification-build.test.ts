@@ -289,6 +289,45 @@ describe('one root cause, one finding', () => {
   });
 });
 
+describe('one finding for a failure another check already holds (subsumedBy)', () => {
+  const checks = [
+    { id: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE' },
+    { id: 'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE', subsumedBy: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE' },
+  ] as CheckDefinition[];
+  const judgedAs = (immediate: Evaluation['verdict']) =>
+    new Map([
+      [
+        'CHECK-CODE-TRUE-REFUSES-DUPLICATE',
+        {
+          evaluations: [{ checkId: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', verdict: immediate }],
+          durationMs: 1,
+        },
+      ],
+      [
+        'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE',
+        {
+          evaluations: [
+            { checkId: 'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE', verdict: 'FAILED' as const, answered: 200 },
+          ],
+          durationMs: 1,
+        },
+      ],
+    ]);
+
+  it("skips the later duplicate's FAILED, naming the immediate duplicate that FAILED", () => {
+    const result = withRootCauses(judgedAs('FAILED'), checks, '2026-01-01T00:00:00.000Z');
+    const later = result.get('CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE')?.evaluations[0];
+    assert.equal(later?.verdict, 'SKIPPED');
+    assert.equal(later.blockedBy?.check, 'CHECK-CODE-TRUE-REFUSES-DUPLICATE');
+    assert.match(later.reason ?? '', /CHECK-CODE-TRUE-REFUSES-DUPLICATE FAILED already/);
+  });
+
+  it("keeps the later duplicate's FAILED when the immediate one passed: a memory that expires", () => {
+    const result = withRootCauses(judgedAs('PASSED'), checks, '2026-01-01T00:00:00.000Z');
+    assert.equal(result.get('CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE')?.evaluations[0]?.verdict, 'FAILED');
+  });
+});
+
 describe('WEBHOOK-NONE-FOR-REFUSED over the whole run (issue 40 item 5)', () => {
   const ID = 'WEBHOOK-NONE-FOR-REFUSED';
   const judgedAs = (verdict: Evaluation['verdict']) =>

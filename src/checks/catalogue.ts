@@ -29,7 +29,7 @@ export const FAMILIES: readonly Family[] = [
 
 /** A check as data: what reports and listings need, without its judge. */
 function definitionOf(check: CheckDefinition): CheckDefinition {
-  const { id, title, clause, level, ambiguous, reason, remedy, needs, variantOf } = check;
+  const { id, title, clause, level, ambiguous, reason, remedy, needs, variantOf, subsumedBy } = check;
   return {
     id,
     title,
@@ -40,6 +40,7 @@ function definitionOf(check: CheckDefinition): CheckDefinition {
     remedy,
     needs,
     ...(variantOf === undefined ? {} : { variantOf }),
+    ...(subsumedBy === undefined ? {} : { subsumedBy }),
   };
 }
 

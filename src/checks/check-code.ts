@@ -71,6 +71,7 @@ export const laterDuplicateRefused = defineCheck<LaterDuplicate>(
     remedy:
       'Check the code against every earlier withdrawal of the client, not a cache that expires or the withdrawals still in flight, and refuse a repeated code with a 4xx however long after the first.',
     needs: ['provider', 'payout'],
+    subsumedBy: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE',
   },
   ({ exchange, afterMs }) => {
     const { status } = exchange.response;

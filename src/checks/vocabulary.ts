@@ -42,6 +42,11 @@ export interface CheckDefinition {
    * same server error, the change explains nothing, and this check is SKIPPED naming that one.
    */
   readonly variantOf?: string;
+  /**
+   * The check whose failure already holds this one's: a provider that fails it fails this one for the
+   * same reason, and this check's FAILED is then SKIPPED naming it (one root cause, one finding).
+   */
+  readonly subsumedBy?: string;
 }
 
 /** One evaluation of a check inside a test; a check may be evaluated many times in a run. */

@@ -230,7 +230,8 @@ function judgedByCheck(tests: readonly TestOutcome[]): Map<string, Judged> {
 /**
  * One root cause, one finding: a check whose request is the valid request of another (`variantOf`)
  * with one header changed, FAILED with the same server error that check FAILED the valid request
- * with, found nothing of its own: it is SKIPPED naming that check.
+ * with, found nothing of its own: it is SKIPPED naming that check; so is the FAILED of a check whose
+ * failure another FAILED check already holds (`subsumedBy`).
  */
 export function withRootCauses(
   judged: ReadonlyMap<string, Judged>,
@@ -244,6 +245,22 @@ export function withRootCauses(
       ),
     );
   const result = new Map(judged);
+  for (const { id, subsumedBy } of checks) {
+    const entry = judged.get(id);
+    if (subsumedBy === undefined || entry === undefined) continue;
+    if (!(judged.get(subsumedBy)?.evaluations ?? []).some((e) => e.verdict === 'FAILED')) continue;
+    const evaluations = entry.evaluations.map((e): Evaluation => {
+      if (e.verdict !== 'FAILED') return e;
+      return {
+        checkId: e.checkId,
+        ...(e.answered === undefined ? {} : { answered: e.answered }),
+        verdict: 'SKIPPED',
+        reason: `not judged apart: ${subsumedBy} FAILED already, and its finding holds this one; see ${subsumedBy}`,
+        blockedBy: { answer: `${subsumedBy} FAILED`, at, check: subsumedBy },
+      };
+    });
+    result.set(id, { ...entry, evaluations });
+  }
   for (const { id, variantOf } of checks) {
     const entry = judged.get(id);
     if (variantOf === undefined || entry === undefined) continue;
