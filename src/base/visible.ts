@@ -3,7 +3,8 @@
  * title, hide the verdict line), bidirectional overrides that reorder what a reader sees, and
  * characters XML 1.0 forbids. None of them may reach a terminal or a text artifact, but none may be
  * lost either: they are shown escaped, `\x1b`, `\u{fffe}`, so the evidence still says what came back.
- * Everything the reporter prints or writes passes through here, after scrub() masked the secrets.
+ * Everything the suite prints or writes passes through here, after redact() masked the secrets
+ * (consoleLine in src/secrets/redact.ts does both for a console line).
  */
 
 /**
@@ -28,17 +29,28 @@ export function visible(text: string): string {
   return text.replace(INVISIBLE, escaped);
 }
 
-/** Every string of a JSON-like value made visible, for the renderers that lay text out. */
-export function visibleJson<T>(value: T): T {
-  return visibleValue(value) as T;
+/**
+ * The text as one console line: visible, and its line breaks escaped too, so that a value from the
+ * environment cannot end the line it is printed on and forge the next (`\nPASSED`).
+ */
+export function visibleLine(text: string): string {
+  return visible(text).replace(/\n/g, escaped);
 }
 
-function visibleValue(value: unknown): unknown {
-  if (typeof value === 'string') return visible(value);
-  if (Array.isArray(value)) return value.map(visibleValue);
+/**
+ * Every string of a JSON-like value made visible, for the renderers that lay text out; `escape` is
+ * visibleLine where each string is to stay on its line.
+ */
+export function visibleJson<T>(value: T, escape: (text: string) => string = visible): T {
+  return visibleValue(value, escape) as T;
+}
+
+function visibleValue(value: unknown, escape: (text: string) => string): unknown {
+  if (typeof value === 'string') return escape(value);
+  if (Array.isArray(value)) return value.map((item) => visibleValue(item, escape));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, member]) => [visible(key), visibleValue(member)]),
+    Object.entries(value).map(([key, member]) => [escape(key), visibleValue(member, escape)]),
   );
 }
 

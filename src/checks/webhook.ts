@@ -10,6 +10,7 @@ import {
   type StrayReport,
 } from '../evidence/delivery.ts';
 import { parseJson, type Exchange } from '../evidence/exchange.ts';
+import { excerpt } from '../secrets/redact.ts';
 import { isJsonContentType, readPath, type JsonValue } from '../base/json.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
 import { defineCheck, violation } from './check.ts';
@@ -124,7 +125,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
         violation(
           'must',
           'a JSON body with a JSON content type',
-          `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : d.body.slice(0, 200)}`,
+          `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : excerpt(d.body, 200)}`,
         ),
       ),
   noPostedBody,
@@ -169,7 +170,7 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
         violation(
           'should',
           `the code '${code}' or one of the returned ids (${ids.slice(1).join(', ') || 'none returned'})`,
-          d.body.slice(0, 300),
+          excerpt(d.body, 300),
         ),
       );
   },

@@ -1,6 +1,7 @@
 /** How a failed preflight is told: one line naming PIX_BASE_URL or the TLS variable that fixes it. */
 import { TLS_VARIABLES } from '../config/tls-files.ts';
 import { ConfigError } from '../config/errors.ts';
+import { consoleLine, excerpt } from '../secrets/redact.ts';
 
 /** How to make the suite trust a private certificate authority: said in one place only. */
 export const TRUST_FIX = `If the environment uses a private certificate authority, set ${TLS_VARIABLES.ca} to its certificate (PEM): it is trusted beside the public ones, and certificates are always verified.`;
@@ -14,16 +15,9 @@ export function fail(problem: string, fix: string): PreflightError {
   return new PreflightError('PIX_BASE_URL', problem, fix);
 }
 
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** Text from the environment, safe to print on one terminal line. */
+/** Text from the environment, safe to print on one terminal line: masked, then cut, then escaped. */
 export function printable(text: string | string[], max = 120): string {
-  const escaped = [text]
-    .flat()
-    .join(', ')
-    .replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return escaped.length > max ? `${escaped.slice(0, max)}…` : escaped;
+  return consoleLine(excerpt([text].flat().join(', '), max, () => '…'));
 }
 
 /** A URL as the user may see it: no user-info, which could carry a credential. */

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { TLSSocket } from 'node:tls';
-import { redact, redactHeaders, redactJson } from '../secrets/redact.ts';
+import { excerpt, redact, redactHeaders, redactJson } from '../secrets/redact.ts';
 import { summariseBody, type ClientCertificate, type Delivery, type Outcome } from '../evidence/delivery.ts';
 import type { Location, ReceiverStore } from './store.ts';
 
@@ -95,11 +95,14 @@ export function createIntake(store: ReceiverStore, options: IntakeOptions): Inta
     });
 
   const receive = (req: IncomingMessage, res: ServerResponse): void => {
-    const target = (req.url ?? '').slice(0, MAX_TARGET_CHARS);
-    const location = store.locate(target);
+    const url = req.url ?? '';
+    const location = store.locate(url.slice(0, MAX_TARGET_CHARS));
     // A request naming one of a run's addresses keeps its query, which the address is matched on and the
-    // evidence shows; anyone's request to a path of no run keeps its path only.
-    const path = location.kind === 'unattributed' ? (target.split('?', 1)[0] ?? '') : target;
+    // evidence shows; anyone's request to a path of no run keeps its path only. Masked before it is cut.
+    const path = excerpt(
+      location.kind === 'unattributed' ? (url.split('?', 1)[0] ?? '') : url,
+      MAX_TARGET_CHARS,
+    );
     const certificate = clientCertificateOf(req.socket);
     const state: UnderWay = { malformed: false, answeredStatus: null };
     const kept: Buffer[] = [];

@@ -10,6 +10,7 @@
  * The registered values come from the run's registry (registry.ts), shared by every process.
  */
 import { isMasked, mask, maskRegisteredForms, sync } from './registry.ts';
+import { visibleLine } from '../base/visible.ts';
 
 /** Header names whose values are credentials, compared case-insensitively. */
 const SECRET_HEADERS: ReadonlySet<string> = new Set([
@@ -41,6 +42,9 @@ const FORM_FIELD = new RegExp(`(\\b)(${NAMES})(=)([^&\\s"']+)`, 'gi');
 /** Shorter words after "Bearer" are prose ("the Bearer token"), not credentials. */
 const BEARER_TOKEN = /\bBearer(\s+)(?!\*\*\*)([A-Za-z0-9\-._~+/]{16,}=*)/g;
 const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"]+@/gi;
+/** A query parameter named like a credential (`?api_key=…`, `&sig=…`), wherever a URL is written. */
+const QUERY_CREDENTIAL =
+  /([?&;])((?:[\w.-]*(?:token|secret|passw(?:or)?d|signature|api[-_]?key|credential|session|auth)[\w.-]*|key|sig)=)([^&#\s"'<>]+)/gi;
 
 /**
  * What shapeOf (shape.ts) writes in place of a value: `{"access_token":"string"}` is a response's
@@ -64,6 +68,9 @@ function redactSynced(text: string): string {
     `${before}${name}${separator}${maskCredential(name, value)}`;
   const byShape = text
     .replace(URL_USER_INFO, '$1***@')
+    .replace(QUERY_CREDENTIAL, (_: string, before: string, name: string, value: string) =>
+      isMasked(value) ? `${before}${name}${value}` : `${before}${name}${mask(value)}`,
+    )
     .replace(CURL_SINGLE_QUOTED, credential)
     .replace(CURL_DOUBLE_QUOTED, credential)
     .replace(JSON_MEMBER, credential)
@@ -81,10 +88,25 @@ export function redact(text: string): string {
   return redactSynced(text);
 }
 
-/** Redacts, then cuts to `max` characters: a cut never splits a secret, only a mask. */
-export function excerpt(text: string, max: number): string {
+/**
+ * The one cut of evidence text: redacts, then cuts to `max` characters, so a cut never splits a
+ * secret, only a mask; a secret some other writer cut before is masked by what is left of it.
+ */
+export function excerpt(
+  text: string,
+  max: number,
+  more = (left: number): string => `… (${left} more characters)`,
+): string {
   const clean = redact(text);
-  return clean.length > max ? `${clean.slice(0, max)}… (${clean.length - max} more characters)` : clean;
+  return clean.length > max ? `${clean.slice(0, max)}${more(clean.length - max)}` : clean;
+}
+
+/**
+ * The one console escaping: a line as every command, the receiver and the reporters print it, its
+ * secrets masked, its controls (C0, C1, DEL) and line breaks escaped as in the reports.
+ */
+export function consoleLine(text: string): string {
+  return visibleLine(redact(text));
 }
 
 /** Masks secret headers by name and registered secrets by value, names included. */

@@ -55,6 +55,8 @@ const forms = new Map<string, string>();
  * of 40 KB, and V8 refuses a pattern that large ("Regular expression too large").
  */
 const formsByPrefix = new Map<string, string[]>();
+/** PEM armour (`-----BEGIN …`) is public text: only a whole PEM is masked, its body is registered apart. */
+const ARMOURED = /^-----/;
 /** How far this process has read the shared file (only whole lines are consumed). */
 let registry = { path: '', offset: 0 };
 
@@ -186,24 +188,47 @@ function append(value: string, kind: SecretKind): void {
   if (path !== undefined) appendFileSync(path, `${JSON.stringify({ value, kind })}\n`, { mode: 0o600 });
 }
 
+/** How many characters of `form` the text repeats from `at` on. */
+function sharedLength(text: string, at: number, form: string): number {
+  let length = MIN_SECRET_LENGTH;
+  while (length < form.length && text[at + length] === form[length]) length += 1;
+  return length;
+}
+
+/**
+ * The mask for what the text holds at `at` and its length: a whole form, else the longest beginning
+ * of one (a secret cut short, or a near miss of it such as one character short or the last changed).
+ */
+function maskAt(text: string, at: number): { readonly mask: string; readonly length: number } | undefined {
+  const candidates = formsByPrefix.get(text.slice(at, at + MIN_SECRET_LENGTH));
+  if (candidates === undefined) return undefined;
+  const whole = candidates.find((form) => text.startsWith(form, at));
+  if (whole !== undefined) return { mask: forms.get(whole) ?? '***', length: whole.length };
+  const part = Math.max(
+    0,
+    ...candidates.filter((form) => !ARMOURED.test(form)).map((form) => sharedLength(text, at, form)),
+  );
+  return part === 0 ? undefined : { mask: `***(${part} chars of a secret)`, length: part };
+}
+
 /**
  * Replaces every registered form in the text with its mask, the longest form first where several
- * start at one place. Linear in the text for a given registry: one map look-up per position.
+ * start at one place, and every run of MIN_SECRET_LENGTH or more characters that begins one: a cut
+ * made before masking leaves the beginning of a secret, and no part that long may be written.
+ * Linear in the text for a given registry: one map look-up per position.
  */
 export function maskRegisteredForms(text: string): string {
   if (forms.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
   let out = '';
   let copiedTo = 0;
   for (let at = 0; at + MIN_SECRET_LENGTH <= text.length;) {
-    const form = formsByPrefix
-      .get(text.slice(at, at + MIN_SECRET_LENGTH))
-      ?.find((candidate) => text.startsWith(candidate, at));
-    if (form === undefined) {
+    const found = maskAt(text, at);
+    if (found === undefined) {
       at += 1;
       continue;
     }
-    out += `${text.slice(copiedTo, at)}${forms.get(form) ?? '***'}`;
-    at += form.length;
+    out += `${text.slice(copiedTo, at)}${found.mask}`;
+    at += found.length;
     copiedTo = at;
   }
   return copiedTo === 0 ? text : `${out}${text.slice(copiedTo)}`;

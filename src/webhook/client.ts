@@ -6,7 +6,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { readBody } from '../transport/http.ts';
-import { redactHeaders, redactJson } from '../secrets/redact.ts';
+import { excerpt, redactHeaders, redactJson } from '../secrets/redact.ts';
 import { secureContextOf, type TlsSettings } from '../transport/tls.ts';
 import { CONTROL_MARKER } from '../receiver/control.ts';
 import { isDelivered, type Delivery, type StrayReport } from '../evidence/delivery.ts';
@@ -154,7 +154,7 @@ function errorOf(text: string): string {
   } catch {
     // Not the receiver's JSON: show what it is.
   }
-  return text.slice(0, 200);
+  return excerpt(text, 200);
 }
 
 /** Splits what arrived at an address into deliveries and the rest, with the suite's secrets masked. */

@@ -1,0 +1,256 @@
+/**
+ * Mask, then cut (issue 50 item 4): a secret put at each place where evidence text is cut, by the
+ * simulator for a client or by a provider echoing it, leaves no run of 8 of its characters in any
+ * artifact (certification.html, .json, junit.xml, summary.md) nor in the console's closing lines.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { renderArtifacts } from '../reporters/certification/artifacts.ts';
+import { catalogue } from '../src/checks/catalogue.ts';
+import { CLIENT_CHECKS } from '../src/checks/client.ts';
+import { HANDLER_CHECKS } from '../src/checks/handler.ts';
+import { plainNearMisses } from '../src/checks/near-miss.ts';
+import { curlLine, describeResponse, parseJson, type Exchange } from '../src/evidence/exchange.ts';
+import type { Journal, OutcomeRow } from '../src/evidence/journal.ts';
+import { boundedJson } from '../src/evidence/shape.ts';
+import { buildCertification } from '../src/report/build.ts';
+import { buildClientCertification } from '../src/report/client.ts';
+import { writeSealedCertification } from '../src/report/integrity.ts';
+import type { Certification } from '../src/report/model.ts';
+import { REPORT_FILES } from '../src/run/report-dir.ts';
+import { excerpt, redact } from '../src/secrets/redact.ts';
+import { registerSecret } from '../src/secrets/registry.ts';
+import { documentClauses } from '../src/spec/spec.ts';
+import { type RunningSandbox, startSandbox } from '../sandbox/server.ts';
+import { RUN_METADATA } from './support/certification.ts';
+import { temporaryDir } from './support/temporary.ts';
+
+const RUN = 8;
+
+/** The runs of 8 characters of the secret that the text holds. */
+function partsOf(secret: string, text: string): string[] {
+  const parts: string[] = [];
+  for (let at = 0; at + RUN <= secret.length; at++) {
+    const part = secret.slice(at, at + RUN);
+    if (text.includes(part)) parts.push(part);
+  }
+  return parts;
+}
+
+/** Letters and digits only: a run of them cannot turn up by chance in a report's hashes and ids. */
+const randomSecret = (): string =>
+  randomBytes(96)
+    .toString('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, 64);
+
+const pad = (length: number): string => 'p'.repeat(length);
+
+/** Every artifact of a certification, written by the writers the runs use, and its console lines. */
+async function artifactsOf(report: Certification): Promise<Record<string, string>> {
+  const dir = temporaryDir('pix-evidence-');
+  const files = {
+    html: join(dir, REPORT_FILES.html),
+    json: join(dir, REPORT_FILES.json),
+    markdown: join(dir, REPORT_FILES.markdown),
+    junit: join(dir, REPORT_FILES.junit),
+  };
+  const artifacts = renderArtifacts(report, files, { width: 100, colour: false });
+  await writeFile(files.html, artifacts.html);
+  await writeFile(files.markdown, artifacts.markdown);
+  await writeFile(files.junit, artifacts.junit);
+  await writeSealedCertification(dir, report, undefined);
+  const written = await Promise.all(
+    Object.entries(files).map(async ([name, path]) => [name, await readFile(path, 'utf8')] as const),
+  );
+  return { ...Object.fromEntries(written), console: artifacts.console };
+}
+
+function assertNoPartOf(secret: string, artifacts: Record<string, string>): void {
+  for (const [name, text] of Object.entries(artifacts)) assert.deepEqual(partsOf(secret, text), [], name);
+}
+
+describe('a cut secret', () => {
+  it('leaves none of its runs of 8 when masked: cut short, one character short, its last changed', () => {
+    const secret = randomSecret();
+    registerSecret(secret);
+    const [lastChanged, oneShort] = plainNearMisses(secret);
+    for (const text of [
+      `Accept: application/${secret.slice(0, 20)}.`,
+      secret.slice(0, RUN),
+      `field ${secret.slice(0, 40)}… and more`,
+      `near ${lastChanged?.value ?? ''} and ${oneShort?.value ?? ''}`,
+    ]) {
+      assert.deepEqual(partsOf(secret, redact(text)), [], text);
+      assert.match(redact(text), /\*\*\*\(\d+ chars( of a secret)?\)/);
+    }
+    // The armour of a PEM is public: only its body, registered on its own, is masked.
+    registerSecret(`-----BEGIN PRIVATE KEY-----\n${secret}\n-----END PRIVATE KEY-----`);
+    assert.equal(redact('expected -----BEGIN CERTIFICATE-----'), 'expected -----BEGIN CERTIFICATE-----');
+  });
+
+  it('is masked before any cut: an excerpt never ends in part of one', () => {
+    const secret = randomSecret();
+    registerSecret(secret);
+    for (let max = 1; max < 90; max += 7)
+      assert.deepEqual(partsOf(secret, excerpt(`${pad(20)}${secret}${pad(20)}`, max)), [], String(max));
+  });
+});
+
+describe('a secret at each cut point, in every artifact and the console', () => {
+  let sandbox: RunningSandbox;
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(async () => {
+    await sandbox.close();
+  });
+
+  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${sandbox.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${sandbox.controlToken}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
+    return (await response.json()) as T;
+  };
+
+  it("client mode: the client's secret in its headers, fields, field names and path, as the simulator journals them", async () => {
+    const ns = await control<{
+      name: string;
+      baseUrl: string;
+      clientId: string;
+      clientSecret: string;
+      certClient: string;
+    }>('POST', '/_sim/namespaces', { name: 'cut-points', faults: 'none' });
+    const secret = ns.clientSecret;
+    // What pix-certify client registers before it judges.
+    registerSecret(secret);
+    const answer = await fetch(`${ns.baseUrl}/auth/token`, {
+      method: 'POST',
+      headers: { Accept: 'application/json', client_id: ns.clientId, cert_client: ns.certClient },
+    });
+    const issued = (await answer.json()) as Record<string, unknown>;
+    const token = String(issued.access_token ?? issued.token);
+    const headers = {
+      client_id: ns.clientId,
+      client_secret: ns.clientSecret,
+      Authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      // Each value puts the secret across the simulator's cut (80 characters for Accept).
+      Accept: `application/${pad(50)}${secret}`,
+      'x-note': `${pad(70)}${secret}`,
+    };
+    const body = JSON.stringify({
+      amount: 0.01,
+      code: `${pad(60)}${secret}`,
+      name: `${pad(120)}${secret}`,
+      key_type: `${pad(20)}${secret}`,
+      document: '12345678909',
+      key_pix: 'ana@example.com',
+      PostBackUrl: `${pad(50)}${secret}`,
+      [`${pad(30)}${secret}`]: 1,
+      check_code: true,
+    });
+    for (const path of ['/pix/payment', '/pix/payment', `/pix/${pad(50)}${secret}`])
+      await fetch(`${ns.baseUrl}${path}`, { method: 'POST', headers, body });
+    const journal = await control<Journal>('GET', `/_sim/namespaces/${ns.name}/journal`);
+    const outcomes = await control<OutcomeRow[]>('GET', '/_sim/outcomes');
+    const codes = new Set(journal.requests.flatMap((r) => r.departures.map((d) => d.code)));
+    for (const code of ['field-unknown', 'postback-not-absolute', 'path-unknown'])
+      assert.ok(codes.has(code), `the simulator journaled ${code}`);
+
+    const report = buildClientCertification({
+      run: { journal, outcomes },
+      checks: [...CLIENT_CHECKS, ...HANDLER_CHECKS],
+      subject: 'client',
+      baseUrl: ns.baseUrl,
+      startTime: new Date(),
+      durationMs: 1,
+      strict: false,
+      requireComplete: false,
+      options: {},
+      suiteErrors: [],
+    });
+    assertNoPartOf(secret, await artifactsOf(report));
+  });
+
+  it('provider mode: the configured secret in the request, and echoed cut short by the provider', async () => {
+    const secret = randomSecret();
+    registerSecret(secret);
+    const fields = {
+      code: `${pad(60)}${secret}`,
+      name: `${pad(120)}${secret}`,
+      key_type: `${pad(20)}${secret}`,
+      PostBackUrl: `https://hooks.example.test/${pad(40)}${secret}`,
+    };
+    const unknownName = `${pad(30)}${secret}`;
+    const accept = `application/${pad(50)}${secret}`;
+    const request = {
+      method: 'POST' as const,
+      url: 'https://provider.example.test/pix/payment',
+      headers: {
+        Accept: accept,
+        client_id: 'client',
+        client_secret: secret,
+        'x-note': `${pad(70)}${secret}`,
+      },
+      body: JSON.stringify({ amount: 0.01, ...fields, [unknownName]: 1 }),
+    };
+    // A provider that cuts what it echoes, as the simulator did: Accept at 80, key_type at 40, names at 64.
+    const bodyText = JSON.stringify({
+      error: `Accept ${accept.slice(0, 80)} is not served`,
+      key_type: fields.key_type.slice(0, 40),
+      [unknownName.slice(0, 64)]: 'unknown field',
+      detail: [fields.code, fields.name, fields.PostBackUrl].map((value) => value.slice(0, 80)).join('; '),
+    });
+    const exchange: Exchange = {
+      operation: 'createWithdraw',
+      request,
+      response: {
+        status: 400,
+        headers: {},
+        contentType: 'application/json',
+        bodyText,
+        json: parseJson(bodyText),
+      },
+      durationMs: 5,
+    };
+    const check = catalogue()[0];
+    assert.ok(check !== undefined);
+    const report = buildCertification({
+      checks: catalogue(),
+      clauses: documentClauses(),
+      metadata: RUN_METADATA,
+      tests: [
+        {
+          titlePath: ['cut points'],
+          status: 'passed',
+          durationMs: 1,
+          errors: [],
+          evaluations: [
+            {
+              checkId: check.id,
+              verdict: 'FAILED',
+              expected: `Accept ${accept}`,
+              actual: describeResponse(exchange.response),
+              reproduction: curlLine(request, 'createWithdraw'),
+            },
+          ],
+          observations: [
+            { topic: 'cut.points', clause: '§2.1', value: boundedJson(exchange.response.json ?? null) },
+            { topic: 'cut.text', clause: '§2.1', value: bodyText.slice(0, 150) },
+          ],
+        },
+      ],
+      suiteErrors: [],
+      startTime: new Date(),
+      durationMs: 1,
+    });
+    assertNoPartOf(secret, await artifactsOf(report));
+  });
+});
