@@ -25,9 +25,12 @@ function pemForm(text: string): PrivateKeyForm | undefined {
   const label = PEM_PRIVATE.exec(text)?.[1];
   if (label === undefined) return undefined;
   if (label === 'OPENSSH PRIVATE KEY')
-    return { form: 'an OpenSSH private key', extract: 'ssh-keygen -e -m PKCS8 -f <key file> > client-public-key.pem' };
+    return {
+      form: 'an OpenSSH private key',
+      extract: 'ssh-keygen -e -m PKCS8 -f <key file> > client-public-key.pem',
+    };
   return { form: `a PEM private key (${label})`, extract: FROM_PEM };
-} // prettier-ignore
+}
 
 function jwkForm(text: string): PrivateKeyForm | undefined {
   if (!/^\s*[{[]/.test(text)) return undefined;
@@ -43,31 +46,47 @@ function jwkForm(text: string): PrivateKeyForm | undefined {
     (key) => typeof key === 'object' && key !== null && JWK_PRIVATE_MEMBERS.some((member) => member in key),
   );
   return isPrivate
-    ? { form: 'a private JWK (it has private members such as "d")', extract: 'remove the members d, p, q, dp, dq, qi (and k) and keep kty, n, e or crv, x, y' }
+    ? {
+        form: 'a private JWK (it has private members such as "d")',
+        extract: 'remove the members d, p, q, dp, dq, qi (and k) and keep kty, n, e or crv, x, y',
+      }
     : undefined;
-} // prettier-ignore
+}
 
 function derForm(bytes: Buffer): PrivateKeyForm | undefined {
   if (bytes[0] !== 0x30) return undefined;
   const head = bytes.subarray(0, 32);
   if (head.includes(PKCS12_VERSION) && head.includes(PKCS7_OID))
-    return { form: 'a PKCS#12 file (it holds the private key)', extract: 'openssl pkcs12 -in <file.p12> -nokeys | openssl x509 -pubkey -noout > client-public-key.pem' };
+    return {
+      form: 'a PKCS#12 file (it holds the private key)',
+      extract: 'openssl pkcs12 -in <file.p12> -nokeys | openssl x509 -pubkey -noout > client-public-key.pem',
+    };
   for (const type of ['pkcs8', 'pkcs1', 'sec1'] as const) {
     try {
       createPrivateKey({ key: bytes, format: 'der', type });
-      return { form: `a DER private key (${type.toUpperCase()})`, extract: 'openssl pkey -inform DER -in <key file> -pubout -out client-public-key.pem' };
+      return {
+        form: `a DER private key (${type.toUpperCase()})`,
+        extract: 'openssl pkey -inform DER -in <key file> -pubout -out client-public-key.pem',
+      };
     } catch {
       // Not this encoding; the next one may still read it.
     }
   }
   return undefined;
-} // prettier-ignore
+}
 
 /** The private key form of these bytes, or undefined when they hold none that we recognise. */
 export function privateKeyForm(bytes: Buffer): PrivateKeyForm | undefined {
   const text = bytes.toString('latin1');
-  return pemForm(text) ?? (PUTTY_PRIVATE.test(text) ? { form: 'a PuTTY private key', extract: 'puttygen <key file> -O public-openssh' } : undefined) ?? jwkForm(text) ?? derForm(bytes);
-} // prettier-ignore
+  return (
+    pemForm(text) ??
+    (PUTTY_PRIVATE.test(text)
+      ? { form: 'a PuTTY private key', extract: 'puttygen <key file> -O public-openssh' }
+      : undefined) ??
+    jwkForm(text) ??
+    derForm(bytes)
+  );
+}
 
 /** The same, for a value given as cert_client is sent (base64 of the key) or pasted as it is. */
 export function privateKeyFormOfValue(value: string): PrivateKeyForm | undefined {

@@ -22,18 +22,38 @@ export function readSigningKey(path: string): SigningKey {
   const [pem] = pemBlocks(text, /PRIVATE KEY$/);
   if (pem === undefined)
     throw pemBlocks(text, /PUBLIC KEY$|^CERTIFICATE$/).length > 0
-      ? fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds a public key or a certificate, not the private key`, `Give the private key; the signer keeps the public one to verify with (${suiteCommand('verify', '<report dir> --public-key <file>')}).`)
-      : fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds no PEM private key`, `Give ${WHAT}: -----BEGIN PRIVATE KEY----- or its EC or RSA form.`);
+      ? fileProblem(
+          SIGNING_KEY_VARIABLE,
+          `'${path}' holds a public key or a certificate, not the private key`,
+          `Give the private key; the signer keeps the public one to verify with (${suiteCommand('verify', '<report dir> --public-key <file>')}).`,
+        )
+      : fileProblem(
+          SIGNING_KEY_VARIABLE,
+          `'${path}' holds no PEM private key`,
+          `Give ${WHAT}: -----BEGIN PRIVATE KEY----- or its EC or RSA form.`,
+        );
   if (ENCRYPTED_KEY.test(pem))
-    throw fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds an encrypted key`, 'The suite signs with an unencrypted key: have CI write it from the secret store at run time, into a file only the job can read (openssl pkey -in encrypted.pem -out signing.pem decrypts one).');
+    throw fileProblem(
+      SIGNING_KEY_VARIABLE,
+      `'${path}' holds an encrypted key`,
+      'The suite signs with an unencrypted key: have CI write it from the secret store at run time, into a file only the job can read (openssl pkey -in encrypted.pem -out signing.pem decrypts one).',
+    );
   let key: KeyObject;
   try {
     key = createPrivateKey(pem);
   } catch {
-    throw fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds a private key that cannot be read`, `Give ${WHAT}, unmodified.`);
+    throw fileProblem(
+      SIGNING_KEY_VARIABLE,
+      `'${path}' holds a private key that cannot be read`,
+      `Give ${WHAT}, unmodified.`,
+    );
   }
   const scheme = schemeOf(key);
   if ('refused' in scheme)
-    throw fileProblem(SIGNING_KEY_VARIABLE, `'${path}' holds ${scheme.refused}`, `Give ${SUPPORTED}, e.g. one made by openssl genpkey -algorithm ed25519 -out signing.pem.`);
+    throw fileProblem(
+      SIGNING_KEY_VARIABLE,
+      `'${path}' holds ${scheme.refused}`,
+      `Give ${SUPPORTED}, e.g. one made by openssl genpkey -algorithm ed25519 -out signing.pem.`,
+    );
   return { path, pem };
-} // prettier-ignore
+}

@@ -75,18 +75,30 @@ function privateKey(path: string, passphrase: string | undefined): string {
   if (block === undefined)
     throw pemBlocks(text, /^CERTIFICATE$/).length > 0
       ? problem(KEY, `'${path}' holds a certificate, not a private key`, `Did you swap ${CERT} and ${KEY}?`)
-      : problem(KEY, `'${path}' holds no PEM private key`, `Give ${what}: -----BEGIN PRIVATE KEY----- or its RSA or EC form.`);
+      : problem(
+          KEY,
+          `'${path}' holds no PEM private key`,
+          `Give ${what}: -----BEGIN PRIVATE KEY----- or its RSA or EC form.`,
+        );
   if (ENCRYPTED_KEY.test(block) && passphrase === undefined)
-    throw problem(PASSPHRASE, `is not set, but the key in ${KEY} is encrypted`, 'Give the passphrase it was encrypted with (from your secret store).');
+    throw problem(
+      PASSPHRASE,
+      `is not set, but the key in ${KEY} is encrypted`,
+      'Give the passphrase it was encrypted with (from your secret store).',
+    );
   try {
     createPrivateKey(passphrase === undefined ? block : { key: block, passphrase });
   } catch (error) {
     throw (error as NodeJS.ErrnoException).code === 'ERR_OSSL_BAD_DECRYPT'
-      ? problem(PASSPHRASE, `does not decrypt the key in ${KEY}`, 'Give the passphrase the key was encrypted with.')
+      ? problem(
+          PASSPHRASE,
+          `does not decrypt the key in ${KEY}`,
+          'Give the passphrase the key was encrypted with.',
+        )
       : problem(KEY, `'${path}' holds a private key that cannot be read`, `Give ${what}, unmodified.`);
   }
   return block;
-} // prettier-ignore
+}
 
 /** A PKCS#12 file OpenSSL opens with the passphrase; its reasons for refusing one are told apart. */
 function pkcs12(path: string, passphrase: string | undefined): Buffer {
@@ -101,13 +113,25 @@ function pkcs12(path: string, passphrase: string | undefined): Buffer {
     const { code, message } = error as NodeJS.ErrnoException;
     if (message.includes('mac verify failure'))
       throw passphrase === undefined
-        ? problem(PASSPHRASE, `is not set, but ${PFX} is protected by one`, 'Give its passphrase (from your secret store).')
+        ? problem(
+            PASSPHRASE,
+            `is not set, but ${PFX} is protected by one`,
+            'Give its passphrase (from your secret store).',
+          )
         : problem(PASSPHRASE, `does not open ${PFX}`, 'Give the passphrase the file was exported with.');
     throw code === 'ERR_CRYPTO_UNSUPPORTED_OPERATION'
-      ? problem(PFX, `'${path}' is encrypted with an algorithm OpenSSL 3 no longer opens (RC2 or 3DES, from older tools)`, `Export it again with AES (openssl pkcs12 -export), ${pemPair}.`)
-      : problem(PFX, `'${path}' is not a PKCS#12 file`, `Give the .pfx or .p12 file the provider issued, ${pemPair}.`);
+      ? problem(
+          PFX,
+          `'${path}' is encrypted with an algorithm OpenSSL 3 no longer opens (RC2 or 3DES, from older tools)`,
+          `Export it again with AES (openssl pkcs12 -export), ${pemPair}.`,
+        )
+      : problem(
+          PFX,
+          `'${path}' is not a PKCS#12 file`,
+          `Give the .pfx or .p12 file the provider issued, ${pemPair}.`,
+        );
   }
-} // prettier-ignore
+}
 
 /** Why node's TLS refuses a client certificate it was given, in the words of the variables. */
 export function describeClientCertificateError(error: unknown): {
@@ -155,23 +179,39 @@ function clientCertificate(
   const withPassphrase = passphrase === undefined ? {} : { passphrase };
   if (pfxPath !== undefined) {
     if (certPath !== undefined || keyPath !== undefined)
-      throw problem(PFX, `is set together with ${certPath === undefined ? KEY : CERT}`, `Give the client certificate one way: ${CERT} and ${KEY} (PEM), or ${PFX} alone.`);
+      throw problem(
+        PFX,
+        `is set together with ${certPath === undefined ? KEY : CERT}`,
+        `Give the client certificate one way: ${CERT} and ${KEY} (PEM), or ${PFX} alone.`,
+      );
     return { pfx: pkcs12(pfxPath, passphrase), ...withPassphrase };
   }
   if (certPath === undefined && keyPath === undefined) {
     if (passphrase !== undefined)
-      throw problem(PASSPHRASE, `is set, but neither ${PFX} nor ${KEY} is`, `It opens an encrypted key or a PFX: give the file, or unset ${PASSPHRASE}.`);
+      throw problem(
+        PASSPHRASE,
+        `is set, but neither ${PFX} nor ${KEY} is`,
+        `It opens an encrypted key or a PFX: give the file, or unset ${PASSPHRASE}.`,
+      );
     return undefined;
   }
   if (keyPath === undefined)
-    throw problem(KEY, `is not set, but ${CERT} is`, `Give the private key of the client certificate (PEM), or both in one file as ${PFX}.`);
+    throw problem(
+      KEY,
+      `is not set, but ${CERT} is`,
+      `Give the private key of the client certificate (PEM), or both in one file as ${PFX}.`,
+    );
   if (certPath === undefined)
-    throw problem(CERT, `is not set, but ${KEY} is`, `Give the client certificate (PEM) that key belongs to, or both in one file as ${PFX}.`);
+    throw problem(
+      CERT,
+      `is not set, but ${KEY} is`,
+      `Give the client certificate (PEM) that key belongs to, or both in one file as ${PFX}.`,
+    );
   // Both files are read, so that a problem with each is told at once.
   const cert = collect(problems, () => certificates(CERT, certPath, 'the client certificate'));
   const key = collect(problems, () => privateKey(keyPath, passphrase));
   return cert === undefined || key === undefined ? undefined : matchingPair({ cert, key, ...withPassphrase });
-} // prettier-ignore
+}
 
 /**
  * Reads and checks PIX_CA_FILE and the client certificate, before any connection: files that do not
