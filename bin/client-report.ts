@@ -6,7 +6,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { suiteCommand } from '../src/base/invocation.ts';
-import { visible } from '../src/base/visible.ts';
+import { consoleLine } from '../src/secrets/redact.ts';
 import { CLIENT_CHECKS, type ClientRun } from '../src/checks/client.ts';
 import { HANDLER_CHECKS } from '../src/checks/handler.ts';
 import { buildClientCertification, type ClientCertificationInput } from '../src/report/client.ts';
@@ -59,7 +59,7 @@ async function writeReports(report: Certification, settings: Settings): Promise<
   if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${artifacts.markdown}\n`);
   process.stdout.write(artifacts.console);
   if (signed !== undefined)
-    process.stdout.write(`${visible(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); ${suiteCommand('verify', shown(dir))} checks the report.`)}\n`);
+    process.stdout.write(`${consoleLine(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); ${suiteCommand('verify', shown(dir))} checks the report.`)}\n`);
 } // prettier-ignore
 
 /** The run judged (the handler checks alone for --handler), its reports written and its closing lines printed. */

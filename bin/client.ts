@@ -16,11 +16,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
-import { visible } from '../src/base/visible.ts';
 import { readSigningKey, SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
 import type { Journal, OutcomeRow } from '../src/evidence/journal.ts';
 import { registerSecret } from '../src/secrets/registry.ts';
-import { redact } from '../src/secrets/redact.ts';
+import { consoleLine } from '../src/secrets/redact.ts';
 import type { CommandRun, Settings } from './client-report.ts';
 import { settledJournal } from './client-wait.ts';
 import { exitCodesText } from './command-help.ts';
@@ -66,7 +65,7 @@ ${exitCodesText('client')}`;
 class UsageError extends Error {}
 
 function tell(line: string): void {
-  process.stderr.write(`${visible(redact(`pix-certify client: ${line}`))}\n`);
+  process.stderr.write(`${consoleLine(`pix-certify client: ${line}`)}\n`);
 }
 
 /** `90s`, `15m`, `1h` or plain seconds, in ms. */
@@ -281,7 +280,8 @@ async function certify(invocation: Invocation, settings: Settings): Promise<numb
     } else if (invocation.serve) {
       const envFile = join(certDir, 'simulator.env');
       await writeFile(envFile, `${Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
-      process.stdout.write(`The simulator serves namespace ${ns.name} at ${ns.baseUrl}.\nGive your application the variables of ${envFile} (docker compose --env-file, or: set -a; . ${envFile}; set +a):\n  PIX_BASE_URL=${ns.baseUrl}\n  PIX_CLIENT_ID=${ns.clientId}\n  PIX_CLIENT_SECRET, PIX_CERT_CLIENT, PIX_CERT_FILE: in that file (PIX_CERT_FILE=${certFile})\nJudged on Ctrl-C, SIGTERM or in ${invocation.durationMs / 1000} s.\n`);
+      const serving = [`The simulator serves namespace ${ns.name} at ${ns.baseUrl}.`, `Give your application the variables of ${envFile} (docker compose --env-file, or: set -a; . ${envFile}; set +a):`, `  PIX_BASE_URL=${ns.baseUrl}`, `  PIX_CLIENT_ID=${ns.clientId}`, `  PIX_CLIENT_SECRET, PIX_CERT_CLIENT, PIX_CERT_FILE: in that file (PIX_CERT_FILE=${certFile})`, `Judged on Ctrl-C, SIGTERM or in ${invocation.durationMs / 1000} s.`];
+      process.stdout.write(`${serving.map(consoleLine).join('\n')}\n`);
       tell(`stopped by ${await serveUntilStopped(invocation.durationMs)}; judging`);
     } else {
       command = await runCommand(invocation.command, env, invocation.timeoutS);

@@ -11,7 +11,7 @@ import { renderChanges } from '../reporters/certification/console.ts';
 import { layoutFor } from '../reporters/certification/layout.ts';
 import type { Certification } from '../src/report/model.ts';
 import { certificationPath, readCertification, UnreadableCertification } from '../src/report/read.ts';
-import { visible, visibleJson } from '../src/base/visible.ts';
+import { visible, visibleJson, visibleLine } from '../src/base/visible.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
 import { commandHelp, errorPrefix, helpAsked } from './command-help.ts';
 
@@ -28,7 +28,7 @@ function stop(message: string): never {
 /** Read and made visible: what a file says is printed, never obeyed by the terminal. */
 function read(path: string): Certification {
   try {
-    return visibleJson(readCertification(certificationPath(path)));
+    return visibleJson(readCertification(certificationPath(path)), visibleLine);
   } catch (error) {
     if (error instanceof UnreadableCertification) stop(error.message);
     throw error;

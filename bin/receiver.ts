@@ -8,6 +8,7 @@ import { isLoopbackHost } from '../src/config/config.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
 import { loadReceiverSettings, type ServiceSettings } from '../src/receiver/settings.ts';
 import { ConfigError } from '../src/config/errors.ts';
+import { consoleLine } from '../src/secrets/redact.ts';
 import { commandHelp, errorPrefix, helpAsked } from './command-help.ts';
 
 const PREFIX = errorPrefix('receiver');
@@ -21,7 +22,7 @@ if (helpAsked(process.argv.slice(2))) {
 }
 
 function stop(message: string): never {
-  process.stderr.write(`${PREFIX} ${message}\n`);
+  process.stderr.write(`${PREFIX} ${consoleLine(message)}\n`);
   process.exit(2);
 }
 
@@ -51,11 +52,12 @@ function describe(settings: ServiceSettings, receiver: RunningReceiver): string 
       ? `this machine only (${receiver.url})`
       : receiver.url;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
-  return [
+  const lines = [
     `${PREFIX} bound to ${host}:${port}, ${where}, ${tls === undefined ? 'plain HTTP' : 'TLS'}${certificates}`,
     `${PREFIX} deliveries kept in ${settings.dataDir} (${receiver.restoredRuns} runs restored); a run is forgotten when it closes or 24 h after it opened`,
     `${PREFIX} control API under /_receiver/v1/ with the token; Ctrl-C stops it`,
-  ].join('\n');
+  ];
+  return lines.map(consoleLine).join('\n');
 }
 
 let settings: ServiceSettings;
@@ -79,7 +81,7 @@ const receiver = await startReceiver({
 process.stdout.write(`${describe(settings, receiver)}\n`);
 if (settings.tls === undefined && !isLoopbackHost(settings.host))
   process.stderr.write(
-    `${PREFIX} warning: plain HTTP on ${settings.host}: the token and the webhooks travel unencrypted unless a TLS proxy is in front (PIX_RECEIVER_TLS_CERT_FILE gives the receiver its own TLS).\n`,
+    `${PREFIX} warning: plain HTTP on ${consoleLine(settings.host)}: the token and the webhooks travel unencrypted unless a TLS proxy is in front (PIX_RECEIVER_TLS_CERT_FILE gives the receiver its own TLS).\n`,
   );
 
 const shutDown = (): void => {

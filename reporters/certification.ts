@@ -5,8 +5,8 @@
  * and the verdict. certification.json comes last, with the hashes of the others, and with
  * PIX_SIGNING_KEY_FILE certification.sig signs it (certification/integrity.ts). A run that executed
  * no test writes nothing and says why: it certifies nothing, and must not replace a certification
- * that does. Everything printed is scrubbed of secrets and
- * shows control characters escaped (certification/visible.ts).
+ * that does. Everything printed is scrubbed of secrets and shows control characters and line breaks
+ * escaped (consoleLine, src/secrets/redact.ts).
  *
  * With PIX_BASELINE (an absolute path; npm run certify -- --baseline sets it) every report also
  * says what changed since that earlier certification, and PIX_FAIL_ON_DRIFT=1 makes a regression
@@ -35,7 +35,7 @@ import { type SigningKey } from '../src/secrets/signing.ts';
 import type { PixRunMetadata } from '../src/run/run-metadata.ts';
 import { documentClauses } from '../src/spec/spec.ts';
 import { readHandover } from '../src/report/attachments.ts';
-import { redact } from '../src/secrets/redact.ts';
+import { consoleLine, redact } from '../src/secrets/redact.ts';
 import { buildCertification, type Baseline } from '../src/report/build.ts';
 import { renderArtifacts } from './certification/artifacts.ts';
 import { progressLine, stepLine } from './certification/console.ts';
@@ -46,7 +46,6 @@ import { layoutFor, type Layout } from './certification/layout.ts';
 import { readCertification, UnreadableCertification } from '../src/report/read.ts';
 import type { SuiteError, TestOutcome } from '../src/report/model.ts';
 import type { ReportPaths } from './certification/text.ts';
-import { visible } from '../src/base/visible.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
@@ -105,8 +104,8 @@ function configuredSelection(config: FullConfig, fromCommandLine: readonly strin
   ];
 }
 
-/** Text from the environment or from Playwright, made safe to print: secrets masked, controls escaped. */
-const safe = (text: string): string => visible(redact(text));
+/** Text from the environment or from Playwright, made safe to print on its line (consoleLine). */
+const safe = consoleLine;
 
 /** bin/certify.ts checked the baseline before the run; a merge-reports run may not have, so a bad one is a suite error. */
 function baselineFromEnvironment(suiteErrors: SuiteError[]): Baseline | undefined {
@@ -176,9 +175,7 @@ export default class CertificationReporter implements Reporter {
         ? ''
         : ` against ${[this.metadata.environmentName, this.metadata.baseUrl].filter((part) => part !== undefined).join(', ')}`;
     process.stdout.write(
-      safe(
-        `Running ${this.total} tests${against} (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})\n`,
-      ),
+      `${safe(`Running ${this.total} tests${against} (${config.workers} ${config.workers === 1 ? 'worker' : 'workers'})`)}\n`,
     );
   }
 

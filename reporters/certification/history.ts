@@ -8,7 +8,7 @@
 import { relative, sep } from 'node:path';
 import type { Verdict } from '../../src/checks/vocabulary.ts';
 import type { History, HistoryRow, HistoryRun, HistorySeries } from '../../src/report/history.ts';
-import { visible } from '../../src/base/visible.ts';
+import { visibleLine } from '../../src/base/visible.ts';
 import { chip, escapeHtml, pageHead, SIGN, STYLE } from './html.ts';
 import { type Layout, paint, tint } from './layout.ts';
 
@@ -255,7 +255,7 @@ ${history.series.map((series, index) => seriesSection(series, index, outDir)).jo
 export function renderHistoryConsole(history: History, layout: Layout, written: string): string {
   const lines = history.series.flatMap((series) => [...seriesConsole(series, layout, written), '']);
   if (history.duplicates > 0) lines.push(`${plural(history.duplicates, 'run')} given twice, counted once.`);
-  lines.push(`Legend: ${LEGEND}. Chart and links: ${visible(written)}`);
+  lines.push(`Legend: ${LEGEND}. Chart and links: ${visibleLine(written)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -267,13 +267,13 @@ function seriesConsole(history: HistorySeries, layout: Layout, written: string):
   const from = history.runs.length - shown;
   const lines: string[] = [];
   lines.push(
-    `${visible(history.name)} (${visible(history.baseUrl)}): ${plural(history.runs.length, 'run')}, oldest first${from > 0 ? `; the newest ${shown} fit here, all of them are in ${visible(written)}` : ''}:`,
+    `${visibleLine(history.name)} (${visibleLine(history.baseUrl)}): ${plural(history.runs.length, 'run')}, oldest first${from > 0 ? `; the newest ${shown} fit here, all of them are in ${visibleLine(written)}` : ''}:`,
   );
   history.runs.forEach((run, index) => {
     if (index < from) return;
     const failed = run.verdict === 'FAILED' ? `${SIGN.FAILED} ` : '  ';
     lines.push(
-      `${failed}#${String(index + 1).padEnd(4)} ${shortTime(run.startTime)}  ${paint(layout, run.verdict, 10)} ${seconds(run.durationMs).padStart(8)}  ${visible(run.report)}`,
+      `${failed}#${String(index + 1).padEnd(4)} ${shortTime(run.startTime)}  ${paint(layout, run.verdict, 10)} ${seconds(run.durationMs).padStart(8)}  ${visibleLine(run.report)}`,
     );
   });
   lines.push('');
@@ -285,12 +285,12 @@ function seriesConsole(history: HistorySeries, layout: Layout, written: string):
       .slice(from)
       .map((verdict) => (verdict === undefined ? ' ' : tint(layout, verdict, SIGN[verdict])))
       .join('');
-    return `${visible(entry.id).padEnd(idWidth)}  ${cells}  ${sinceText(history, entry)}`;
+    return `${visibleLine(entry.id).padEnd(idWidth)}  ${cells}  ${sinceText(history, entry)}`;
   };
   lines.push(...changed.map(row));
   if (changed.length > 0 && changed.length < history.rows.length)
     lines.push(`${'-'.repeat(idWidth)}  unchanged:`);
   lines.push(...history.rows.filter((entry) => entry.changes === 0).map(row));
-  lines.push(`${plural(changed.length, 'check')} changed verdict in ${visible(history.name)}.`);
+  lines.push(`${plural(changed.length, 'check')} changed verdict in ${visibleLine(history.name)}.`);
   return lines;
 }

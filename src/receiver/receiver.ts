@@ -11,6 +11,8 @@ import { createIntake, DEFAULT_MAX_BODY_BYTES } from './intake.ts';
 import { DirectoryJournal } from './journal.ts';
 import { listen, localUrl, shutDown, type WebServer } from './listen.ts';
 import { ReceiverStore } from './store.ts';
+import { consoleLine } from '../secrets/redact.ts';
+import { registerSecret } from '../secrets/registry.ts';
 
 // Where checks imported Delivery from before delivery.ts existed.
 export type { Delivery } from '../evidence/delivery.ts';
@@ -36,7 +38,10 @@ export interface ReceiverOptions {
   readonly tls?: ReceiverTls;
   /** Default 1 MiB. */
   readonly maxBodyBytes?: number;
-  /** The receiver's own problems (a journal that cannot write, a server error). Default: stderr. */
+  /**
+   * The receiver's own problems (a journal that cannot write, a server error), each line masked and
+   * escaped (consoleLine) before it is given. Default: stderr.
+   */
   readonly log?: (line: string) => void;
 }
 
@@ -89,7 +94,10 @@ function controlInfo(tls: ReceiverTls | undefined): ControlInfo {
 }
 
 export async function startReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
-  const log = options.log ?? ((line: string) => process.stderr.write(`webhook receiver: ${line}\n`));
+  const sink = options.log ?? ((line: string) => process.stderr.write(`webhook receiver: ${line}\n`));
+  // A line may carry a request's path or a run's address: the token and what they carry are masked.
+  registerSecret(options.token);
+  const log = (line: string): void => sink(consoleLine(line));
   const journal = options.dataDir === undefined ? undefined : await DirectoryJournal.open(options.dataDir);
   const store = new ReceiverStore({
     shared: options.shared,
