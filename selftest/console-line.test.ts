@@ -5,15 +5,11 @@
  * raw, and credentials in a query string or a URL's user-info are masked.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { renderArtifacts } from '../reporters/certification/artifacts.ts';
-import { CLIENT_CHECKS } from '../src/checks/client.ts';
-import { HANDLER_CHECKS } from '../src/checks/handler.ts';
-import type { Journal, OutcomeRow } from '../src/evidence/journal.ts';
 import { startReceiver } from '../src/receiver/receiver.ts';
-import { buildClientCertification } from '../src/report/client.ts';
 import { consoleLine } from '../src/secrets/redact.ts';
-import { type RunningSandbox, startSandbox } from '../sandbox/server.ts';
+import { clientCertificationOf, openNamespace, simulatorForTests } from './support/simulator-namespace.ts';
 
 /** C0 but tab, DEL and C1: what a terminal may obey. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
@@ -39,44 +35,18 @@ describe('a console line', () => {
 });
 
 describe('what the commands print', () => {
-  let sandbox: RunningSandbox;
-  before(async () => {
-    sandbox = await startSandbox();
-  });
-  after(async () => {
-    await sandbox.close();
-  });
-
-  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${sandbox.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${sandbox.controlToken}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
-    return (await response.json()) as T;
-  };
+  const simulator = simulatorForTests();
 
   it("pix-certify client's closing lines: a PostBackUrl from the journal with an ESC sequence, a C1 byte and a line break", async () => {
-    const ns = await control<{
-      name: string;
-      baseUrl: string;
-      clientId: string;
-      clientSecret: string;
-      certClient: string;
-    }>('POST', '/_sim/namespaces', { name: 'console-line', faults: 'none' });
-    const answer = await fetch(`${ns.baseUrl}/auth/token`, {
-      method: 'POST',
-      headers: { Accept: 'application/json', client_id: ns.clientId, cert_client: ns.certClient },
-    });
-    const issued = (await answer.json()) as Record<string, unknown>;
+    const sandbox = simulator();
+    const { ns, token } = await openNamespace(sandbox, 'console-line');
     await fetch(`${ns.baseUrl}/pix/payment`, {
       method: 'POST',
       headers: {
         Accept: 'application/json',
         client_id: ns.clientId,
         client_secret: ns.clientSecret,
-        Authorization: `Bearer ${String(issued.access_token ?? issued.token)}`,
+        Authorization: `Bearer ${token}`,
         'content-type': 'application/json',
       },
       body: JSON.stringify({
@@ -90,20 +60,7 @@ describe('what the commands print', () => {
         check_code: true,
       }),
     });
-    const journal = await control<Journal>('GET', `/_sim/namespaces/${ns.name}/journal`);
-    const outcomes = await control<OutcomeRow[]>('GET', '/_sim/outcomes');
-    const report = buildClientCertification({
-      run: { journal, outcomes },
-      checks: [...CLIENT_CHECKS, ...HANDLER_CHECKS],
-      subject: 'client',
-      baseUrl: ns.baseUrl,
-      startTime: new Date(),
-      durationMs: 1,
-      strict: false,
-      requireComplete: false,
-      options: {},
-      suiteErrors: [],
-    });
+    const { report } = await clientCertificationOf(sandbox, ns);
     const printed = renderArtifacts(
       report,
       { html: 'h', json: 'j', markdown: 'm', junit: 'x' },

@@ -7,25 +7,21 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { renderArtifacts } from '../reporters/certification/artifacts.ts';
 import { catalogue } from '../src/checks/catalogue.ts';
-import { CLIENT_CHECKS } from '../src/checks/client.ts';
-import { HANDLER_CHECKS } from '../src/checks/handler.ts';
 import { plainNearMisses } from '../src/checks/near-miss.ts';
 import { curlLine, describeResponse, parseJson, type Exchange } from '../src/evidence/exchange.ts';
-import type { Journal, OutcomeRow } from '../src/evidence/journal.ts';
 import { boundedJson } from '../src/evidence/shape.ts';
 import { buildCertification } from '../src/report/build.ts';
-import { buildClientCertification } from '../src/report/client.ts';
 import { writeSealedCertification } from '../src/report/integrity.ts';
 import type { Certification } from '../src/report/model.ts';
 import { REPORT_FILES } from '../src/run/report-dir.ts';
 import { excerpt, redact } from '../src/secrets/redact.ts';
 import { registerSecret } from '../src/secrets/registry.ts';
 import { documentClauses } from '../src/spec/spec.ts';
-import { type RunningSandbox, startSandbox } from '../sandbox/server.ts';
 import { RUN_METADATA } from './support/certification.ts';
+import { clientCertificationOf, openNamespace, simulatorForTests } from './support/simulator-namespace.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const RUN = 8;
@@ -101,41 +97,14 @@ describe('a cut secret', () => {
 });
 
 describe('a secret at each cut point, in every artifact and the console', () => {
-  let sandbox: RunningSandbox;
-  before(async () => {
-    sandbox = await startSandbox();
-  });
-  after(async () => {
-    await sandbox.close();
-  });
-
-  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${sandbox.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${sandbox.controlToken}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    assert.ok(response.ok, `${method} ${path}: ${response.status}`);
-    return (await response.json()) as T;
-  };
+  const simulator = simulatorForTests();
 
   it("client mode: the client's secret in its headers, fields, field names and path, as the simulator journals them", async () => {
-    const ns = await control<{
-      name: string;
-      baseUrl: string;
-      clientId: string;
-      clientSecret: string;
-      certClient: string;
-    }>('POST', '/_sim/namespaces', { name: 'cut-points', faults: 'none' });
+    const sandbox = simulator();
+    const { ns, token } = await openNamespace(sandbox, 'cut-points');
     const secret = ns.clientSecret;
     // What pix-certify client registers before it judges.
     registerSecret(secret);
-    const answer = await fetch(`${ns.baseUrl}/auth/token`, {
-      method: 'POST',
-      headers: { Accept: 'application/json', client_id: ns.clientId, cert_client: ns.certClient },
-    });
-    const issued = (await answer.json()) as Record<string, unknown>;
-    const token = String(issued.access_token ?? issued.token);
     const headers = {
       client_id: ns.clientId,
       client_secret: ns.clientSecret,
@@ -158,24 +127,11 @@ describe('a secret at each cut point, in every artifact and the console', () => 
     });
     for (const path of ['/pix/payment', '/pix/payment', `/pix/${pad(50)}${secret}`])
       await fetch(`${ns.baseUrl}${path}`, { method: 'POST', headers, body });
-    const journal = await control<Journal>('GET', `/_sim/namespaces/${ns.name}/journal`);
-    const outcomes = await control<OutcomeRow[]>('GET', '/_sim/outcomes');
+    const { journal, report } = await clientCertificationOf(sandbox, ns);
     const codes = new Set(journal.requests.flatMap((r) => r.departures.map((d) => d.code)));
     for (const code of ['field-unknown', 'postback-not-absolute', 'path-unknown'])
       assert.ok(codes.has(code), `the simulator journaled ${code}`);
 
-    const report = buildClientCertification({
-      run: { journal, outcomes },
-      checks: [...CLIENT_CHECKS, ...HANDLER_CHECKS],
-      subject: 'client',
-      baseUrl: ns.baseUrl,
-      startTime: new Date(),
-      durationMs: 1,
-      strict: false,
-      requireComplete: false,
-      options: {},
-      suiteErrors: [],
-    });
     assertNoPartOf(secret, await artifactsOf(report));
   });
 
