@@ -125,7 +125,7 @@ export const webhookIsJson = defineCheck<WebhookInput>(
         violation(
           'must',
           'a JSON body with a JSON content type',
-          `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : excerpt(d.body, 200)}`,
+          `${describeDelivery(d)}; body ${d.body === '' ? '(empty)' : excerpt(d.body, 200, () => '')}`,
         ),
       ),
   noPostedBody,
@@ -170,7 +170,7 @@ export const webhookRefersToWithdrawal = defineCheck<WebhookInput>(
         violation(
           'should',
           `the code '${code}' or one of the returned ids (${ids.slice(1).join(', ') || 'none returned'})`,
-          excerpt(d.body, 300),
+          excerpt(d.body, 300, () => ''),
         ),
       );
   },

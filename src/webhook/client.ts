@@ -154,7 +154,7 @@ function errorOf(text: string): string {
   } catch {
     // Not the receiver's JSON: show what it is.
   }
-  return excerpt(text, 200);
+  return excerpt(text, 200, () => '');
 }
 
 /** Splits what arrived at an address into deliveries and the rest, with the suite's secrets masked. */
