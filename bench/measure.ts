@@ -3,7 +3,7 @@
  * tree, and the medians of many such runs.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { watchProcessTree } from '../selftest/support/process-tree.ts';
@@ -11,7 +11,7 @@ import { watchProcessTree } from '../selftest/support/process-tree.ts';
 export interface Sample {
   readonly ms: number;
   readonly peakRssBytes: number;
-  /** Processor time of the whole tree: the run's own work, which a busy machine does not inflate. */
+  /** Processor time of the whole tree (user and system): the run's own work, which a busy machine does not inflate. */
   readonly cpuSeconds: number;
   readonly exitCode: number;
   /** The end of the run's error output, kept to tell why a run did not exit as expected. */
@@ -31,6 +31,20 @@ function userEnvironment(extra: Readonly<Record<string, string>>): NodeJS.Proces
   return { ...base, FORCE_COLOR: '0', ...extra };
 }
 
+/** Linux reports processor time in ticks of 1/100 s (USER_HZ) to user space. */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The processor time of this process's children that ended and were waited for (cutime + cstime of
+ * /proc/self/stat), their own waited-for children's included: read before and after a run, the whole
+ * tree's to the tick, where sampling each process would miss its last moments.
+ */
+function childrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
+}
+
 /**
  * Runs the command once in a report directory of its own; that directory's variable marks every
  * process of the run in /proc, npm and Prism included, so that their memory is summed.
@@ -40,6 +54,7 @@ export async function measure(command: Command): Promise<Sample> {
   const marker = `PIX_REPORT_DIR=${reportDir}`;
   const watch = watchProcessTree(marker);
   const started = performance.now();
+  const cpuBefore = childrenCpuSeconds();
   try {
     const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
       execFile(
@@ -60,7 +75,7 @@ export async function measure(command: Command): Promise<Sample> {
     return {
       ms: performance.now() - started,
       peakRssBytes: watch.peakRssBytes,
-      cpuSeconds: watch.cpuSeconds,
+      cpuSeconds: childrenCpuSeconds() - cpuBefore,
       exitCode: code,
       stderrTail: stderr.slice(-1500),
     };

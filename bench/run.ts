@@ -15,15 +15,21 @@
  * The throughput lines (throughput.ts): the simulator's valid withdrawals a second with their webhooks
  * delivered, p50/p99 at 16 in flight, beside the Prism mock's, min(BENCH_RUNS, 5) passes each.
  *
+ * Beside each Node's mock certification from the sources, in the same rounds: Playwright's own floor
+ * (its runner with two empty tests and two workers, bench/floor/), and, with BENCH_BASELINE=<commit>,
+ * that commit's `npm run certify` from a clone of its own (baseline.ts); the ratios lines compare the
+ * certification's medians with theirs. A round not counted goes first (compile caches, a clone's build).
+ *
  * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
- * (`remote`, `mock`, `throughput`); BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; --tarball <path>
- * or BENCH_TARBALL installs that tarball instead of packing this repository.
+ * (`remote`, `mock`, `throughput`, `Node 24`), a mock row from the sources with its floor and baseline;
+ * BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; --tarball <path> or BENCH_TARBALL installs
+ * that tarball instead of packing this repository.
  */
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from '../selftest/support/live-env.ts';
-import { type Command, measure, type Sample, summarise } from './measure.ts';
+import { type Command, measure, type Sample, type Summary, summarise } from './measure.ts';
 import { runtimes } from './runtimes.ts';
 import { BIN } from '../selftest/support/installed-package.ts';
 import { installedPackage } from './tarball.ts';
@@ -31,6 +37,7 @@ import { historyRuns } from './history-runs.ts';
 import { rmSync } from 'node:fs';
 import { DEFAULT_CONCURRENCY } from '../src/config/config.ts';
 import { createNamespace, throughputLines } from './throughput.ts';
+import { type Baseline, baselineCheckout } from './baseline.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? '7');
@@ -40,6 +47,8 @@ const HISTORY_RUNS = 200;
 interface Row {
   readonly label: string;
   readonly command: Command;
+  /** The floor's and the baseline's rows run wherever the mock certification they measure runs. */
+  readonly beside?: Row;
 }
 
 type Target = 'mock' | 'live';
@@ -71,14 +80,45 @@ const REMOTE_CONCURRENCY = process.env.BENCH_CONCURRENCY;
 const remoteLabel = (delayMs: number): string =>
   `remote: live, sandbox +${delayMs} ms per request${REMOTE_CONCURRENCY === undefined ? '' : `, PIX_CONCURRENCY=${REMOTE_CONCURRENCY}`} (sources)`;
 
-function rowsFor(path: string, label: string, installDir: string | undefined): Row[] {
+const FLOOR_LABEL = "Playwright's floor: two empty tests, 2 workers";
+const baselineLabel = (commit: string): string => `npm run certify (${commit} clone, mock)`;
+
+/** Playwright's floor and the baseline's mock certification, under the Node of the mock row they stand beside. */
+function besideRows(mock: Row, label: string, path: string, baseline: Baseline | undefined): Row[] {
+  const env = { PATH: path };
+  const floorConfig = join('bench', 'floor', 'playwright.config.ts');
+  return [
+    {
+      label: `${label}  ${FLOOR_LABEL}`,
+      beside: mock,
+      command: { file: 'npx', args: ['--no', 'playwright', 'test', '--config', floorConfig], cwd: ROOT, env },
+    },
+    ...(baseline === undefined
+      ? []
+      : [
+          {
+            label: `${label}  ${baselineLabel(baseline.commit)}`,
+            beside: mock,
+            command: { file: 'npm', args: ['run', 'certify'], cwd: baseline.dir, env },
+          },
+        ]),
+  ];
+}
+
+function rowsFor(
+  path: string,
+  label: string,
+  installDir: string | undefined,
+  baseline: Baseline | undefined,
+): Row[] {
   const rows: Row[] = [];
   for (const target of TARGETS) {
     const env = { PATH: path, ...(target === 'live' ? liveEnv : {}) };
-    rows.push({
+    const sources: Row = {
       label: `${label}  npm run certify (sources, ${target})`,
       command: { file: 'npm', args: ['run', 'certify'], cwd: ROOT, env },
-    });
+    };
+    rows.push(sources, ...(target === 'mock' ? besideRows(sources, label, path, baseline) : []));
     if (installDir !== undefined)
       rows.push({
         label: `${label}  ${tarballLabel(target)}`,
@@ -130,6 +170,8 @@ try {
   if ('skipped' in installed) notes.push(`tarball rows skipped: ${installed.skipped}`);
   const { found, missing } = runtimes();
   notes.push(...missing);
+  const baselineCommit = process.env.BENCH_BASELINE?.trim() ?? '';
+  const baseline = baselineCommit === '' ? undefined : await baselineCheckout(baselineCommit);
   const history =
     ONLY === '' || 'history'.includes(ONLY)
       ? await historyRuns(liveEnv, HISTORY_RUNS)
@@ -150,7 +192,7 @@ try {
   }));
   const allRows = [
     ...found.flatMap((runtime) =>
-      rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined),
+      rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined, baseline),
     ),
     ...remoteRows,
     ...(await clientRows()),
@@ -171,12 +213,16 @@ try {
       },
     },
   ];
-  const rows = allRows.filter((row) => row.label.includes(ONLY));
+  const rows = allRows.filter((row) => (row.beside ?? row).label.includes(ONLY));
   const throughput = 'throughput'.includes(ONLY) ? await throughputLines(Math.min(RUNS, 5)) : [];
   const samples = new Map<Row, Sample[]>(rows.map((row) => [row, []]));
+  process.stderr.write("bench: a round not counted (compile caches, a clone's first build)\n");
+  for (const row of rows) await measure(row.command);
   const loadBefore = loadavg()[0] ?? 0;
   for (let round = 0; round < RUNS; round++) {
-    process.stderr.write(`bench: round ${round + 1} of ${RUNS}\n`);
+    process.stderr.write(
+      `bench: round ${round + 1} of ${RUNS}, load average ${(loadavg()[0] ?? 0).toFixed(1)}\n`,
+    );
     // Each round starts with another row, so that no row always follows the same one.
     for (let i = 0; i < rows.length; i++) {
       const row = rows[(round + i) % rows.length];
@@ -194,7 +240,7 @@ try {
     const summary = summarise(samples.get(row) ?? [], 0);
     const ratio = first === undefined ? '' : `  ×${(summary.medianMs / first.medianMs).toFixed(2)}`;
     lines.push(
-      `${row.label.padEnd(width)}  ${s(summary.medianMs)}  ${s(summary.minMs)}  ${s(summary.maxMs)}  ${summary.medianPeakMb.toFixed(0)} MB, ${summary.maxPeakMb.toFixed(0)} MB  ${summary.medianCpuSeconds.toFixed(1)} s${ratio}`,
+      `${row.label.padEnd(width)}  ${s(summary.medianMs)}  ${s(summary.minMs)}  ${s(summary.maxMs)}  ${summary.medianPeakMb.toFixed(0)} MB, ${summary.maxPeakMb.toFixed(0)} MB  ${summary.medianCpuSeconds.toFixed(2)} s${ratio}`,
     );
     for (const failed of summary.failedRuns)
       lines.push(`  a run exited ${failed.exitCode} instead of 0:\n${failed.stderrTail}`);
@@ -207,6 +253,7 @@ try {
       `pix-certify client adds ${s(underClient.medianMs - alone.medianMs)} to the example's own tests (medians of ${RUNS} interleaved runs; target at most 1 s)`,
     );
   lines.push(
+    ...ratioLines(rows, samples),
     ...throughput,
     ...remoteSummary(remoteRows, samples),
     ...remoteFloor(remote[0]?.received.requests ?? 0, remoteRows[0] && samples.get(remoteRows[0])?.length),
@@ -216,6 +263,21 @@ try {
   await sandbox.close();
   await Promise.all(remote.map((r) => r.sandbox.close()));
   if (historyDir !== undefined) rmSync(historyDir, { recursive: true, force: true });
+}
+
+/**
+ * Each mock certification from the sources against the rows beside it (Playwright's floor, the
+ * baseline's certification): the ratio of its medians to theirs, wall and processor time, and the peaks.
+ */
+function ratioLines(rows: readonly Row[], samples: ReadonlyMap<Row, Sample[]>): string[] {
+  const of = (row: Row): Summary => summarise(samples.get(row) ?? [], 0);
+  return rows.flatMap((row) => {
+    if (row.beside === undefined || !rows.includes(row.beside)) return [];
+    const [mine, theirs] = [of(row.beside), of(row)];
+    return [
+      `ratio: ${row.beside.label} against ${row.label}: wall ×${(mine.medianMs / theirs.medianMs).toFixed(2)}, processor ×${(mine.medianCpuSeconds / theirs.medianCpuSeconds).toFixed(2)}, peak tree ${mine.medianPeakMb.toFixed(0)} against ${theirs.medianPeakMb.toFixed(0)} MB`,
+    ];
+  });
 }
 
 /**
