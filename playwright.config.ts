@@ -3,6 +3,10 @@ import { configOfThisProcess } from './src/config/config.ts';
 import { privateOutputDir } from './src/run/output-dir.ts';
 import { MODULE_EXTENSION } from './src/base/paths.ts';
 import { runMetadata } from './src/run/run-metadata.ts';
+import { markPhase } from './src/base/phase.ts';
+
+// Loaded by the runner and again by each worker as it starts.
+markPhase('Playwright configuration loaded');
 
 const settings = configOfThisProcess();
 

@@ -22,6 +22,7 @@ import { PLAYWRIGHT_CONFIG_PATH, suiteModule } from '../src/base/paths.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import { markPhase } from '../src/base/phase.ts';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
@@ -70,6 +71,7 @@ function runPlaywrightHere(
     if (!stopped) process.exitCode = exitCode(code);
   });
   process.argv = [process.execPath, PLAYWRIGHT_CLI, 'test', '--config', PLAYWRIGHT_CONFIG_PATH, ...args];
+  markPhase('Playwright runner loads');
   require(PLAYWRIGHT_CLI);
 }
 
@@ -107,6 +109,7 @@ function stopWith(error: unknown): never {
 }
 
 async function main(): Promise<void> {
+  markPhase('pix-certify loaded');
   cacheCompiledCode();
   await answerInfoFlags(process.argv.slice(2));
   const { path: baselinePath, rest: args } = takeBaseline(process.argv.slice(2));
@@ -115,6 +118,7 @@ async function main(): Promise<void> {
   // A configuration mistake reaches stopWith, which says it in its own words.
   const config = configOfThisProcess();
   registerConfigSecrets(config);
+  markPhase('configuration read');
   const baseline = await baselineEnvironment(baselinePath ?? config.baseline, config.failOnDrift);
   const dryRun = listOnly || config.dryRun;
   const refused = dryRun ? undefined : await admissionProblem(config);
@@ -132,12 +136,15 @@ async function main(): Promise<void> {
   // loading takes the other core meanwhile. The workers wait for it themselves; if it never comes up,
   // this says why.
   const mock = config.mode === 'mock' ? await launchMock() : undefined;
+  markPhase('Prism thread launched');
+  void mock?.ready.then(() => markPhase('Prism listens'));
   mock?.ready.catch((error: unknown) =>
     process.stderr.write(`pix-certify: ${error instanceof Error ? error.message : String(error)}\n`),
   );
   // The tests talk to our front of the mock, which keeps Prism's webhooks from following its refusals.
   const front = mock && (await serveMockFront({ upstream: mock.url, upstreamReady: mock.ready }));
   // Checked while Playwright's runner loads; global setup waits for them before anything else is sent.
+  markPhase('mock front listens');
   const { checked } = await startEnvironmentChecks(config, stopWith);
   shareEnvironmentChecks(checked);
   // Global setup prints the plan: Playwright has loaded the spec and the cases by then, and a mock

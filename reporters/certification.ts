@@ -53,6 +53,7 @@ import { tellRunOutcome } from '../src/base/run-state.ts';
 import { readLedger } from '../src/report/withdrawals.ts';
 import { LEDGER_FILE } from '../src/run/ledger.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
+import { markPhase } from '../src/base/phase.ts';
 
 export { buildCertification, type CertificationInput } from '../src/report/build.ts';
 export type { Certification, TestOutcome } from '../src/report/model.ts';
@@ -156,6 +157,7 @@ export default class CertificationReporter implements Reporter {
         : { ...pix, selection: [...pix.selection, ...configuredSelection(config, pix.selection)] };
     this.override = config.metadata.pixCatalogue as CatalogueOverride | undefined;
     this.listing = config.argv.includes('--list');
+    markPhase('tests begin');
     const tests = suite.allTests();
     this.total = tests.length;
     if (this.listing) {
@@ -184,7 +186,13 @@ export default class CertificationReporter implements Reporter {
     if (step.category === 'test.step') process.stdout.write(stepLine(safe(step.title), this.layout));
   }
 
+  /** For the profile: how long each wait for a webhook held its test. */
+  onStepEnd(_test: TestCase, _result: TestResult, step: TestStep): void {
+    if (step.category === 'test.step') markPhase(`step: ${step.title}`, step.startTime);
+  }
+
   onTestEnd(test: TestCase, result: TestResult): void {
+    markPhase(`test: ${test.title}`, result.startTime);
     const titlePath = test.titlePath().filter((part) => part !== '');
     const handover = readHandover(result.attachments);
     for (const problem of handover.problems)
@@ -218,6 +226,7 @@ export default class CertificationReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
+    markPhase('reports begin');
     if (this.metadata === undefined) {
       process.stderr.write(
         'certification: the Playwright config has no metadata.pix (see playwright.config.ts), so no certification was written.\n',
@@ -277,6 +286,7 @@ export default class CertificationReporter implements Reporter {
     await writeAtomically(files.junit, artifacts.junit);
     // Last, with the hashes of the others (its signature follows within the same call).
     const signed = await writeSealedCertification(dir, report, this.signingKey);
+    markPhase('reports written');
     // Every report is written: the CLI that started the run exits with this.
     tellRunOutcome({ verdict: report.verdict, exitCode: report.exitCode });
     if (process.env.GITHUB_STEP_SUMMARY)

@@ -24,6 +24,7 @@ import { localBound, type WithdrawalBound } from '../../src/transport/withdrawal
 import type { TokenDesk } from '../../src/transport/token-desk.ts';
 import type { Gate } from '../../src/transport/gate.ts';
 import type { Config } from '../../src/config/config.ts';
+import { markPhase } from '../../src/base/phase.ts';
 
 type Stop = () => Promise<void>;
 
@@ -80,6 +81,7 @@ async function firstWithdrawal(
 }
 
 export default async function globalSetup(_config: FullConfig): Promise<Stop> {
+  markPhase('global setup begins');
   const config = configOfThisProcess();
   // pix-certify checks the environment while Playwright loads: nothing starts before they pass.
   const checked = await environmentChecked();
@@ -130,5 +132,6 @@ export default async function globalSetup(_config: FullConfig): Promise<Stop> {
     await stopAll(stops);
     throw error;
   }
+  markPhase('global setup ends');
   return () => stopAll(stops);
 }
