@@ -1,13 +1,48 @@
 /**
  * The embedded mock's start-up (src/run/mock/prism.ts): Prism's own `prism mock` command line in a
  * thread of this process, which answers once ready, warms Prism up without a webhook leaving, and
- * is gone once stopped.
+ * is gone once stopped; faker's English build seeded for it (src/run/mock/faker-english-only.cjs)
+ * takes, and faker still works inside Prism's generator.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { answers, startMock } from '../src/run/mock/prism.ts';
 
+const ROOT = join(import.meta.dirname, '..');
+const SEED = join(ROOT, 'src', 'run', 'mock', 'faker-english-only.cjs');
+
+/** Loads Prism's JSON Schema generator as Prism's command does, with or without the seed, and reports. */
+function inPrismThread(seeded: boolean): { locales: string[]; firstName: unknown } {
+  const script = `
+    const { createRequire } = require('node:module');
+    const fromCli = createRequire(require.resolve('@stoplight/prism-cli/package.json'));
+    const fromMocker = createRequire(fromCli.resolve('@stoplight/prism-http/package.json'));
+    const generator = fromMocker('./dist/mocker/generator/JSONSchema.js');
+    const schema = { type: 'object', required: ['n'], properties: { n: { type: 'string', 'x-faker': 'name.firstName' } } };
+    const generated = generator.generate({}, undefined, schema);
+    process.stdout.write(JSON.stringify({
+      locales: Object.keys(fromMocker('@faker-js/faker').default.locales),
+      firstName: generated.right?.n,
+    }));`;
+  const output = execFileSync(process.execPath, [...(seeded ? ['--require', SEED] : []), '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return JSON.parse(output) as { locales: string[]; firstName: unknown };
+}
+
 describe('embedded mock start-up', () => {
+  it("gives Prism faker's English build, not every locale", () => {
+    assert.deepEqual(inPrismThread(true).locales, ['en']);
+    assert.ok(inPrismThread(false).locales.length > 10, 'without the seed Prism loads every locale');
+  });
+
+  it('keeps faker working in Prism generator: x-faker still gives a first name', () => {
+    assert.match(String(inPrismThread(true).firstName), /^[A-Z][a-z]+$/);
+  });
+
   it('warms Prism up once it listens, with requests none of which posts a webhook', async () => {
     const lines: string[] = [];
     const mock = await startMock({ logLevel: 'info', onLog: (line) => lines.push(line) });

@@ -76,5 +76,6 @@ async function serveWhenReady() {
     for (const [path, headers, body] of WARM_UP_REQUESTS) await answered(path, headers, body);
 }
 
+require('./faker-english-only.cjs');
 require(bin);
 void serveWhenReady();
