@@ -8,6 +8,7 @@
 import { ALIASES, type Command } from './command-help.ts';
 import { COMMANDS } from './commands.ts';
 import { missingDependency, moduleNotFound, nodeProblem } from './installation.ts';
+import { cacheCompiledCode } from '../src/base/compile-cache.ts';
 
 function stop(problem: string): never {
   process.stderr.write(`pix-certify: ${problem}\n`);
@@ -34,6 +35,8 @@ if (problem !== undefined) stop(problem);
 const { command, args } = route(process.argv.slice(2));
 // Each command reads its own arguments from process.argv, as when its npm script starts it.
 process.argv.splice(2, Infinity, ...args);
+// Before the command's modules load, so that the cache holds them as well (docs/performance.md).
+cacheCompiledCode();
 try {
   await COMMANDS[command].load();
 } catch (error) {
