@@ -27,7 +27,7 @@ export async function baselineCheckout(commit: string): Promise<Baseline> {
   const dir = join(tmpdir(), `pix-bench-baseline-${hash}`);
   if (existsSync(join(dir, READY))) return { commit: hash.slice(0, 7), dir };
   rmSync(dir, { recursive: true, force: true });
-  process.stderr.write(`bench: cloning ${hash.slice(0, 7)} into ${dir} and running npm ci there…\n`);
+  process.stderr.write(`bench: cloning ${hash.slice(0, 7)} into ${dir} and installing its dependencies…\n`);
   await run('git', ['clone', '--quiet', '--no-checkout', ROOT, dir]);
   await run('git', ['checkout', '--quiet', '--detach', hash], { cwd: dir });
   const lock = (root: string): string => readFileSync(join(root, 'package-lock.json'), 'utf8');

@@ -21,7 +21,8 @@ const SAMPLE_MS = 20;
 const TICK_MS = 10;
 
 interface Seen {
-  readonly name: string;
+  /** Read again at every sample: a process just forked shows its parent's command line until it execs. */
+  name: string;
   readonly firstMs: number;
   lastMs: number;
   cpuMs: number;
@@ -71,6 +72,8 @@ function sampleTree(marker: string, started: number): { stop: () => Seen[] } {
       if (stat === '') continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       entry.lastMs = now;
+      const cmdline = read(`/proc/${pid}/cmdline`).split('\0').join(' ');
+      if (cmdline !== '') entry.name = nameOf(cmdline);
       entry.cpuMs = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
       const kb = /VmRSS:\s+(\d+) kB/.exec(read(`/proc/${pid}/status`))?.[1];
       if (kb !== undefined) entry.peakRssMb = Math.max(entry.peakRssMb, Number(kb) / 1024);
