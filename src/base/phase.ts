@@ -1,5 +1,5 @@
 /**
- * Phase marks for scripts/profile-certify.ts: where PROFILE_PHASES names a file, each mark appends a
+ * Phase marks for bench/profile.ts: where PROFILE_PHASES names a file, each mark appends a
  * line of JSON to it (the process, its role, the time since the epoch, its own processor time so far);
  * without it a mark returns at once, so a run that is not profiled pays one variable's lookup.
  */
