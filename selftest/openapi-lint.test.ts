@@ -10,12 +10,13 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { SPEC_PATH } from '../src/base/paths.ts';
+import { CONTROL_SPEC_PATH, SPEC_PATH } from '../src/base/paths.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SPECTRAL = join(ROOT, 'node_modules', '.bin', 'spectral');
 const RULESET = join(ROOT, 'openapi', '.spectral.yaml');
+const CONTROL_RULESET = join(ROOT, 'openapi', '.spectral-control.yaml');
 // A cold Spectral start takes a second or two; a minute means it is stuck, not slow.
 const SPECTRAL_TIMEOUT_MS = 60_000;
 const REDOCLY = join(ROOT, 'node_modules', '.bin', 'redocly');
@@ -52,8 +53,8 @@ interface Mutation {
 }
 
 /** Lints one file with the same flags as `npm run lint:openapi`, JSON output. */
-function lint(file: string): Promise<LintRun> {
-  const args = ['lint', '--quiet', '--format=json', '--fail-severity=warn', '--ruleset', RULESET, file];
+function lint(file: string, ruleset = RULESET): Promise<LintRun> {
+  const args = ['lint', '--quiet', '--format=json', '--fail-severity=warn', '--ruleset', ruleset, file];
   return new Promise((resolve, reject) => {
     execFile(SPECTRAL, args, { cwd: ROOT, timeout: SPECTRAL_TIMEOUT_MS }, (error, stdout, stderr) => {
       let exitCode = 0;
@@ -208,6 +209,31 @@ describe('the OpenAPI ruleset', { concurrency: 2 }, () => {
     } finally {
       await rm(file, { force: true });
     }
+  });
+
+  it("passes the control API contract, with its own rules and Redocly's recommended ones", async () => {
+    const [run, recommended] = await Promise.all([
+      lint(CONTROL_SPEC_PATH, CONTROL_RULESET),
+      redocly(CONTROL_SPEC_PATH),
+    ]);
+    assert.deepEqual(run.results, []);
+    assert.equal(run.exitCode, 0);
+    assert.deepEqual(recommended.problems, []);
+  });
+
+  it('rejects a control API element that does not say what it is for, with described', async () => {
+    const spec = parse(await readFile(CONTROL_SPEC_PATH, 'utf8')) as unknown;
+    assert.ok(isMap(spec), 'the contract parses to a mapping');
+    const path = ['components', 'schemas', 'DueDelivery', 'properties', 'dueInMs'];
+    remove(at(spec, ...path), 'description');
+    const file = join(workDir, 'described.yaml');
+    await writeFile(file, stringify(spec), 'utf8');
+    const run = await lint(file, CONTROL_RULESET);
+    assert.notEqual(run.exitCode, 0, 'Spectral must fail the mutated contract');
+    assert.deepEqual(
+      run.results.map((r) => ({ code: r.code, path: r.path })),
+      [{ code: 'described', path }],
+    );
   });
 
   for (const { title, rule, path, mutate } of mutations) {

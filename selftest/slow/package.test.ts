@@ -134,6 +134,7 @@ describe('the packed tool, installed into an empty directory', { skip: elsewhere
       'README.md',
       'package.json',
       'openapi/pix-withdrawal.yaml',
+      'openapi/simulator-control.yaml',
       'reporters/certification.schema.json',
     ];
     const unexpected = installed.packedFiles.filter(

@@ -16,6 +16,8 @@ export const CODE_ROOT = join(dirname(THIS_FILE), '..', '..');
 /** The package's root, which holds package.json and the data files. */
 export const ROOT = MODULE_EXTENSION === '.js' ? join(CODE_ROOT, '..') : CODE_ROOT;
 export const SPEC_PATH = join(ROOT, 'openapi', 'pix-withdrawal.yaml');
+/** The simulator's control API (pix-certify sandbox, /_sim/). */
+export const CONTROL_SPEC_PATH = join(ROOT, 'openapi', 'simulator-control.yaml');
 export const SCHEMA_PATH = join(ROOT, 'reporters', 'certification.schema.json');
 export const PACKAGE_JSON_PATH = join(ROOT, 'package.json');
 export const PLAYWRIGHT_CONFIG_PATH = join(CODE_ROOT, `playwright.config${MODULE_EXTENSION}`);
