@@ -15,6 +15,7 @@ export default defineConfig(
     '.stryker-tmp/',
     'selftest/fixtures/**',
     'src/spec/generated/**',
+    'sandbox/generated/**',
   ]),
 
   js.configs.recommended,

@@ -1,17 +1,12 @@
-/** After the client's command ends: the journal once the simulator's webhooks have settled, or at the bound. */
-import { awaitedDeliveries, type Journal, type OutcomeRow } from '../src/evidence/journal.ts';
+/** After the client's command ends: the journal once the simulator says no delivery is due, or at the bound. */
+import { awaitedDeliveries, type Journal } from '../src/evidence/journal.ts';
 
 const POLL_MS = 100;
 
-export async function settledJournal(
-  fetchJournal: () => Promise<Journal>,
-  outcomes: readonly OutcomeRow[],
-  waitMs: number,
-  realistic: boolean,
-): Promise<Journal> {
+export async function settledJournal(fetchJournal: () => Promise<Journal>, waitMs: number): Promise<Journal> {
   const deadline = Date.now() + waitMs;
   let journal = await fetchJournal();
-  while (awaitedDeliveries(journal, outcomes, waitMs / 1000, realistic) > 0 && Date.now() < deadline) {
+  while (awaitedDeliveries(journal, deadline - Date.now()) > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     journal = await fetchJournal();
   }

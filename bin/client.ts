@@ -287,7 +287,7 @@ async function certify(invocation: Invocation, settings: Settings): Promise<numb
       command = await runCommand(invocation.command, env, invocation.timeoutS);
       tell(`the command ${command.timedOut ? 'was stopped at the time limit' : command.exitCode !== null ? `exited ${command.exitCode}` : `ended by ${command.signal ?? 'an error'}`} (shown in the report, never taken for this exit code)`);
     }
-    const journal = await settledJournal(() => controlCall<Journal>(sandbox, 'GET', `/_sim/namespaces/${ns.name}/journal`), outcomes, settings.webhookWaitMs, invocation.handler === undefined);
+    const journal = await settledJournal(() => controlCall<Journal>(sandbox, 'GET', `/_sim/namespaces/${ns.name}/journal`), settings.webhookWaitMs);
     const { judgeAndWrite } = await reporting;
     const report = await judgeAndWrite({ journal, outcomes }, settings, {
       subject: invocation.handler === undefined ? 'client' : 'handler',

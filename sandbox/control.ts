@@ -1,6 +1,7 @@
 /**
- * The control API for CI scripts, under /_sim/ (docs/simulator.md): namespaces, reset, journal,
- * trigger, outcomes. Every call needs Authorization: Bearer <control token>; without it, 401.
+ * The control API for CI scripts, under /_sim/ (openapi/simulator-control.yaml, docs/simulator.md):
+ * namespaces, reset, journal, trigger, outcomes. Every call needs Authorization: Bearer <control
+ * token>; without it, 401. Answers are typed by the contract, so they cannot drift from it unseen.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -8,6 +9,9 @@ import type { Deliverer, TriggerRequest } from './deliveries.ts';
 import { type Faults, Namespace, NAMESPACE_NAME } from './namespace.ts';
 import { outcomeTable, type WebhookEvent } from './outcomes.ts';
 import { json, type Reply, refuse } from './reply.ts';
+import type { components } from './generated/simulator-control.ts';
+
+type Schemas = components['schemas'];
 
 export const CONTROL_PREFIX = '/_sim/';
 /** Namespaces one simulator keeps; a CI fleet resets and reuses its names. */
@@ -61,7 +65,7 @@ function createNamespace(context: ControlContext, body: Record<string, unknown>)
   const namespace = ensureNamespace(context, name, faults);
   if (!(namespace instanceof Namespace)) return namespace;
   const { clientId, clientSecret, certClient, certPem } = namespace.credentials;
-  return json(201, { name, baseUrl: `${context.url()}/ns/${name}`, clientId, clientSecret, certClient, certPem, faults: namespace.faults });
+  return json(201, { name, baseUrl: `${context.url()}/ns/${name}`, clientId, clientSecret, certClient, certPem, faults: namespace.faults } satisfies Schemas['Namespace']);
 } // prettier-ignore
 
 function triggerRequest(body: Record<string, unknown>): TriggerRequest | string {
@@ -86,7 +90,7 @@ function triggerRequest(body: Record<string, unknown>): TriggerRequest | string 
 export async function control(context: ControlContext, method: string, path: string, raw: Buffer): Promise<Reply> {
   const body = parse(raw);
   if (body === undefined) return refuse(400, 'invalid_body', 'The body of a control call is a JSON object.');
-  if (path === '/_sim/outcomes' && method === 'GET') return json(200, outcomeTable(context.timeScale));
+  if (path === '/_sim/outcomes' && method === 'GET') return json(200, outcomeTable(context.timeScale) satisfies Schemas['OutcomeTable']);
   if (path === '/_sim/namespaces' && method === 'POST') return createNamespace(context, body);
   const match = /^\/_sim\/namespaces\/([^/]+)\/(reset|journal|trigger)$/.exec(path);
   const namespace = match === null ? undefined : context.namespaces.get(match[1] ?? '');
@@ -104,7 +108,7 @@ export async function control(context: ControlContext, method: string, path: str
     const withdrawal = namespace.findWithdrawal(request.withdrawal);
     if (withdrawal === undefined) return refuse(404, 'unknown_withdrawal', `No withdrawal ${request.withdrawal.slice(0, 80)} in ${namespace.name} (give its id or its client code).`);
     if (withdrawal.url === undefined && request.url === undefined) return refuse(400, 'no_url', 'That withdrawal has no PostBackUrl; give url.');
-    return json(200, { attempts: await context.deliverer.trigger(namespace, withdrawal, request) });
+    return json(200, { attempts: await context.deliverer.trigger(namespace, withdrawal, request) } satisfies Schemas['TriggerAnswer']);
   }
   return refuse(405, 'method_not_allowed', `${path} does not answer ${method}.`);
 } // prettier-ignore

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import { endToEndMinute, isoNow } from './clock.ts';
+import type { components } from './generated/simulator-control.ts';
 import type { Namespace, Withdrawal } from './namespace.ts';
 import {
   type PlannedWebhook,
@@ -24,16 +25,9 @@ const SETTLE_MS = 20;
 const MAX_COPIES = 10;
 const MAX_TRIGGER_DELAY_SECONDS = 60;
 
-export type DeliveryError = 'timeout' | 'refused' | 'reset' | 'unreachable' | 'host-not-allowed';
-
-export interface Attempt {
-  readonly url: string;
-  readonly attempt: number;
-  readonly of: number;
-  readonly status: number | null;
-  readonly durationMs: number;
-  readonly error?: DeliveryError;
-}
+type Schemas = components['schemas'];
+export type DeliveryError = Schemas['DeliveryError'];
+export type Attempt = Schemas['Attempt'];
 
 export interface TriggerRequest {
   readonly withdrawal: string;
@@ -151,18 +145,21 @@ export class Deliverer {
     if (url === undefined) return;
     const retries = webhooks.some((w) => w.kind === 'retry');
     const start = performance.now();
+    const sent = webhooks.filter((w) => w.kind !== 'retry').map((webhook) => {
+      const kind = webhook.kind ?? 'valid';
+      const afterMs = webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS);
+      return { webhook, kind, afterMs, due: namespace?.expect({ withdrawalId: withdrawal.id, code: withdrawal.code, url, event: webhook.status, kind, attempt: 1 }, afterMs) };
+    });
     // One after another: a webhook never overtakes the one planned before it, whatever the load.
     void (async () => {
       let previous: Message | undefined;
-      for (const webhook of webhooks) {
-        if (webhook.kind === 'retry') continue;
-        const kind = webhook.kind ?? 'valid';
+      for (const { webhook, kind, afterMs, due } of sent) {
         const message = kind === 'duplicate' && previous !== undefined ? previous : messageOf(withdrawal, webhook.status, kind);
         previous = message;
-        const dueMs = start + webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS) - performance.now();
+        const dueMs = start + afterMs - performance.now();
         if (dueMs > 0) await new Promise<void>((resolve) => this.later(dueMs, resolve));
         if (this.closed) return;
-        await this.deliver(namespace, withdrawal, url, webhook.status, kind, message, retries);
+        await this.deliver(namespace, withdrawal, url, webhook.status, kind, message, retries, due);
       }
     })();
   } // prettier-ignore
@@ -172,14 +169,17 @@ export class Deliverer {
     const url = request.url ?? withdrawal.url;
     if (url === undefined) return [];
     const copies = Math.min(Math.max(1, Math.trunc(request.copies ?? 1)), MAX_COPIES);
-    const delaySeconds = Math.min(Math.max(0, request.delaySeconds ?? 0), MAX_TRIGGER_DELAY_SECONDS);
-    if (delaySeconds > 0) await new Promise<void>((resolve) => this.later(delaySeconds * 1000 * this.options.timeScale, resolve));
+    const delayMs = Math.min(Math.max(0, request.delaySeconds ?? 0), MAX_TRIGGER_DELAY_SECONDS) * 1000 * this.options.timeScale;
     const event = request.status ?? 'PAID';
     const kind: WebhookKind = request.malformed === true ? 'malformed' : request.extraFields === true ? 'extra-fields' : 'valid';
+    const expect = (copyKind: WebhookKind, inMs: number): number | undefined => namespace.expect({ withdrawalId: withdrawal.id, code: withdrawal.code, url, event, kind: copyKind, attempt: 1 }, inMs);
+    const first = expect(kind, delayMs);
+    if (delayMs > 0) await new Promise<void>((resolve) => this.later(delayMs, resolve));
     const message = messageOf(withdrawal, event, kind);
     const attempts: Attempt[] = [];
     for (let copy = 0; copy < copies && !this.closed; copy++) {
-      attempts.push(...(await this.deliver(namespace, withdrawal, url, event, copy === 0 ? kind : 'duplicate', message, true)));
+      const due = copy === 0 ? first : expect('duplicate', 0);
+      attempts.push(...(await this.deliver(namespace, withdrawal, url, event, copy === 0 ? kind : 'duplicate', message, true, due)));
     }
     return attempts;
   } // prettier-ignore
@@ -201,7 +201,10 @@ export class Deliverer {
     this.timers.add(timer);
   }
 
-  /** One message, attempted again after an answer other than 2xx (or none) when `retries`. */
+  /**
+   * One message, attempted again after an answer other than 2xx (or none) when `retries`; `due` is the
+   * namespace's key of its first attempt, each retry expected in its turn.
+   */
   private async deliver(
     namespace: Namespace | undefined,
     withdrawal: Withdrawal,
@@ -210,37 +213,53 @@ export class Deliverer {
     kind: WebhookKind,
     message: Message,
     retries: boolean,
+    due: number | undefined,
   ): Promise<Attempt[]> {
     const of = retries ? RETRY_DELAYS_SECONDS.length + 1 : 1;
     const attempts: Attempt[] = [];
+    let expected = due;
     for (let attempt = 1; attempt <= of && !this.closed; attempt++) {
       const sentAt = isoNow();
       const result = await this.send(url, message);
       const { durationMs } = result;
       const answer = 'error' in result ? { status: null, error: result.error } : { status: result.status };
-      namespace?.recordDelivery({
-        withdrawalId: withdrawal.id,
-        code: withdrawal.code,
-        url,
-        event,
-        kind: attempt === 1 ? kind : 'retry',
-        webhookId: message.webhookId,
-        attempt,
-        of,
-        sentAt,
-        durationMs,
-        answer,
-      });
+      namespace?.recordDelivery(
+        {
+          withdrawalId: withdrawal.id,
+          code: withdrawal.code,
+          url,
+          event,
+          kind: attempt === 1 ? kind : 'retry',
+          webhookId: message.webhookId,
+          attempt,
+          of,
+          sentAt,
+          durationMs,
+          answer,
+        },
+        expected,
+      );
       const reported: Attempt = { url, attempt, of, durationMs, ...answer };
       attempts.push(reported);
       this.options.log(attemptLine(reported));
       const delivered = 'status' in result && result.status >= 200 && result.status < 300;
       if (delivered || ('error' in result && result.error === 'host-not-allowed')) break;
       const waitSeconds = RETRY_DELAYS_SECONDS[attempt - 1];
-      if (attempt < of && waitSeconds !== undefined)
-        await new Promise<void>((resolve) =>
-          this.later(waitSeconds * 1000 * this.options.timeScale, resolve),
+      if (attempt < of && waitSeconds !== undefined) {
+        const waitMs = waitSeconds * 1000 * this.options.timeScale;
+        expected = namespace?.expect(
+          {
+            withdrawalId: withdrawal.id,
+            code: withdrawal.code,
+            url,
+            event,
+            kind: 'retry',
+            attempt: attempt + 1,
+          },
+          waitMs,
         );
+        await new Promise<void>((resolve) => this.later(waitMs, resolve));
+      }
     }
     return attempts;
   }

@@ -5,47 +5,12 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { WITHDRAW_FIELD_TYPES, type WithdrawField } from './behaviour.ts';
+import type { components } from './generated/simulator-control.ts';
 import { httpUrl } from './webhook.ts';
 
-export type DepartureCode =
-  | 'method-not-post'
-  | 'path-unknown'
-  | 'credentials-over-http'
-  | 'accept-missing'
-  | 'accept-not-json'
-  | 'client-id-missing'
-  | 'client-id-wrong'
-  | 'cert-client-missing'
-  | 'cert-client-not-base64'
-  | 'cert-client-private-key'
-  | 'cert-client-wrong'
-  | 'client-secret-missing'
-  | 'client-secret-wrong'
-  | 'authorization-missing'
-  | 'authorization-not-bearer'
-  | 'token-unknown'
-  | 'token-expired'
-  | 'body-not-json'
-  | 'body-not-object'
-  | 'field-missing'
-  | 'field-case'
-  | 'field-type'
-  | 'field-unknown'
-  | 'field-value'
-  | 'postback-not-absolute'
-  | 'postback-host-not-allowed'
-  | 'code-duplicate';
-
-export interface Departure {
-  readonly code: DepartureCode;
-  /** The header or field as the document spells it. */
-  readonly name: string;
-  /** What came instead, when it differs from the name (a header or field spelt otherwise). */
-  readonly got?: string;
-  readonly clause: string;
-  readonly level: 'must' | 'should' | 'observe';
-  readonly message: string;
-}
+type Schemas = components['schemas'];
+export type DepartureCode = Schemas['DepartureCode'];
+export type Departure = Schemas['Departure'];
 
 /**
  * The status a departure is refused with; the first refusing departure of a request decides. Those
@@ -86,17 +51,7 @@ export function refusalStatus(departures: readonly Departure[]): number | undefi
   return undefined;
 }
 
-export type IdJudgement = 'valid' | 'wrong' | 'missing';
-export type CertJudgement = IdJudgement | 'not-base64' | 'private-key';
-export type TokenJudgement = 'valid' | 'expired' | 'unknown' | 'missing' | 'not-bearer';
-
-export interface CredentialJudgement {
-  client_id?: IdJudgement;
-  client_secret?: IdJudgement;
-  cert_client?: CertJudgement;
-  token?: TokenJudgement;
-  tokenId?: string;
-}
+type CredentialJudgement = Schemas['CredentialJudgement'];
 
 export interface NamespaceCredentials {
   readonly clientId: string;
@@ -108,7 +63,7 @@ export interface ArrivedRequest {
   /** Names in lower case, as node:http gives them. */
   readonly headers: IncomingHttpHeaders;
   /** Names as the client spelt them. */
-  readonly headerNames: readonly string[];
+  readonly headerNames: string[];
   readonly body: Buffer;
   readonly scheme: 'http' | 'https';
   readonly host: string;

@@ -4,9 +4,9 @@
  * its name and the control token: the same name gives the same credentials, run after run.
  */
 import { createHmac, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
-import type { CredentialJudgement, Departure, NamespaceCredentials } from './departures.ts';
-import type { OutcomeName, WebhookEvent, WebhookKind } from './outcomes.ts';
+import type { NamespaceCredentials } from './departures.ts';
 import { Bounded, BoundedMap } from './bounded.ts';
+import type { components } from './generated/simulator-control.ts';
 import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
 export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -17,47 +17,13 @@ export const JOURNAL_BODY_BYTES = 64 * 1024;
 /** Codes remembered per namespace for check_code; the oldest are forgotten past it. */
 const MAX_CODES = 100_000;
 
-export type Faults = 'realistic' | 'none';
-
-export interface JournalRequest {
-  readonly seq: number;
-  readonly at: string;
-  elapsedMs: number;
-  readonly method: string;
-  readonly path: string;
-  readonly operation: 'token' | 'withdraw' | 'unknown';
-  readonly scheme: 'http' | 'https';
-  readonly host: string;
-  readonly remoteLoopback: boolean;
-  readonly headerNames: readonly string[];
-  readonly headers: Readonly<Record<string, string>>;
-  readonly credentials: CredentialJudgement;
-  readonly body: { bytes: number; truncated: boolean; json: boolean; value?: unknown; text?: string };
-  readonly departures: readonly Departure[];
-  answer: {
-    status: number | null;
-    retryAfterSeconds: number | null;
-    withdrawalId: string | null;
-    tokenId: string | null;
-  };
-  outcome?: { readonly name: OutcomeName; readonly amount: number };
-  readonly code?: string;
-}
-
-export interface JournalDelivery {
-  readonly seq: number;
-  readonly withdrawalId: string;
-  readonly code: string | null;
-  readonly url: string;
-  readonly event: WebhookEvent;
-  readonly kind: WebhookKind;
-  readonly webhookId: string;
-  readonly attempt: number;
-  readonly of: number;
-  readonly sentAt: string;
-  readonly durationMs: number;
-  readonly answer: { readonly status: number } | { readonly status: null; readonly error: string };
-}
+type Schemas = components['schemas'];
+export type Faults = Schemas['Faults'];
+export type JournalRequest = Schemas['JournalRequest'];
+export type JournalDelivery = Schemas['JournalDelivery'];
+type DueDelivery = Schemas['DueDelivery'];
+/** A delivery attempt planned or under way, as the namespace keeps it until the attempt is journaled. */
+type Due = Omit<DueDelivery, 'dueAt' | 'dueInMs'> & { readonly dueAt: number };
 
 export interface Withdrawal {
   readonly id: string;
@@ -101,8 +67,10 @@ export class Namespace {
   private withdrawals = new BoundedMap<string, Withdrawal>(JOURNAL_MAX_ENTRIES);
   private requests = new Bounded<JournalRequest>(JOURNAL_MAX_ENTRIES);
   private deliveries = new Bounded<JournalDelivery>(JOURNAL_MAX_ENTRIES);
+  private due = new Map<number, Due>();
   private requestSeq = 0;
   private deliverySeq = 0;
+  private dueSeq = 0;
   private tokenSeq = 0;
   /** Paid withdrawals so far: `realistic` doubles the first one's webhook and disorders the second's. */
   paidCount = 0;
@@ -123,7 +91,8 @@ export class Namespace {
     this.withdrawals = new BoundedMap(JOURNAL_MAX_ENTRIES);
     this.requests = new Bounded(JOURNAL_MAX_ENTRIES);
     this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES);
-    this.requestSeq = this.deliverySeq = this.tokenSeq = this.paidCount = 0;
+    this.due = new Map();
+    this.requestSeq = this.deliverySeq = this.dueSeq = this.tokenSeq = this.paidCount = 0;
   }
 
   nextRequestSeq(): number {
@@ -134,8 +103,20 @@ export class Namespace {
     this.requests.push(entry);
   }
 
-  recordDelivery(entry: Omit<JournalDelivery, 'seq'>): void {
+  /**
+   * A delivery attempt `inMs` from now, due until it is journaled; its key, or undefined past the
+   * journal's bound (a client run then waits to its own limit).
+   */
+  expect(planned: Omit<Due, 'dueAt'>, inMs: number): number | undefined {
+    if (this.due.size >= JOURNAL_MAX_ENTRIES) return undefined;
+    this.due.set(++this.dueSeq, { ...planned, dueAt: Date.now() + inMs });
+    return this.dueSeq;
+  }
+
+  /** The attempt journaled, and no longer due if it was expected. */
+  recordDelivery(entry: Omit<JournalDelivery, 'seq'>, due: number | undefined): void {
     this.deliveries.push({ seq: ++this.deliverySeq, ...entry });
+    if (due !== undefined) this.due.delete(due);
   }
 
   issueToken(requestSeq: number, now = Date.now()): { token: string; id: string } {
@@ -171,9 +152,10 @@ export class Namespace {
     return [...this.withdrawals.values()].reverse().find((w) => w.code === idOrCode);
   }
 
-  journal(limits: { webhookTimeoutMs: number }): unknown {
+  journal(limits: { webhookTimeoutMs: number }, now = Date.now()): Schemas['Journal'] {
     const requests = this.requests.snapshot();
     const deliveries = this.deliveries.snapshot();
+    const due = [...this.due.values()].sort((a, b) => a.dueAt - b.dueAt);
     return {
       namespace: this.name,
       limits: { webhookTimeoutMs: limits.webhookTimeoutMs, journalMaxEntries: JOURNAL_MAX_ENTRIES },
@@ -185,6 +167,11 @@ export class Namespace {
       })),
       requests: requests.items,
       deliveries: deliveries.items,
+      due: due.map(({ dueAt, ...planned }) => ({
+        ...planned,
+        dueAt: new Date(dueAt).toISOString(),
+        dueInMs: Math.max(0, Math.round(dueAt - now)),
+      })),
     };
   }
 }

@@ -1,51 +1,24 @@
 /**
  * What happens to a valid withdrawal, chosen by the cents of its amount, as payout sandboxes do with
  * magic values (docs/simulator.md). The names are the contract with the client certification; the
- * amounts are the simulator's own choice, read from the table, never hard-coded elsewhere.
+ * amounts are the simulator's own choice, read from the table, never hard-coded elsewhere. Their types
+ * come from the control API's contract (openapi/simulator-control.yaml).
  */
+import type { components } from './generated/simulator-control.ts';
 
-export type WebhookEvent = 'PAID' | 'PROCESSING' | 'FAILED';
-export type WebhookKind = 'valid' | 'duplicate' | 'out-of-order' | 'malformed' | 'extra-fields' | 'retry';
-
-export interface PlannedWebhook {
-  readonly status: WebhookEvent;
-  /** Seconds after the answer (after the arrival when no answer comes). */
-  readonly afterSeconds: number;
-  readonly kind?: WebhookKind;
-}
-
-export type OutcomeName =
-  | 'paid'
-  | 'payout-failed'
-  | 'refused-400'
-  | 'error-500'
-  | 'error-500-paid'
-  | 'no-answer-paid'
-  | 'rate-limited-429'
-  | 'unauthorized-401'
-  | 'webhook-late'
-  | 'webhook-twice'
-  | 'out-of-order'
-  | 'webhook-retried'
-  | 'webhook-malformed'
-  | 'webhook-extra-fields';
-
-export interface OutcomeRow {
-  readonly name: OutcomeName;
-  readonly amount: number;
-  /** The HTTP status of the withdrawal's answer; null when none comes in the client's time. */
-  readonly status: number | null;
-  readonly retryAfterSeconds?: number;
-  readonly webhooks: readonly PlannedWebhook[];
-  readonly meaning: string;
-}
+type Schemas = components['schemas'];
+export type WebhookEvent = Schemas['WebhookEvent'];
+export type WebhookKind = Schemas['WebhookKind'];
+export type PlannedWebhook = Schemas['PlannedWebhook'];
+export type OutcomeName = Schemas['OutcomeName'];
+export type OutcomeRow = Schemas['OutcomeRow'];
 
 /** How long no-answer-paid holds the connection before closing it unanswered. */
 export const NO_ANSWER_HOLD_SECONDS = 60;
 /** webhook-retried and trigger: attempts in all, and the wait before each attempt after the first. */
 export const RETRY_DELAYS_SECONDS = [1, 2] as const;
 
-const PAID_NOW: readonly PlannedWebhook[] = [{ status: 'PAID', afterSeconds: 0, kind: 'valid' }];
+const PAID_NOW: PlannedWebhook[] = [{ status: 'PAID', afterSeconds: 0, kind: 'valid' }];
 
 /** In the order docs/simulator.md and --outcomes print them. */
 const ROWS: readonly OutcomeRow[] = [

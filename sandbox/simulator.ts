@@ -136,7 +136,7 @@ export class Simulator {
     entry: JournalRequest,
   ): Answer {
     const refuseWith = (departures: Departure[]): Answer | undefined => {
-      (entry.departures as Departure[]).push(...departures);
+      entry.departures.push(...departures);
       const status = refusalStatus(entry.departures);
       if (status === undefined) return undefined;
       entry.answer.status = status;
@@ -159,7 +159,7 @@ export class Simulator {
     Object.assign(entry.credentials, headers.credentials);
     const checked = withdrawBodyDepartures(parsed, this.deliverer.hostAllowed);
     const body = checked.body;
-    if (typeof body?.code === 'string') (entry as { code?: string }).code = body.code;
+    if (typeof body?.code === 'string') entry.code = body.code;
     const refused = refuseWith([...headers.departures, ...checked.departures]);
     if (refused !== undefined || body === undefined) return refused ?? { reply: serverError('unreachable') };
     const code = typeof body.code === 'string' ? body.code : null;

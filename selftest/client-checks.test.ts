@@ -9,6 +9,7 @@ import { CLIENT_CHECKS, type ClientCheck, type ClientRun } from '../src/checks/c
 import { HANDLER_CHECKS } from '../src/checks/handler.ts';
 import {
   awaitedDeliveries,
+  type DepartureCode,
   type Journal,
   type JournalDelivery,
   type JournalRequest,
@@ -74,7 +75,7 @@ function delivery(kind: JournalDelivery['kind'], answer: JournalDelivery['answer
 
 function journal(requests: JournalRequest[], deliveries: JournalDelivery[] = []): ClientRun {
   const tokens = requests.filter((r) => r.answer.tokenId !== null).map((r) => ({ id: r.answer.tokenId ?? '', issuedAt: r.at, requestSeq: r.seq }));
-  const j: Journal = { namespace: 'ns-test', limits: { webhookTimeoutMs: 5000, journalMaxEntries: 10000 }, dropped: { requests: 0, deliveries: 0 }, tokens, requests, deliveries };
+  const j: Journal = { namespace: 'ns-test', limits: { webhookTimeoutMs: 5000, journalMaxEntries: 10000 }, dropped: { requests: 0, deliveries: 0 }, tokens, requests, deliveries, due: [] };
   return { journal: j, outcomes: OUTCOMES };
 } // prettier-ignore
 
@@ -109,7 +110,7 @@ test('a correct client passes every check but those its run did not exercise, wh
 });
 
 test('each departure the simulator journaled is the finding of exactly one check, at its level', () => {
-  const cases: [code: string, check: string, verdict: string][] = [
+  const cases: [code: DepartureCode, check: string, verdict: string][] = [
     ['authorization-not-bearer', 'CLIENT-WITHDRAW-BEARER', 'FAILED'],
     ['field-case', 'CLIENT-BODY-FIELD-NAMES', 'FAILED'],
     ['field-type', 'CLIENT-BODY-TYPES', 'FAILED'],
@@ -130,7 +131,7 @@ test('each departure the simulator journaled is the finding of exactly one check
     assert.deepEqual(found.map((c) => c.id), [id], code);
     assert.deepEqual(verdictOf(id, run), [verdict], code);
   }
-  const privateKey = { ...token(0, 't1'), departures: [{ code: 'cert-client-private-key', name: 'cert_client', clause: '§4.1', level: 'must' as const, message: 'a private key' }] };
+  const privateKey = { ...token(0, 't1'), departures: [{ code: 'cert-client-private-key' as const, name: 'cert_client', clause: '§4.1', level: 'must' as const, message: 'a private key' }] };
   assert.deepEqual(verdictOf('CLIENT-TOKEN-CERT-CLIENT', journal([privateKey])), ['FAILED']);
 }); // prettier-ignore
 
@@ -204,12 +205,11 @@ test('a run with no withdrawal is INCOMPLETE; a FAILED run exits 1; the certific
   assert.ok(validate(JSON.parse(JSON.stringify(failed))), JSON.stringify(validate.errors));
 }); // prettier-ignore
 
-test('the wait after the command counts the deliveries the outcome table still plans, and retries due', () => {
-  const run = journal([token(0, 't1'), { ...withdraw(10, 't1'), outcome: { name: 'paid', amount: 0.01 } }]);
-  assert.equal(awaitedDeliveries(run.journal, OUTCOMES, 10, false), 1);
-  assert.equal(awaitedDeliveries(run.journal, OUTCOMES, 10, true), 2);
-  const delivered = { ...run.journal, deliveries: [delivery('valid', ok), delivery('duplicate', ok)] };
-  assert.equal(awaitedDeliveries(delivered, OUTCOMES, 10, true), 0);
-  const refused = { ...run.journal, deliveries: [{ ...delivery('valid', { status: 500 }), of: 3 }] };
-  assert.equal(awaitedDeliveries(refused, OUTCOMES, 10, false), 1);
+test('the wait after the command counts the deliveries the journal says are due within its bound', () => {
+  const { journal: settled } = journal([token(0, 't1'), { ...withdraw(10, 't1'), outcome: { name: 'paid', amount: 0.01 } }]);
+  assert.equal(awaitedDeliveries(settled, 10_000), 0);
+  const due = (kind: JournalDelivery['kind'], dueInMs: number) => ({ withdrawalId: 'w', code: 'c', url: HOOK, event: 'PAID' as const, kind, attempt: 1, dueAt: at(dueInMs), dueInMs });
+  const pending = { ...settled, due: [due('valid', 0), due('retry', 2_000), due('valid', 30_000)] };
+  assert.equal(awaitedDeliveries(pending, 10_000), 2);
+  assert.equal(awaitedDeliveries(pending, 1_000), 1);
 }); // prettier-ignore

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { plainHeaderCases } from '../src/checks/accept.ts';
@@ -11,7 +11,7 @@ import { catalogue } from '../src/checks/catalogue.ts';
 import { credentialCases } from '../src/checks/credentials.ts';
 import { silentValueCases } from '../src/checks/silent-values.ts';
 import { isValidDocument, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
-import { ROOT, SPEC_PATH } from '../src/base/paths.ts';
+import { CONTROL_SPEC_PATH, ROOT, SPEC_PATH } from '../src/base/paths.ts';
 import { loadSpec, schemaStoreOf } from '../src/spec/spec.ts';
 import { temporaryDir } from './support/temporary.ts';
 
@@ -109,12 +109,22 @@ describe('the spec', () => {
     assert.equal(store.validateSchema({ type: 'string', minLength: -1 }), false);
   });
 
-  it('has its TypeScript types generated from the current spec (npm run generate:types)', () => {
-    const fresh = join(temporaryDir('pix-types-'), 'pix-withdrawal.ts');
-    execFileSync(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [SPEC_PATH, '-o', fresh], {
-      stdio: 'ignore',
+  const generated = [
+    [SPEC_PATH, join(ROOT, 'src', 'spec', 'generated', 'pix-withdrawal.ts')],
+    [CONTROL_SPEC_PATH, join(ROOT, 'src', 'spec', 'generated', 'simulator-control.ts')],
+    [CONTROL_SPEC_PATH, join(ROOT, 'sandbox', 'generated', 'simulator-control.ts')],
+  ] as const;
+  for (const [spec, committed] of generated) {
+    it(`has ${relative(ROOT, committed)} generated from the current ${basename(spec)} (npm run generate:types)`, () => {
+      const fresh = join(temporaryDir('pix-types-'), basename(committed));
+      execFileSync(join(ROOT, 'node_modules', '.bin', 'openapi-typescript'), [spec, '-o', fresh], {
+        stdio: 'ignore',
+      });
+      assert.equal(
+        readFileSync(committed, 'utf8'),
+        readFileSync(fresh, 'utf8'),
+        'the spec changed: run npm run generate:types',
+      );
     });
-    const committed = readFileSync(join(ROOT, 'src', 'spec', 'generated', 'pix-withdrawal.ts'), 'utf8');
-    assert.equal(committed, readFileSync(fresh, 'utf8'), 'the spec changed: run npm run generate:types');
-  });
+  }
 });

@@ -4,7 +4,7 @@
  * recorded, one check per way of departing, so that one mistake is one finding; the checks of
  * behaviour (token use, after a 401, a 429 or an unknown outcome) read the order of the requests.
  */
-import type { Journal, JournalRequest, OutcomeRow } from '../evidence/journal.ts';
+import type { DepartureCode, Journal, JournalRequest, OutcomeName, OutcomeRow } from '../evidence/journal.ts';
 import { defineCheck, violation, type Check, type Violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
 import type { CheckDefinition } from './vocabulary.ts';
@@ -42,7 +42,7 @@ export const describeRequest = (r: JournalRequest): string =>
   `request #${r.seq} ${r.method} ${r.path} at ${r.at}`;
 
 /** The amount of an outcome of the simulator's table, as a sentence's words. */
-export function outcomeAmount(run: ClientRun, name: string): string {
+export function outcomeAmount(run: ClientRun, name: OutcomeName): string {
   const row = run.outcomes.find((o) => o.name === name);
   return row === undefined ? `the ${name} outcome` : `amount ${row.amount.toFixed(2)} (${name})`;
 }
@@ -70,7 +70,7 @@ const needsRequest = (run: ClientRun): string | undefined =>
 function departureCheck(
   definition: Definition,
   operation: JournalRequest['operation'] | 'any',
-  codes: readonly string[],
+  codes: readonly DepartureCode[],
   expected: string,
 ): ClientCheck {
   const { level } = definition;

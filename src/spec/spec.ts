@@ -145,6 +145,11 @@ export function schemaStoreOf(schemas: object): Ajv2020 {
   return ajv;
 }
 
+/** The validator of a schema reference (`#/components/schemas/…`) in a store that schemaStoreOf made. */
+export function schemaValidator(store: Ajv2020, ref: string): ValidateFunction | undefined {
+  return store.getSchema(`${SCHEMA_BASE}${ref}`);
+}
+
 function buildSpecModel(document: unknown, hash: string): SpecModel {
   const root = asNode(document, 'document');
   const info = asNode(root.info, 'info');
@@ -192,7 +197,7 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
     if (!validators.has(key)) {
       const schema = jsonContent(operation, status)?.schema;
       const ref = schema === undefined ? undefined : (asNode(schema, key).$ref as string | undefined);
-      validators.set(key, ref === undefined ? undefined : schemaStore().getSchema(`${SCHEMA_BASE}${ref}`));
+      validators.set(key, ref === undefined ? undefined : schemaValidator(schemaStore(), ref));
     }
     return validators.get(key);
   };
