@@ -65,8 +65,19 @@ function createNamespace(context: ControlContext, body: Record<string, unknown>)
   const namespace = ensureNamespace(context, name, faults);
   if (!(namespace instanceof Namespace)) return namespace;
   const { clientId, clientSecret, certClient, certPem } = namespace.credentials;
-  return json(201, { name, baseUrl: `${context.url()}/ns/${name}`, clientId, clientSecret, certClient, certPem, faults: namespace.faults } satisfies Schemas['Namespace']);
+  return json(201, { name, baseUrl: baseUrlOf(context, name), clientId, clientSecret, certClient, certPem, faults: namespace.faults } satisfies Schemas['Namespace']);
 } // prettier-ignore
+
+const baseUrlOf = (context: ControlContext, name: string): string => `${context.url()}/ns/${name}`;
+
+function listNamespaces(context: ControlContext): Reply {
+  const namespaces = [...context.namespaces.values()].map(({ name, faults }) => ({
+    name,
+    baseUrl: baseUrlOf(context, name),
+    faults,
+  }));
+  return json(200, { namespaces } satisfies Schemas['NamespaceList']);
+}
 
 function triggerRequest(body: Record<string, unknown>): TriggerRequest | string {
   const { withdrawal, status, copies, delaySeconds, malformed, extraFields, url } = body;
@@ -92,11 +103,16 @@ export async function control(context: ControlContext, method: string, path: str
   if (body === undefined) return refuse(400, 'invalid_body', 'The body of a control call is a JSON object.');
   if (path === '/_sim/outcomes' && method === 'GET') return json(200, outcomeTable(context.timeScale) satisfies Schemas['OutcomeTable']);
   if (path === '/_sim/namespaces' && method === 'POST') return createNamespace(context, body);
-  const match = /^\/_sim\/namespaces\/([^/]+)\/(reset|journal|trigger)$/.exec(path);
+  if (path === '/_sim/namespaces' && method === 'GET') return listNamespaces(context);
+  const match = /^\/_sim\/namespaces\/([^/]+)(?:\/(reset|journal|trigger))?$/.exec(path);
   const namespace = match === null ? undefined : context.namespaces.get(match[1] ?? '');
   if (match === null) return refuse(404, 'not_found', `No control call ${method} ${path.slice(0, 80)}; see docs/simulator.md.`);
   if (namespace === undefined) return refuse(404, 'unknown_namespace', `No namespace ${match[1] ?? ''}; create it with POST /_sim/namespaces {"name": "…"}.`);
   const action = match[2];
+  if (action === undefined && method === 'DELETE') {
+    context.namespaces.delete(namespace.name);
+    return { status: 204, text: '' };
+  }
   if (action === 'reset' && method === 'POST') {
     namespace.reset();
     return { status: 204, text: '' };
