@@ -148,7 +148,7 @@ export class Deliverer {
     const sent = webhooks.filter((w) => w.kind !== 'retry').map((webhook) => {
       const kind = webhook.kind ?? 'valid';
       const afterMs = webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS);
-      return { webhook, kind, afterMs, due: namespace?.expect({ withdrawalId: withdrawal.id, code: withdrawal.code, url, event: webhook.status, kind, attempt: 1 }, afterMs) };
+      return { webhook, kind, afterMs, due: namespace?.expect(withdrawal, { url, event: webhook.status, kind, attempt: 1 }, afterMs) };
     });
     // One after another: a webhook never overtakes the one planned before it, whatever the load.
     void (async () => {
@@ -172,13 +172,12 @@ export class Deliverer {
     const delayMs = Math.min(Math.max(0, request.delaySeconds ?? 0), MAX_TRIGGER_DELAY_SECONDS) * 1000 * this.options.timeScale;
     const event = request.status ?? 'PAID';
     const kind: WebhookKind = request.malformed === true ? 'malformed' : request.extraFields === true ? 'extra-fields' : 'valid';
-    const expect = (copyKind: WebhookKind, inMs: number): number | undefined => namespace.expect({ withdrawalId: withdrawal.id, code: withdrawal.code, url, event, kind: copyKind, attempt: 1 }, inMs);
-    const first = expect(kind, delayMs);
+    const first = namespace.expect(withdrawal, { url, event, kind, attempt: 1 }, delayMs);
     if (delayMs > 0) await new Promise<void>((resolve) => this.later(delayMs, resolve));
     const message = messageOf(withdrawal, event, kind);
     const attempts: Attempt[] = [];
     for (let copy = 0; copy < copies && !this.closed; copy++) {
-      const due = copy === 0 ? first : expect('duplicate', 0);
+      const due = copy === 0 ? first : namespace.expect(withdrawal, { url, event, kind: 'duplicate', attempt: 1 }, 0);
       attempts.push(...(await this.deliver(namespace, withdrawal, url, event, copy === 0 ? kind : 'duplicate', message, true, due)));
     }
     return attempts;
@@ -247,17 +246,7 @@ export class Deliverer {
       const waitSeconds = RETRY_DELAYS_SECONDS[attempt - 1];
       if (attempt < of && waitSeconds !== undefined) {
         const waitMs = waitSeconds * 1000 * this.options.timeScale;
-        expected = namespace?.expect(
-          {
-            withdrawalId: withdrawal.id,
-            code: withdrawal.code,
-            url,
-            event,
-            kind: 'retry',
-            attempt: attempt + 1,
-          },
-          waitMs,
-        );
+        expected = namespace?.expect(withdrawal, { url, event, kind: 'retry', attempt: attempt + 1 }, waitMs);
         await new Promise<void>((resolve) => this.later(waitMs, resolve));
       }
     }

@@ -92,7 +92,8 @@ export class Namespace {
     this.requests = new Bounded(JOURNAL_MAX_ENTRIES);
     this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES);
     this.due = new Map();
-    this.requestSeq = this.deliverySeq = this.dueSeq = this.tokenSeq = this.paidCount = 0;
+    // dueSeq goes on: an attempt under way before the reset must not take a new key from the due list.
+    this.requestSeq = this.deliverySeq = this.tokenSeq = this.paidCount = 0;
   }
 
   nextRequestSeq(): number {
@@ -107,9 +108,18 @@ export class Namespace {
    * A delivery attempt `inMs` from now, due until it is journaled; its key, or undefined past the
    * journal's bound (a client run then waits to its own limit).
    */
-  expect(planned: Omit<Due, 'dueAt'>, inMs: number): number | undefined {
+  expect(
+    withdrawal: Withdrawal,
+    attempt: Pick<Due, 'url' | 'event' | 'kind' | 'attempt'>,
+    inMs: number,
+  ): number | undefined {
     if (this.due.size >= JOURNAL_MAX_ENTRIES) return undefined;
-    this.due.set(++this.dueSeq, { ...planned, dueAt: Date.now() + inMs });
+    this.due.set(++this.dueSeq, {
+      withdrawalId: withdrawal.id,
+      code: withdrawal.code,
+      ...attempt,
+      dueAt: Date.now() + inMs,
+    });
     return this.dueSeq;
   }
 
