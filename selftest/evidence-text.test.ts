@@ -129,7 +129,7 @@ describe('a secret at each cut point, in every artifact and the console', () => 
       await fetch(`${ns.baseUrl}${path}`, { method: 'POST', headers, body });
     const { journal, report } = await clientCertificationOf(sandbox, ns);
     const codes = new Set(journal.requests.flatMap((r) => r.departures.map((d) => d.code)));
-    for (const code of ['field-unknown', 'postback-not-absolute', 'path-unknown'])
+    for (const code of ['field-unknown', 'postback-not-absolute', 'path-unknown'] as const)
       assert.ok(codes.has(code), `the simulator journaled ${code}`);
 
     assertNoPartOf(secret, await artifactsOf(report));
