@@ -89,10 +89,16 @@ export const COMMAND_HELP = {
     exitCodes: [
       [
         0,
-        "no check FAILED (PASSED, WARNING, or INCOMPLETE unless PIX_REQUIRE_COMPLETE=1); the command's own exit code is shown, never taken for this one",
+        "PASSED, or a WARNING that risks no money (INCOMPLETE too under PIX_REQUIRE_COMPLETE=0); the command's own exit code is shown, never taken for this one",
       ],
-      [1, 'FAILED; WARNING under PIX_STRICT=1; INCOMPLETE under PIX_REQUIRE_COMPLETE=1 or PIX_STRICT=1'],
-      [2, 'the command line or the configuration is wrong, or the suite went wrong'],
+      [
+        1,
+        'FAILED; a finding that can pay twice or lose a payout, whatever its level; INCOMPLETE (unless PIX_REQUIRE_COMPLETE=0); WARNING under PIX_STRICT=1',
+      ],
+      [
+        2,
+        'the command line or the configuration is wrong, the command sent the simulator no request, or the suite went wrong',
+      ],
     ],
   },
 } as const satisfies Record<string, { usage: string; purpose: string; exitCodes: ExitCodes }>;

@@ -19,6 +19,7 @@ import { describeLifetime, lifetimeRequests, measureLifetime } from '../src/run/
 import { redact } from '../src/secrets/redact.ts';
 import { apiTls } from '../src/transport/tls.ts';
 import { commandHelp, errorPrefix } from './command-help.ts';
+import { parseDuration } from '../src/base/duration.ts';
 
 const USAGE = commandHelp(
   'lifetime',
@@ -32,16 +33,6 @@ function stop(message: string): never {
   for (const line of redact(message).split('\n'))
     process.stderr.write(`${errorPrefix('lifetime')} ${line}\n`);
   process.exit(2);
-}
-
-const UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3_600 };
-
-/** A duration as the command line gives it: 2h, 90m, 600s, or plain seconds; 1 s to 24 h. */
-function parseDuration(text: string): number | undefined {
-  const match = /^(\d+)(s|m|h)?$/.exec(text.trim());
-  if (match === null) return undefined;
-  const seconds = Number(match[1]) * (UNITS[match[2] ?? 's'] ?? 1);
-  return seconds >= 1 && seconds <= 86_400 ? seconds : undefined;
 }
 
 async function main(): Promise<void> {

@@ -16,8 +16,7 @@
  * carry its own in `metadata.pixCatalogue` ({ checks, clauses }): the reporter's self-test does,
  * and as config metadata it travels in blob reports, so merge-reports judges against it too.
  */
-import { appendFile, mkdir } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type {
   FullConfig,
   FullResult,
@@ -37,22 +36,18 @@ import { documentClauses } from '../src/spec/spec.ts';
 import { readHandover } from '../src/report/attachments.ts';
 import { consoleLine, redact } from '../src/secrets/redact.ts';
 import { buildCertification, type Baseline } from '../src/report/build.ts';
-import { renderArtifacts } from './certification/artifacts.ts';
+import { shown, writeCertification } from './certification/write.ts';
 import { progressLine, stepLine } from './certification/console.ts';
 import { causeOf, groupErrors } from '../src/report/errors.ts';
-import { REPORT_FILES, SIGNATURE_FILE, writeAtomically } from '../src/run/report-dir.ts';
-import { writeSealedCertification } from '../src/report/integrity.ts';
 import { layoutFor, type Layout } from './certification/layout.ts';
 import { readCertification, UnreadableCertification } from '../src/report/read.ts';
 import type { SuiteError, TestOutcome } from '../src/report/model.ts';
-import type { ReportPaths } from './certification/text.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { SIGNING_KEY_VARIABLE } from '../src/config/signing-key.ts';
 import { tellRunOutcome } from '../src/base/run-state.ts';
 import { readLedger } from '../src/report/withdrawals.ts';
 import { LEDGER_FILE } from '../src/run/ledger.ts';
-import { suiteCommand } from '../src/base/invocation.ts';
 import { markPhase } from '../src/base/phase.ts';
 
 export { buildCertification, type CertificationInput } from '../src/report/build.ts';
@@ -61,12 +56,6 @@ export type { Certification, TestOutcome } from '../src/report/model.ts';
 export interface CatalogueOverride {
   readonly checks: readonly CheckDefinition[];
   readonly clauses: Readonly<Record<string, string>>;
-}
-
-/** Shown relative to the working directory when inside it, which is what a CI log reader needs. */
-function shown(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel.startsWith('..') || isAbsolute(rel) ? path : rel;
 }
 
 /** Masked before anything cuts it for a line or a report. */
@@ -267,35 +256,16 @@ export default class CertificationReporter implements Reporter {
       ...(withdrawals === undefined ? {} : { withdrawals }),
       refusals,
     });
-    const files = {
-      html: join(dir, REPORT_FILES.html),
-      json: join(dir, REPORT_FILES.json),
-      markdown: join(dir, REPORT_FILES.markdown),
-      junit: join(dir, REPORT_FILES.junit),
-    };
-    const paths: ReportPaths = {
-      html: shown(files.html),
-      json: shown(files.json),
-      markdown: shown(files.markdown),
-      junit: shown(files.junit),
-    };
-    const artifacts = renderArtifacts(report, paths, this.layout);
-    await mkdir(dir, { recursive: true });
-    await writeAtomically(files.html, artifacts.html);
-    await writeAtomically(files.markdown, artifacts.markdown);
-    await writeAtomically(files.junit, artifacts.junit);
-    // Last, with the hashes of the others (its signature follows within the same call).
-    const signed = await writeSealedCertification(dir, report, this.signingKey);
-    markPhase('reports written');
-    // Every report is written: the CLI that started the run exits with this.
-    tellRunOutcome({ verdict: report.verdict, exitCode: report.exitCode });
-    if (process.env.GITHUB_STEP_SUMMARY)
-      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${artifacts.markdown}\n`);
-    process.stdout.write(artifacts.console);
-    if (signed !== undefined)
-      process.stdout.write(
-        `${safe(`Signed: ${shown(join(dir, SIGNATURE_FILE))} (${signed.algorithm}, key ${signed.publicKeyFingerprint}); ${suiteCommand('verify', shown(dir))} checks the report.`)}\n`,
-      );
+    await writeCertification(report, {
+      dir,
+      signingKey: this.signingKey,
+      layout: this.layout,
+      // Every report is written: the CLI that started the run exits with this.
+      sealed: () => {
+        markPhase('reports written');
+        tellRunOutcome({ verdict: report.verdict, exitCode: report.exitCode });
+      },
+    });
     return undefined;
   }
 

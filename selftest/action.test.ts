@@ -15,6 +15,17 @@ const ROOT = join(import.meta.dirname, '..');
 const action = readAction(join(ROOT, 'action.yml'));
 const steps = action.runs.steps;
 
+/** The steps of every job of an example workflow. */
+function exampleSteps(file: string): ActionStep[] {
+  const workflow = parse(readFileSync(join(ROOT, file), 'utf8')) as {
+    jobs: Record<string, { steps: ActionStep[] }>;
+  };
+  return Object.values(workflow.jobs).flatMap((job) => job.steps);
+}
+
+const isTheAction = (step: ActionStep): boolean =>
+  step.uses?.endsWith('/pix-withdrawal-conformance@v1') === true;
+
 /** base-url is PIX_BASE_URL: the rule the certify step applies to every input named like a variable. */
 const variableOf = (input: string): string => `PIX_${input.toUpperCase().replaceAll('-', '_')}`;
 
@@ -64,15 +75,27 @@ describe('action.yml', () => {
     assert.match(last.run ?? '', /exit "\$CODE"/);
   });
 
-  it('is what the example workflow uses, with inputs it has and secrets in the env', () => {
-    const workflow = parse(readFileSync(join(ROOT, 'examples/github-actions.yml'), 'utf8')) as {
-      jobs: Record<string, { steps: ActionStep[] }>;
-    };
-    const uses = Object.values(workflow.jobs)
-      .flatMap((job) => job.steps)
-      .filter((step) => step.uses?.endsWith('/pix-withdrawal-conformance@v1') === true);
-    assert.equal(uses.length, 1);
-    for (const name of Object.keys(uses[0]?.with ?? {})) assert.ok(name in action.inputs, name);
-    for (const value of Object.values(uses[0]?.with ?? {})) assert.doesNotMatch(value, /secrets\./);
-  });
+  for (const example of ['examples/github-actions.yml', 'examples/github-actions-client.yml'])
+    it(`is what ${example} uses, with inputs it has and secrets in the env`, () => {
+      const uses = exampleSteps(example).filter(isTheAction);
+      assert.equal(uses.length, 1);
+      for (const name of Object.keys(uses[0]?.with ?? {})) assert.ok(name in action.inputs, name);
+      for (const value of Object.values(uses[0]?.with ?? {})) assert.doesNotMatch(value, /secrets\./);
+    });
+
+  it("the client workflow checks out the application, sets up its Node and installs it before the suite's client mode", () => {
+    const example = exampleSteps('examples/github-actions-client.yml');
+    const at = (found: (step: ActionStep) => boolean): number => example.findIndex(found);
+    const checkout = at((s) => s.uses?.startsWith('actions/checkout@') === true);
+    const node = at((s) => s.uses?.startsWith('actions/setup-node@') === true);
+    const install = at((s) => /\bnpm ci\b/.test(s.run ?? ''));
+    const suite = at(isTheAction);
+    assert.ok(checkout === 0 && checkout < node && node < install && install < suite, `${checkout} ${node} ${install} ${suite}`);
+    const inputs = example[suite]?.with ?? {};
+    assert.equal(inputs.mode, 'client');
+    assert.ok((inputs.command ?? '').length > 0, 'the command that runs the tests');
+    assert.equal(inputs['require-complete'], undefined, 'a gate fails closed: INCOMPLETE fails by default');
+    assert.equal(action.inputs['require-complete']?.default, '1');
+    assert.equal(inputs['node-version'], String(example[node]?.with?.['node-version']), "the suite runs on the application's Node");
+  }); // prettier-ignore
 });

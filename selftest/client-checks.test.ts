@@ -17,6 +17,7 @@ import {
 } from '../src/evidence/journal.ts';
 import { buildClientCertification, evaluate } from '../src/report/client.ts';
 import { certificationValidator } from '../src/report/read.ts';
+import { renderArtifacts } from '../reporters/certification/artifacts.ts';
 
 const T0 = Date.parse('2026-11-28T12:00:00.000Z');
 const at = (ms: number): string => new Date(T0 + ms).toISOString();
@@ -189,7 +190,7 @@ test('handler: each kind of delivery answered wrong warns under its own check; a
 test('a run with no withdrawal is INCOMPLETE; a FAILED run exits 1; the certification validates against the schema', () => {
   const validate = certificationValidator();
   const build = (run: ClientRun) =>
-    buildClientCertification({ run, checks: ALL, subject: 'client', baseUrl: 'http://127.0.0.1:1/ns/x', startTime: new Date(T0), durationMs: 10, strict: false, requireComplete: false, options: {}, suiteErrors: [], command: { line: 'node app.js', exitCode: 3, signal: null, timedOut: false, durationMs: 5 } });
+    buildClientCertification({ run, checks: ALL, subject: 'client', baseUrl: 'http://127.0.0.1:1/ns/x', startTime: new Date(T0), durationMs: 10, strict: false, requireComplete: false, options: {}, suiteErrors: [], command: { line: 'node app.js', exitCode: 3, signal: null, timedOut: false, durationMs: 5, leftovers: [] } });
   const empty = build(journal([]));
   assert.equal(empty.verdict, 'INCOMPLETE');
   assert.equal(empty.exitCode, 0);
@@ -203,6 +204,37 @@ test('a run with no withdrawal is INCOMPLETE; a FAILED run exits 1; the certific
   assert.equal(failed.verdict, 'FAILED');
   assert.equal(failed.exitCode, 1);
   assert.ok(validate(JSON.parse(JSON.stringify(failed))), JSON.stringify(validate.errors));
+}); // prettier-ignore
+
+test('a finding that can pay twice or lose a payout fails the gate whatever its level, and every format says so', () => {
+  const build = (run: ClientRun) =>
+    buildClientCertification({ run, checks: ALL, subject: 'client', baseUrl: 'http://127.0.0.1:1/ns/x', startTime: new Date(T0), durationMs: 10, strict: false, requireComplete: false, options: {}, suiteErrors: [] });
+  const money = ALL.filter((c) => c.money !== undefined).map((c) => c.id);
+  assert.deepEqual(money, ['CLIENT-UNKNOWN-OUTCOME', 'HANDLER-VALID-2XX']);
+  const twice = build(journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51 }, 500, 'pay-1'), withdraw(100, 't1', { amount: 0.51 }, 200, 'pay-1-retry')]));
+  const check = twice.checks.find((c) => c.id === 'CLIENT-UNKNOWN-OUTCOME') ?? assert.fail('no CLIENT-UNKNOWN-OUTCOME');
+  assert.equal(check.verdict, 'WARNING');
+  assert.equal(check.money, 'a double payout');
+  assert.equal(twice.exitCode, 1, 'a WARNING that can pay twice exits 1 without PIX_STRICT');
+  const artifacts = renderArtifacts(twice, { html: 'h', json: 'j', markdown: 'm', junit: 'u' }, { width: 100, colour: false });
+  for (const [format, text] of [['html', artifacts.html], ['markdown', artifacts.markdown], ['junit', artifacts.junit], ['console', artifacts.console]] as const) assert.match(text.replace(/\s+/g, ' '), /MONEY AT RISK \(a double payout\)/, format);
+  const lost = build(journal([token(0, 't1'), withdraw(10, 't1'), withdraw(20, 't1')], [delivery('valid', { status: 500 })]));
+  assert.equal(lost.checks.find((c) => c.id === 'HANDLER-VALID-2XX')?.verdict, 'WARNING');
+  assert.equal(lost.exitCode, 1);
+  const other = build(journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.29 }, 429), withdraw(200, 't1', { amount: 0.29 }, 429)]));
+  assert.equal(other.exitCode, 0, 'a WARNING that risks no money still exits 0');
+}); // prettier-ignore
+
+test('INCOMPLETE fails the client gate unless PIX_REQUIRE_COMPLETE=0; a SKIPPED line names the refusal that stopped an amount the client sent', () => {
+  const build = (run: ClientRun, requireComplete: boolean) =>
+    buildClientCertification({ run, checks: ALL, subject: 'client', baseUrl: 'http://127.0.0.1:1/ns/x', startTime: new Date(T0), durationMs: 10, strict: false, requireComplete, options: {}, suiteErrors: [] });
+  assert.equal(build(correctRun(), true).exitCode, 1);
+  assert.equal(build(correctRun(), false).exitCode, 0);
+  const refused = { ...withdraw(10, 't1', { amount: 0.29, check_code: 'true' }, 400), departures: [{ code: 'field-type' as const, name: 'check_code', clause: '§2.1', level: 'must' as const, message: 'check_code is a string' }] };
+  const run = journal([token(0, 't1'), refused]);
+  const reason = byId('CLIENT-AFTER-429').unexercised(run) ?? '';
+  assert.match(reason, /request #\d+ .*sent amount 0\.29.*answered 400 first \(check_code is a string\)/);
+  assert.doesNotMatch(reason, /a withdrawal of amount 0\.29/);
 }); // prettier-ignore
 
 test('the wait after the command counts the deliveries the journal says are due within its bound', () => {

@@ -17,7 +17,7 @@ import {
   evidenceParts,
   findingsOf,
   levelText,
-  moreFindings,
+  moreFindingsText,
   otherSkips,
   runChangeText,
   skipGroups,
@@ -69,7 +69,7 @@ function changesBlock(report: Certification, width: number): string[] {
 
 function finding(check: CheckResult, layout: Layout): string[] {
   const first = check.evidence?.[0];
-  const more = moreFindings(check, first === undefined ? 0 : 1);
+  const more = moreFindingsText(check, first === undefined ? 0 : 1);
   return [
     ...wrap(
       `${check.id} · ${check.clause} · level ${levelText(check)}`,
@@ -84,9 +84,7 @@ function finding(check: CheckResult, layout: Layout): string[] {
     ...(check.remedy === undefined
       ? []
       : labelled('what to do'.padEnd(LABEL_WIDTH), check.remedy, layout.width, HANG)),
-    ...(more > 0
-      ? wrap(`and ${count(more, 'more distinct finding')}, in certification.html`, layout.width, HANG)
-      : []),
+    ...(more === undefined ? [] : wrap(more, layout.width, HANG)),
   ];
 }
 

@@ -27,6 +27,7 @@ import {
   suiteChangedNotice,
   verdictChangeNotice,
   verdictMeaning,
+  moreFindingsText,
   whyLine,
   type ChangeTag,
 } from './text.ts';
@@ -348,12 +349,12 @@ ${shown.map(([name, value]) => `<dt>${name}</dt><dd><pre>${escapeHtml(value)}</p
 
 function finding(check: CheckResult): string {
   const evidence = check.evidence ?? [];
-  const more = (check.evidenceCount ?? 0) - evidence.length;
+  const more = moreFindingsText(check, evidence.length);
   return `<article class="v-${check.verdict}" id="${anchor(check.id)}">
 <h3>${chip(check.verdict)} <code>${escapeHtml(check.id)}</code> ${escapeHtml(check.title)}</h3>
 <p class="meta">Clause ${escapeHtml(check.clause)} · level ${escapeHtml(levelText(check))} · evaluated ${count(check.evaluations, 'time')}</p>
 <p>${escapeHtml(check.reason)}</p>${check.remedy === undefined ? '' : `\n<p class="remedy"><strong>What to do</strong>: ${escapeHtml(check.remedy)}</p>`}
-${evidence.map(evidenceItem).join('\n')}${more > 0 ? `\n<p>… and ${more} more distinct findings (see certification.json for the first ${evidence.length}).</p>` : ''}
+${evidence.map(evidenceItem).join('\n')}${more === undefined ? '' : `\n<p>${escapeHtml(more)}.</p>`}
 </article>`;
 }
 

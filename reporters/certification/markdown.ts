@@ -17,7 +17,7 @@ import {
   findingsOf,
   flat,
   levelText,
-  moreFindings,
+  moreFindingsText,
   otherSkips,
   runChangeText,
   skipGroups,
@@ -52,14 +52,14 @@ function changesSection(changes: Changes | undefined): string[] {
 
 function finding(check: CheckResult): string[] {
   const evidence = check.evidence ?? [];
-  const more = moreFindings(check, evidence.length);
+  const more = moreFindingsText(check, evidence.length);
   return [
     `- **${check.verdict}** \`${check.id}\` ${escapeMarkdown(check.title)} (${escapeMarkdown(check.clause)}; level ${escapeMarkdown(levelText(check))})`,
     ...evidence.flatMap((item) =>
       evidenceParts(item).map(([label, text]) => `  - ${label}: ${escapeMarkdown(text)}`),
     ),
     ...(check.remedy === undefined ? [] : [`  - what to do: ${escapeMarkdown(check.remedy)}`]),
-    ...(more > 0 ? [`  - and ${count(more, 'more distinct finding')}, in certification.json`] : []),
+    ...(more === undefined ? [] : [`  - ${escapeMarkdown(more)}`]),
   ];
 }
 

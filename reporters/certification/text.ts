@@ -42,9 +42,21 @@ export function countsLine(report: Certification): string {
  * names one status and lists others): that finding is a `should`, and says so rather than claim "must".
  */
 export function levelText(check: CheckResult): string {
-  return check.verdict === 'WARNING' && check.level === 'must'
-    ? 'should here, as the document is ambiguous on this point (must where it is clear)'
-    : check.level;
+  const level =
+    check.verdict === 'WARNING' && check.level === 'must'
+      ? 'should here, as the document is ambiguous on this point (must where it is clear)'
+      : check.level;
+  return check.money === undefined || (check.verdict !== 'WARNING' && check.verdict !== 'FAILED')
+    ? level
+    : `${level}; MONEY AT RISK (${check.money}): fails the gate whatever its level`;
+}
+
+/** The findings that can cost money, which fail the gate whatever their level, in a sentence; '' without any. */
+function moneyText(report: Certification): string {
+  const risky = findingsOf(report).filter((c) => c.money !== undefined);
+  return risky.length === 0
+    ? ''
+    : `Money at risk: ${risky.map((c) => `${c.id} (${c.money ?? ''})`).join(', ')}, which fails the gate whatever its level. `;
 }
 
 /** How every report names the environment first: its PIX_ENV_NAME label, or else its base URL. */
@@ -90,8 +102,22 @@ export function evidenceParts(evidence: Evidence): [label: string, text: string]
   ];
 }
 
-/** The distinct findings of a check beyond those its report keeps or shows. */
-export const moreFindings = (check: CheckResult, shown: number): number => (check.evidenceCount ?? 0) - shown;
+/** What a summary showing `shown` of a check's findings says of the rest: the same numbers in every format. */
+export function moreFindingsText(check: CheckResult, shown: number): string | undefined {
+  const kept = check.evidence?.length ?? 0;
+  const total = check.evidenceCount ?? kept;
+  const inReports = kept - shown;
+  const notKept = total - kept;
+  if (total <= shown) return undefined;
+  const dropped = `kept by no report (each keeps the first ${kept} of ${total})`;
+  const where =
+    notKept <= 0
+      ? ', in certification.html and certification.json'
+      : inReports <= 0
+        ? `, ${dropped}`
+        : `: ${inReports} in certification.html and certification.json, ${notKept} ${dropped}`;
+  return `and ${count(total - shown, 'more distinct finding')}${where}`;
+}
 
 export interface SkipGroup {
   /** The reason, as the checks' first evidence gives it. */
@@ -118,8 +144,12 @@ export const otherSkips = (report: Certification): CheckResult[] =>
       (c.notJudged.cause === 'outcome' || c.notJudged.cause === 'error'),
   );
 
-/** What the verdict means and the exit code it gives, for every summary. */
+/** What the verdict means and the exit code it gives, for every summary; findings that can cost money first. */
 export function verdictMeaning(report: Certification): string {
+  return `${moneyText(report)}${meaningOfVerdict(report)}`;
+}
+
+function meaningOfVerdict(report: Certification): string {
   const exit = `Exit code ${report.exitCode}`;
   switch (report.verdict) {
     case 'FAILED':

@@ -47,6 +47,26 @@ export function outcomeAmount(run: ClientRun, name: OutcomeName): string {
   return row === undefined ? `the ${name} outcome` : `amount ${row.amount.toFixed(2)} (${name})`;
 }
 
+const amountOf = (r: JournalRequest): unknown =>
+  typeof r.body.value === 'object' && r.body.value !== null
+    ? (r.body.value as Record<string, unknown>).amount
+    : undefined;
+
+/**
+ * What would exercise a check: `lead` a withdrawal of one of these outcomes' amounts; or, when the
+ * client sent one and the simulator refused it first for a departure, that refusal, which is what to fix.
+ */
+export function exercisedBy(run: ClientRun, names: readonly OutcomeName[], lead: string): string {
+  const amounts = run.outcomes.filter((o) => names.includes(o.name)).map((o) => o.amount);
+  const refused = ofOperation(run, 'withdraw').find(
+    (r) => amounts.includes(amountOf(r) as number) && r.outcome === undefined && r.departures.some((d) => d.level !== 'observe'),
+  );
+  const departure = refused?.departures.find((d) => d.level !== 'observe');
+  if (refused === undefined || departure === undefined)
+    return `${lead} ${names.map((name) => outcomeAmount(run, name)).join(' or ')} would exercise it`;
+  return `${describeRequest(refused)} sent amount ${String(amountOf(refused))}, which would exercise it, but was answered ${refused.answer.status ?? 'nothing'} first (${departure.message}): once that is fixed, it exercises this check`;
+} // prettier-ignore
+
 const ofOperation = (run: ClientRun, operation: JournalRequest['operation']): JournalRequest[] =>
   run.journal.requests.filter((r) => r.operation === operation);
 
@@ -380,7 +400,7 @@ export const clientAfter401 = defineClientCheck(
     reason: '401 means Unauthorized (§7); the document shows no recovery, but one renewal then one retry recovers from an expired token, while renewing again and again hammers the service (our reading).',
     remedy: 'On a 401, request one new token and send the withdrawal once more; if that is refused too, stop and report it instead of renewing again.',
   },
-  (run) => (answered401(run).length > 0 ? undefined : `no withdrawal was answered 401: a withdrawal of ${outcomeAmount(run, 'unauthorized-401')} would exercise it`),
+  (run) => (answered401(run).length > 0 ? undefined : `no withdrawal was answered 401: ${exercisedBy(run, ['unauthorized-401'], 'a withdrawal of')}`),
   (run) => {
     const { requests } = run.journal;
     const found: Violation[] = [];
@@ -416,7 +436,7 @@ export const clientAfter429 = defineClientCheck(
     reason: 'Rate limits are not shown (§8), but a 429 with Retry-After asks the client to wait that long; a client that sends sooner is refused again, or blocked (our reading, RFC 9110 §10.2.3).',
     remedy: 'On a 429, wait the seconds of Retry-After (or a backoff when it is absent) before the next request of any kind.',
   },
-  (run) => (rateLimited(run).length > 0 ? undefined : `no request was answered 429: a withdrawal of ${outcomeAmount(run, 'rate-limited-429')} would exercise it`),
+  (run) => (rateLimited(run).length > 0 ? undefined : `no request was answered 429: ${exercisedBy(run, ['rate-limited-429'], 'a withdrawal of')}`),
   (run) =>
     rateLimited(run).flatMap((limited) => {
       const waitMs = (limited.answer.retryAfterSeconds ?? 0) * 1000;
@@ -455,11 +475,12 @@ export const clientUnknownOutcome = defineClientCheck(
     level: 'should',
     reason: 'A 500 or a lost answer does not say the withdrawal was not processed (§7 shows no condition); check_code true makes the service refuse a second record of the same code (§2.1), so resending the same code is safe, while a new code for the same payment risks a double payout (our reading).',
     remedy: 'After a 5xx or a timeout, resend the very same body (same code) with check_code: true, or wait for the webhook; never mint a new code for a payment whose first try may have been paid.',
+    money: 'a double payout',
   },
   (run) =>
     ofOperation(run, 'withdraw').some(unknownOutcome)
       ? undefined
-      : `no withdrawal was answered 5xx or left unanswered: a withdrawal of ${outcomeAmount(run, 'error-500-paid')} or ${outcomeAmount(run, 'no-answer-paid')} would exercise it`,
+      : `no withdrawal was answered 5xx or left unanswered: ${exercisedBy(run, ['error-500-paid', 'no-answer-paid'], 'a withdrawal of')}`,
   (run) => {
     const withdrawals = ofOperation(run, 'withdraw');
     return withdrawals.filter(unknownOutcome).flatMap((first) => {

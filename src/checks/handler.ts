@@ -6,7 +6,7 @@
  */
 import type { DeliveryKind, JournalDelivery } from '../evidence/journal.ts';
 import { violation, type Violation } from './check.ts';
-import { defineClientCheck, outcomeAmount, type ClientCheck, type ClientRun } from './client.ts';
+import { defineClientCheck, exercisedBy, type ClientCheck, type ClientRun } from './client.ts';
 import { familyFile, type Family } from './family.ts';
 
 /** Answers that mean the handler was not there: nothing listened, or the connection broke. */
@@ -98,6 +98,7 @@ export const handlerValid = answeredCheck(
       'The webhook is sent by POST to PostBackUrl (§6); how a sender reads the answer is not shown, but every sender takes a 2xx in time as delivered and anything else as a failure to retry or drop (our reading; the simulator waits the limit stated in the journal).',
     remedy:
       'Answer the webhook 2xx as soon as it is stored (do slow work after answering); keep the handler listening at the PostBackUrl the client sends.',
+    money: 'a payout the application never records',
   },
   'valid',
   () =>
@@ -117,7 +118,7 @@ export const handlerDuplicate = answeredCheck(
   },
   'duplicate',
   (run) =>
-    `no duplicate webhook was delivered: a first paid withdrawal (the simulator's realistic faults deliver its webhook twice) or one of ${outcomeAmount(run, 'webhook-twice')} would exercise it`,
+    `no duplicate webhook was delivered: ${exercisedBy(run, ['webhook-twice'], "a first paid withdrawal (the simulator's realistic faults deliver its webhook twice) or one of")}`,
 );
 
 export const handlerOutOfOrder = answeredCheck(
@@ -133,7 +134,7 @@ export const handlerOutOfOrder = answeredCheck(
   },
   'out-of-order',
   (run) =>
-    `no out-of-order statuses were delivered: a second paid withdrawal (the simulator's realistic faults disorder its statuses) or one of ${outcomeAmount(run, 'out-of-order')} would exercise it`,
+    `no out-of-order statuses were delivered: ${exercisedBy(run, ['out-of-order'], "a second paid withdrawal (the simulator's realistic faults disorder its statuses) or one of")}`,
 );
 
 export const handlerExtraFields = answeredCheck(
@@ -149,7 +150,7 @@ export const handlerExtraFields = answeredCheck(
   },
   'extra-fields',
   (run) =>
-    `no webhook with extra fields was delivered: a withdrawal of ${outcomeAmount(run, 'webhook-extra-fields')} would exercise it`,
+    `no webhook with extra fields was delivered: ${exercisedBy(run, ['webhook-extra-fields'], 'a withdrawal of')}`,
 );
 
 export const handlerMalformed = defineClientCheck(
@@ -164,7 +165,7 @@ export const handlerMalformed = defineClientCheck(
       'Parse the webhook body inside a try/catch and answer 400 to one that is not the JSON expected, without throwing; keep serving the next delivery.',
   },
   (run) =>
-    kindUnexercised(run, 'malformed', () => `no malformed webhook was delivered: a withdrawal of ${outcomeAmount(run, 'webhook-malformed')} would exercise it`),
+    kindUnexercised(run, 'malformed', () => `no malformed webhook was delivered: ${exercisedBy(run, ['webhook-malformed'], 'a withdrawal of')}`),
   (run) => {
     const limit = run.journal.limits.webhookTimeoutMs;
     const deliveries = judged(run);

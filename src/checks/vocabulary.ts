@@ -47,6 +47,11 @@ export interface CheckDefinition {
    * same reason, and this check's FAILED is then SKIPPED naming it (one root cause, one finding).
    */
   readonly subsumedBy?: string;
+  /**
+   * What a finding of this check can cost in money (a double payout, a payout never recorded): any
+   * finding of it, WARNING included, fails the gate (exit 1) whatever the check's level.
+   */
+  readonly money?: string;
 }
 
 /** One evaluation of a check inside a test; a check may be evaluated many times in a run. */

@@ -53,7 +53,7 @@ const VARIABLE_ROWS = [
   { name: 'PIX_REPORT_DIR', purpose: 'where the reports and the ledger are written; {runId} in it keeps every run apart (reports/{runId})', default: 'reports' },
   { name: 'PIX_SIGNING_KEY_FILE', purpose: 'a PEM private key (Ed25519, ECDSA, RSA; unencrypted) that signs the certification' },
   { name: 'PIX_STRICT', purpose: '1: a WARNING or an INCOMPLETE run fails too (exit 1)', default: '0' },
-  { name: 'PIX_REQUIRE_COMPLETE', purpose: '1: an INCOMPLETE run fails (exit 1); 0: it exits 0', default: '1 live, 0 mock' },
+  { name: 'PIX_REQUIRE_COMPLETE', purpose: '1: an INCOMPLETE run fails (exit 1); 0: it exits 0', default: '1 live and client, 0 mock' },
   { name: 'PIX_DRY_RUN', purpose: '1: print the plan and the checks, send nothing (like --list)', default: '0' },
   { name: 'PIX_BASELINE', purpose: 'an earlier certification.json to compare the run with (like --baseline)' },
   { name: 'PIX_FAIL_ON_DRIFT', purpose: '1: a regression since the baseline fails the run (exit 1)', default: '0' },

@@ -131,6 +131,7 @@ function checkResult(
     level: check.level,
     reason: check.reason,
     remedy: check.remedy,
+    ...(check.money === undefined ? {} : { money: check.money }),
     verdict,
     evaluations: evaluations.length,
     durationMs: Math.round(judged.durationMs),
@@ -191,18 +192,26 @@ export function overall(
   return counts.WARNING > 0 ? 'WARNING' : 'PASSED';
 }
 
-/** The exit code a verdict gives under the run's strictness and its changes (verify recomputes it). */
+/** Checks whose finding can cost money (a double payout, a payout lost): each fails the gate, whatever its level. */
+export const moneyFindings = (checks: readonly CheckResult[]): CheckResult[] =>
+  checks.filter((c) => c.money !== undefined && (c.verdict === 'FAILED' || c.verdict === 'WARNING'));
+
+/**
+ * The exit code a verdict gives under the run's strictness, its changes and its findings that can
+ * cost money (verify recomputes it).
+ */
 export function exitCodeOf(
   verdict: OverallVerdict,
   metadata: Pick<PixRunMetadata, 'strict' | 'requireComplete'>,
   changes: Changes | undefined,
+  checks: readonly CheckResult[],
 ): 0 | 1 | 2 {
   if (verdict === 'ERROR') return 2;
   const drifted = changes !== undefined && changes.failOnDrift && changes.regressions > 0;
   const strictly =
     (verdict === 'WARNING' && metadata.strict) ||
     (verdict === 'INCOMPLETE' && (metadata.strict || metadata.requireComplete));
-  return verdict === 'FAILED' || strictly || drifted ? 1 : 0;
+  return verdict === 'FAILED' || strictly || drifted || moneyFindings(checks).length > 0 ? 1 : 0;
 }
 
 /** Compared as written: the baseline was scrubbed, so this run is too, or a masked value would differ. */
@@ -312,13 +321,14 @@ export function withRefusalsWatched(
  * that a signer tells apart two suites that carry one version number but judge differently.
  */
 function catalogueHash(checks: readonly CheckDefinition[]): string {
-  const judged = checks.map(({ id, title, clause, level, reason, remedy }) => [
+  const judged = checks.map(({ id, title, clause, level, reason, remedy, money }) => [
     id,
     title,
     clause,
     level,
     reason,
     remedy,
+    ...(money === undefined ? [] : [money]),
   ]);
   return createHash('sha256').update(JSON.stringify(judged)).digest('hex');
 }
@@ -387,7 +397,7 @@ export function buildCertification(input: CertificationInput): Certification {
   return redactJson<Certification>({
     schemaVersion: SCHEMA_VERSION,
     verdict,
-    exitCode: exitCodeOf(verdict, metadata, changes),
+    exitCode: exitCodeOf(verdict, metadata, changes, checks),
     complete: incomplete.length === 0,
     incomplete,
     run,

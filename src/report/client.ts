@@ -10,42 +10,25 @@ import type { Evaluation } from '../checks/vocabulary.ts';
 import { suiteVersion } from '../run/run-metadata.ts';
 import { loadSpec } from '../spec/spec.ts';
 import { buildCertification } from './build.ts';
-import type { Certification, ReportedObservation, SuiteError, TestOutcome } from './model.ts';
+import type { Certification, ReportedObservation, TestOutcome } from './model.ts';
 import type { JsonValue } from '../base/json.ts';
+import type { ClientEvidence } from '../run/client-certification.ts';
+import type { CommandRun } from '../run/command-under-test.ts';
 
-/** What the command under certification did, as the report shows it (never our exit code). */
-export interface CommandRun {
-  readonly line: string;
-  /** null when it was ended by a signal or by the time limit. */
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-  /** It was still running at the time limit (PIX_CLIENT_TIMEOUT_S) and was stopped. */
-  readonly timedOut: boolean;
-  /** Its own wall time, from its start to its exit: what the certification adds is the rest of the run's. */
-  readonly durationMs: number;
-}
-
-export interface ClientCertificationInput {
-  readonly run: ClientRun;
+export interface ClientCertificationInput extends ClientEvidence {
   readonly checks: readonly ClientCheck[];
-  /** `client`: a command's client and handler; `handler`: a handler alone (--handler). */
-  readonly subject: 'client' | 'handler';
   /** What the client was run against, the same from run to run; a handler's URL for `handler`. */
   readonly baseUrl: string;
   /** PIX_ENV_NAME: the label the reports name the client by. */
   readonly environmentName?: string;
-  readonly command?: CommandRun;
-  readonly startTime: Date;
   readonly durationMs: number;
   readonly strict: boolean;
   readonly requireComplete: boolean;
-  readonly options: Readonly<Record<string, string | number | boolean>>;
-  readonly suiteErrors: readonly SuiteError[];
 }
 
 /** The reason every report gives for checks the client's run did not exercise. */
 export const UNEXERCISED_REASON =
-  "The client's run did not exercise these checks: each one's evidence names what would (a second withdrawal, an amount of the simulator's outcome table, a 401). Make the command's tests exercise them and run again; PIX_REQUIRE_COMPLETE=1 makes such a run exit 1.";
+  "The client's run did not exercise these checks: each one's evidence names what would (a second withdrawal, an amount of the simulator's outcome table, a 401). Make the command's tests exercise them and run again; such a run exits 1 unless PIX_REQUIRE_COMPLETE=0.";
 
 /** One check's evaluations: SKIPPED naming what would exercise it, each violation, or one PASSED. */
 export function evaluate(check: ClientCheck, run: ClientRun, at: string): Evaluation[] {
@@ -96,11 +79,19 @@ function observationsOf(run: ClientRun): ReportedObservation[] {
 function commandObservation(command: CommandRun): ReportedObservation {
   const ended =
     command.timedOut ? 'stopped at the time limit' : command.exitCode !== null ? `exit code ${command.exitCode}` : `ended by ${command.signal ?? 'a signal'}`;
+  const left = command.leftovers.length === 0 ? '' : `; ${command.leftovers.length} process(es) it started were still running when it ended, and were ended before this report was written: ${command.leftovers.map((p) => `${p.pid} (${p.command})`).join(', ')}`;
   return {
     topic: 'client.command',
     clause: '(the command under certification)',
-    value: { command: command.line, exitCode: command.exitCode, signal: command.signal, timedOut: command.timedOut, durationMs: command.durationMs },
-    note: `${ended}; shown, never taken for the certification's exit code`,
+    value: {
+      command: command.line,
+      exitCode: command.exitCode,
+      signal: command.signal,
+      timedOut: command.timedOut,
+      durationMs: command.durationMs,
+      leftovers: command.leftovers.map((p) => ({ pid: p.pid, command: p.command })),
+    },
+    note: `${ended}; shown, never taken for the certification's exit code${left}`,
   };
 } // prettier-ignore
 

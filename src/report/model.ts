@@ -73,6 +73,8 @@ export interface CheckResult {
   readonly reason: string;
   /** What a provider that fails the check should do; absent in reports written before it existed. */
   readonly remedy?: string;
+  /** What a finding of the check can cost in money: any finding of it fails the gate (exit 1). */
+  readonly money?: string;
   readonly verdict: Verdict;
   /** How many times the check was evaluated in the run. */
   readonly evaluations: number;

@@ -13,7 +13,7 @@ import { fingerprintOf, schemeOf, verifyBytes, type SignatureScheme } from '../s
 import { REPORT_FILES, SIGNATURE_FILE } from '../run/report-dir.ts';
 import { sha256Of, type SignatureFile } from './integrity.ts';
 import type { ArtifactDigest, Certification, Integrity, SignatureRecord } from './model.ts';
-import { exitCodeOf as runExitCode, overall } from './build.ts';
+import { exitCodeOf as runExitCode, moneyFindings, overall } from './build.ts';
 import { checkedCertification, UnreadableCertification } from './read.ts';
 
 /** changed: the report is not what was written or signed (exit 1); unreadable: it cannot be checked (exit 2). */
@@ -245,11 +245,11 @@ function consistencyProblems(report: Certification): Problem[] {
         `${JSON_FILE}: its verdict is ${report.verdict}, but its checks make it ${verdict} (${counts.FAILED} FAILED, ${counts.WARNING} WARNING, ${report.incomplete.length} causes of INCOMPLETE, ${report.suiteErrors.length} suite errors)`,
       ),
     );
-  const exitCode = runExitCode(verdict, report.run, report.changes);
+  const exitCode = runExitCode(verdict, report.run, report.changes, report.checks);
   if (exitCode !== report.exitCode)
     problems.push(
       changed(
-        `${JSON_FILE}: its exit code is ${report.exitCode}, but a ${verdict} run${report.run.strict ? ' with PIX_STRICT' : ''}${report.run.requireComplete ? ' with PIX_REQUIRE_COMPLETE' : ''} exits ${exitCode}`,
+        `${JSON_FILE}: its exit code is ${report.exitCode}, but a ${verdict} run${report.run.strict ? ' with PIX_STRICT' : ''}${report.run.requireComplete ? ' with PIX_REQUIRE_COMPLETE' : ''}${moneyFindings(report.checks).length > 0 ? ' with findings that can cost money' : ''} exits ${exitCode}`,
       ),
     );
   return problems;

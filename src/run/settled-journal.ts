@@ -1,5 +1,5 @@
 /** After the client's command ends: the journal once the simulator says no delivery is due, or at the bound. */
-import { awaitedDeliveries, type Journal } from '../src/evidence/journal.ts';
+import { awaitedDeliveries, type Journal } from '../evidence/journal.ts';
 
 const POLL_MS = 100;
 
