@@ -223,11 +223,17 @@ const OPTION_LABELS: Readonly<Record<string, string>> = {
   requestTimeoutMs: 'Bound on every request (PIX_REQUEST_TIMEOUT_MS)',
   maxPayouts: 'Most withdrawals the run may send (PIX_MAX_PAYOUTS)',
   maxTotal: 'Most the run may pay out, BRL (PIX_MAX_TOTAL)',
+  subject: 'What was certified (client: a command; handler: a handler alone)',
+  handlerTimeoutMs: "The handler's time to answer a webhook (the simulator's limit)",
+  PIX_CLIENT_TIMEOUT_S: 'Time limit of the command (PIX_CLIENT_TIMEOUT_S, --timeout)',
+  PIX_CLIENT_WEBHOOK_WAIT_S:
+    "Longest wait for the simulator's webhooks after the command (PIX_CLIENT_WEBHOOK_WAIT_S)",
 };
 
 function optionValue(name: string, value: string | number | boolean): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  return name.endsWith('Ms') ? `${value} ms` : String(value);
+  if (name.endsWith('Ms')) return `${value} ms`;
+  return name.endsWith('_S') ? `${value} s` : String(value);
 }
 
 function table(id: string, title: string, rows: readonly (readonly [string, string])[]): string {
