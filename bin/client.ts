@@ -1,6 +1,6 @@
 /**
  * pix-certify client (npm run client -- -- <command…>): certifies an integrator's own client and
- * webhook handler against the simulator (src/run/client-certification.ts). This file parses the
+ * webhook handler against the simulator (src/run/client-run.ts). This file parses the
  * arguments and joins the parts src/ may not import: sandbox/'s simulator and reporters/' writer.
  */
 import { parseArgs } from 'node:util';
@@ -8,16 +8,12 @@ import { startSandbox } from '../sandbox/server.ts';
 import { parseDuration } from '../src/base/duration.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
 import { visible } from '../src/base/visible.ts';
-import { CLIENT_CHECKS } from '../src/checks/client.ts';
+import { CLIENT_CHECKS } from '../src/checks/client-requests.ts';
 import { HANDLER_CHECKS } from '../src/checks/handler.ts';
 import { readClientSettings, type ClientSettings } from '../src/config/client-settings.ts';
 import { ConfigError } from '../src/config/errors.ts';
-import { buildClientCertification } from '../src/report/client.ts';
-import {
-  runClientCertification,
-  type ClientEvidence,
-  type ClientInvocation,
-} from '../src/run/client-certification.ts';
+import { buildClientCertification } from '../src/report/client-certification.ts';
+import { runClientCertification, type ClientEvidence, type ClientInvocation } from '../src/run/client-run.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { layoutFor } from '../reporters/certification/layout.ts';
 import { writeCertification } from '../reporters/certification/write.ts';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { FAMILIES } from '../src/checks/catalogue.ts';
-import { clientFamily } from '../src/checks/client.ts';
+import { clientFamily } from '../src/checks/client-requests.ts';
 import { handlerFamily } from '../src/checks/handler.ts';
 import type { CheckDefinition } from '../src/checks/vocabulary.ts';
 import { ROOT } from '../src/base/paths.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CLIENT_CHECKS, type ClientCheck, type ClientRun } from '../src/checks/client.ts';
+import { CLIENT_CHECKS, type ClientCheck, type ClientRun } from '../src/checks/client-requests.ts';
 import { HANDLER_CHECKS } from '../src/checks/handler.ts';
 import {
   awaitedDeliveries,
@@ -15,7 +15,7 @@ import {
   type JournalRequest,
   type OutcomeRow,
 } from '../src/evidence/journal.ts';
-import { buildClientCertification, evaluate } from '../src/report/client.ts';
+import { buildClientCertification, evaluate } from '../src/report/client-certification.ts';
 import { certificationValidator } from '../src/report/read.ts';
 import { renderArtifacts } from '../reporters/certification/artifacts.ts';
 
@@ -107,7 +107,7 @@ test('a correct client passes every check but those its run did not exercise, wh
     const skipped = ['CLIENT-AFTER-401', 'CLIENT-AFTER-429', 'CLIENT-UNKNOWN-OUTCOME'];
     assert.deepEqual(verdicts, [skipped.includes(check.id) ? 'SKIPPED' : 'PASSED'], check.id);
   }
-  assert.match(byId('CLIENT-AFTER-429').unexercised(run) ?? '', /amount 0\.29 \(rate-limited-429\)/);
+  assert.match(byId('CLIENT-AFTER-429').unjudgeable(run) ?? '', /amount 0\.29 \(rate-limited-429\)/);
 });
 
 test('each departure the simulator journaled is the finding of exactly one check, at its level', () => {
@@ -183,8 +183,8 @@ test('handler: each kind of delivery answered wrong warns under its own check; a
   const down = journal(base, [delivery('valid', { status: 500 }), delivery('duplicate', { status: 500 }), delivery('malformed', { status: 500 })]);
   const downFound = HANDLER_CHECKS.filter((c) => evaluate(c, down, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
   assert.deepEqual(downFound, ['HANDLER-VALID-2XX'], 'a handler that answers everything 500 is one finding');
-  assert.match(byId('HANDLER-DUPLICATE-2XX').unexercised(down) ?? '', /HANDLER-VALID-2XX/);
-  assert.match(byId('HANDLER-DUPLICATE-2XX').unexercised(journal(base)) ?? '', /first paid withdrawal/);
+  assert.match(byId('HANDLER-DUPLICATE-2XX').unjudgeable(down) ?? '', /HANDLER-VALID-2XX/);
+  assert.match(byId('HANDLER-DUPLICATE-2XX').unjudgeable(journal(base)) ?? '', /first paid withdrawal/);
 }); // prettier-ignore
 
 test('a run with no withdrawal is INCOMPLETE; a FAILED run exits 1; the certification validates against the schema', () => {
@@ -232,7 +232,7 @@ test('INCOMPLETE fails the client gate unless PIX_REQUIRE_COMPLETE=0; a SKIPPED 
   assert.equal(build(correctRun(), false).exitCode, 0);
   const refused = { ...withdraw(10, 't1', { amount: 0.29, check_code: 'true' }, 400), departures: [{ code: 'field-type' as const, name: 'check_code', clause: '§2.1', level: 'must' as const, message: 'check_code is a string' }] };
   const run = journal([token(0, 't1'), refused]);
-  const reason = byId('CLIENT-AFTER-429').unexercised(run) ?? '';
+  const reason = byId('CLIENT-AFTER-429').unjudgeable(run) ?? '';
   assert.match(reason, /request #\d+ .*sent amount 0\.29.*answered 400 first \(check_code is a string\)/);
   assert.doesNotMatch(reason, /a withdrawal of amount 0\.29/);
 }); // prettier-ignore

@@ -20,7 +20,7 @@ import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { receiverTls } from '../src/transport/tls.ts';
-import { WebhookClient } from '../src/webhook/client.ts';
+import { WebhookClient } from '../src/webhook/receiver-client.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
 import { checkReceiver, openReceiverRun } from '../src/webhook/setup.ts';
 import {

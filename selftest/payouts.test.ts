@@ -12,7 +12,7 @@ import { type Exchange, parseJson } from '../src/evidence/exchange.ts';
 import { LEDGER_FILE, Ledger, maskPayeeKey } from '../src/run/ledger.ts';
 import { type PayoutRequest, Payouts } from '../src/run/payouts.ts';
 import type { Target } from '../src/run/target.ts';
-import type { WebhookClient } from '../src/webhook/client.ts';
+import type { WebhookClient } from '../src/webhook/receiver-client.ts';
 import { NotSentError, TransportError } from '../src/transport/http.ts';
 import { summariseLedger, withdrawalLine } from '../src/report/withdrawals.ts';
 import { BoundReached, localBound } from '../src/transport/withdrawal-bound.ts';

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { loadTarget } from '../src/run/target.ts';
-import { ReceiverConnection, WebhookClient } from '../src/webhook/client.ts';
+import { ReceiverConnection, WebhookClient } from '../src/webhook/receiver-client.ts';
 import type { Delivery } from '../src/evidence/delivery.ts';
 import { remoteReceiverOf } from '../src/webhook/setup.ts';
 import { loadReceiverSettings } from '../src/receiver/settings.ts';

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { verdictOf } from '../src/checks/check.ts';
 import { webhookDelivered } from '../src/checks/webhook.ts';
 import type { Exchange } from '../src/evidence/exchange.ts';
-import { ReceiverConnection, WebhookClient } from '../src/webhook/client.ts';
+import { ReceiverConnection, WebhookClient } from '../src/webhook/receiver-client.ts';
 import { describeAttempt, type Delivery } from '../src/evidence/delivery.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
 import { ADDRESS_TAIL, LIMITS, ReceiverStore } from '../src/receiver/store.ts';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Certification } from '../../src/report/model.ts';
 import { CODE_ROOT } from '../../src/base/paths.ts';
-import { CLIENT_CHECKS } from '../../src/checks/client.ts';
+import { CLIENT_CHECKS } from '../../src/checks/client-requests.ts';
 import { HANDLER_CHECKS } from '../../src/checks/handler.ts';
 import { fingerprintOf } from '../../src/secrets/signing.ts';
 import { nodeReleases } from '../support/installed-package.ts';

@@ -6,7 +6,7 @@
  */
 import type { DeliveryKind, JournalDelivery } from '../evidence/journal.ts';
 import { violation, type Violation } from './check.ts';
-import { defineClientCheck, exercisedBy, type ClientCheck, type ClientRun } from './client.ts';
+import { defineClientCheck, exercisedBy, type ClientCheck, type ClientRun } from './client-requests.ts';
 import { familyFile, type Family } from './family.ts';
 
 /** Answers that mean the handler was not there: nothing listened, or the connection broke. */

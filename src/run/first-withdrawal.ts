@@ -16,7 +16,7 @@ import { paymentHeaders, tokenHeaders, validBody, withdrawalCode } from '../spec
 import { TransportError } from '../transport/http.ts';
 import type { Operations } from '../transport/operations.ts';
 import type { TokenDesk } from '../transport/token-desk.ts';
-import type { WebhookClient } from '../webhook/client.ts';
+import type { WebhookClient } from '../webhook/receiver-client.ts';
 import type { Payouts } from './payouts.ts';
 import type { Target } from './target.ts';
 

@@ -14,7 +14,7 @@ import { type Delivery, summaryOf } from '../evidence/delivery.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
 import { WaitBudgetSpent } from '../transport/gate.ts';
 import type { Target } from './target.ts';
-import type { WebhookClient } from '../webhook/client.ts';
+import type { WebhookClient } from '../webhook/receiver-client.ts';
 import { BoundReached, localBound, type WithdrawalBound } from '../transport/withdrawal-bound.ts';
 
 /** A withdrawal the suite is about to send: its code, its webhook address and its valid body. */

@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/errors.ts';
 import { receiverTls, secureContextOf, type TlsSettings } from '../transport/tls.ts';
-import { ReceiverConnection, WebhookClient } from './client.ts';
+import { ReceiverConnection, WebhookClient } from './receiver-client.ts';
 import { remoteReceiverOf } from './setup.ts';
 
 /** How long the probe's POST and the receiver's record of it may take, each. */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { isLoopbackHost, type Config } from '../config/config.ts';
 import { receiverTls, type TlsSettings } from '../transport/tls.ts';
-import { ControlAnswer, ReceiverConnection } from './client.ts';
+import { ControlAnswer, ReceiverConnection } from './receiver-client.ts';
 import { MIN_TOKEN_LENGTH } from '../receiver/control.ts';
 import { ConfigError } from '../config/errors.ts';
 import { registerSecret } from '../secrets/registry.ts';

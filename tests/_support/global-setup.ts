@@ -44,7 +44,7 @@ async function firstWithdrawal(
     import('../../src/run/first-withdrawal.ts'),
     import('../../src/run/payouts.ts'),
     import('../../src/run/target.ts'),
-    import('../../src/webhook/client.ts'),
+    import('../../src/webhook/receiver-client.ts'),
     import('../../src/transport/http.ts'),
   ]);
   const { Operations } = await import('../../src/transport/operations.ts');

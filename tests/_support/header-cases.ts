@@ -9,7 +9,7 @@ import type { Check } from '../../src/checks/check.ts';
 import { judging, titleOf, type Tag } from '../../src/checks/declare.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 import type { JsonValue } from '../../src/base/json.ts';
-import type { PixClient } from '../../src/run/client.ts';
+import type { PixClient } from '../../src/run/pix-client.ts';
 import type { Inventor } from '../../src/spec/invent.ts';
 import { test } from './fixtures.ts';
 

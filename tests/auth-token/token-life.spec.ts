@@ -20,7 +20,7 @@ import {
 } from '../../src/checks/token.ts';
 import { configOfThisProcess } from '../../src/config/config.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
-import type { PixClient } from '../../src/run/client.ts';
+import type { PixClient } from '../../src/run/pix-client.ts';
 import type { NewWithdrawal } from '../../src/run/payouts.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
 import type { Inventor } from '../../src/spec/invent.ts';

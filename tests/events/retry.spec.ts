@@ -9,10 +9,10 @@ import { configOfThisProcess } from '../../src/config/config.ts';
 import { test } from '../_support/fixtures.ts';
 import type { Capability } from '../../src/checks/vocabulary.ts';
 import type { NewWithdrawal } from '../../src/run/payouts.ts';
-import type { PixClient } from '../../src/run/client.ts';
+import type { PixClient } from '../../src/run/pix-client.ts';
 import type { Recorder } from '../../src/run/recorder.ts';
 import type { Target } from '../../src/run/target.ts';
-import type { DeliveryReport, WebhookClient } from '../../src/webhook/client.ts';
+import type { DeliveryReport, WebhookClient } from '../../src/webhook/receiver-client.ts';
 import { retryObservation } from '../../src/webhook/observations.ts';
 import { isSuccess } from '../../src/base/status.ts';
 

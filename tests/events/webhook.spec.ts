@@ -20,12 +20,12 @@ import { judging } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 import type { NewWithdrawal } from '../../src/run/payouts.ts';
-import type { PixClient } from '../../src/run/client.ts';
+import type { PixClient } from '../../src/run/pix-client.ts';
 import { type Headers, withoutHeader } from '../../src/spec/requests.ts';
 import { isClientError } from '../../src/base/status.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
-import type { WebhookClient } from '../../src/webhook/client.ts';
+import type { WebhookClient } from '../../src/webhook/receiver-client.ts';
 import { webhookObservations } from '../../src/webhook/observations.ts';
 
 const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [

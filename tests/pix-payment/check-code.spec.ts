@@ -14,7 +14,7 @@ import {
 } from '../../src/checks/check-code.ts';
 import { judging, titleOf } from '../../src/checks/declare.ts';
 import { test } from '../_support/fixtures.ts';
-import type { PixClient } from '../../src/run/client.ts';
+import type { PixClient } from '../../src/run/pix-client.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 

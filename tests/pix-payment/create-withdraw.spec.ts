@@ -9,7 +9,7 @@ import { judging, titleOf } from '../../src/checks/declare.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 import { test } from '../_support/fixtures.ts';
 import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
-import type { PixClient } from '../../src/run/client.ts';
+import type { PixClient } from '../../src/run/pix-client.ts';
 
 /**
  * Withdrawals one after another with one token. Reuse is judged from an accepted first use: a first

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClientRun } from '../checks/client.ts';
+import type { ClientRun } from '../checks/client-requests.ts';
 import type { ClientSettings } from '../config/client-settings.ts';
 import { registerSecret } from '../secrets/registry.ts';
 import { commandEnvironment, runCommand, type CommandRun } from './command-under-test.ts';

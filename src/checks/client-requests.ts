@@ -15,11 +15,8 @@ export interface ClientRun {
   readonly outcomes: readonly OutcomeRow[];
 }
 
-/** A check of a client run, which also says when nothing in the run exercised it, and what would. */
-export interface ClientCheck extends Check<ClientRun> {
-  /** Undefined when the run exercised the check; else what would, in a sentence. */
-  readonly unexercised: (run: ClientRun) => string | undefined;
-}
+/** A check of a client run: unjudgeable, with what would exercise it, when nothing in the run did. */
+export type ClientCheck = Check<ClientRun>;
 
 type Definition = Omit<CheckDefinition, 'needs'>;
 
@@ -28,7 +25,7 @@ export function defineClientCheck(
   unexercised: (run: ClientRun) => string | undefined,
   judge: (run: ClientRun) => Violation[],
 ): ClientCheck {
-  return { ...defineCheck(definition, judge), unexercised };
+  return defineCheck(definition, judge, unexercised);
 }
 
 /** §8 and §5.3: the client requests a new token every 7200 s. */

@@ -4,7 +4,7 @@
  * same renderers, `verify`, `compare` and `history` read it. A check the run did not exercise is
  * SKIPPED naming what would, and makes the run INCOMPLETE.
  */
-import type { ClientCheck, ClientRun } from '../checks/client.ts';
+import type { ClientCheck, ClientRun } from '../checks/client-requests.ts';
 import { verdictWithin } from '../checks/check.ts';
 import type { Evaluation } from '../checks/vocabulary.ts';
 import { suiteVersion } from '../run/run-metadata.ts';
@@ -12,7 +12,7 @@ import { loadSpec } from '../spec/spec.ts';
 import { buildCertification } from './build.ts';
 import type { Certification, ReportedObservation, TestOutcome } from './model.ts';
 import type { JsonValue } from '../base/json.ts';
-import type { ClientEvidence } from '../run/client-certification.ts';
+import type { ClientEvidence } from '../run/client-run.ts';
 import type { CommandRun } from '../run/command-under-test.ts';
 
 export interface ClientCertificationInput extends ClientEvidence {
@@ -32,7 +32,7 @@ export const UNEXERCISED_REASON =
 
 /** One check's evaluations: SKIPPED naming what would exercise it, each violation, or one PASSED. */
 export function evaluate(check: ClientCheck, run: ClientRun, at: string): Evaluation[] {
-  const missing = check.unexercised(run);
+  const missing = check.unjudgeable(run);
   if (missing !== undefined)
     return [{ checkId: check.id, verdict: 'SKIPPED', reason: missing, blockedBy: { answer: missing, at } }];
   const violations = check.judge(run);

@@ -18,7 +18,7 @@ import {
 import type { ResponseJudge } from './response-judge.ts';
 import type { Renewal, WorkerSession } from './session.ts';
 import type { Recorder } from './recorder.ts';
-import type { WebhookClient } from '../webhook/client.ts';
+import type { WebhookClient } from '../webhook/receiver-client.ts';
 import { isSuccess } from '../base/status.ts';
 import { sendableInHeader } from '../checks/token.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
