@@ -4,9 +4,9 @@
  * (in its group, or in a session of its own) is ended and named before the run goes on.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { commandEnvironment, runCommand } from '../src/run/command-under-test.ts';
+import { alive } from './support/process-alive.ts';
 
 const NAMESPACE = {
   PIX_BASE_URL: 'http://127.0.0.1:1/ns/x',
@@ -15,16 +15,6 @@ const NAMESPACE = {
   PIX_CERT_CLIENT: 'Y2VydA==',
   PIX_CERT_FILE: '/tmp/cert.pem',
 };
-
-/** Alive: its /proc entry is there and it is no zombie waiting to be reaped. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 test("the command's environment: the namespace's five variables and the caller's own, none of the suite's", () => {
   const env = commandEnvironment(

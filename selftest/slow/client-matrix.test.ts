@@ -20,6 +20,7 @@ import { CLIENT_CHECKS } from '../../src/checks/client-requests.ts';
 import { HANDLER_CHECKS } from '../../src/checks/handler.ts';
 import { fingerprintOf } from '../../src/secrets/signing.ts';
 import { nodeReleases } from '../support/installed-package.ts';
+import { alive } from '../support/process-alive.ts';
 
 const CLIENT = join(CODE_ROOT, 'bin', 'client.ts');
 const EXAMPLE = join(CODE_ROOT, 'examples', 'integrator');
@@ -231,19 +232,9 @@ test('a client that never stops is stopped at --timeout; one that sends over 10,
   }
 }); // prettier-ignore
 
-/** A process is alive: its /proc entry is there and it is no zombie waiting to be reaped. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 /** The hostile command: dumps its environment, sends one token request without Accept, and leaves a child in a session of its own that waits for the report to re-sign it PASSED. */
 const FORGER = `
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 writeFileSync(process.env.ENV_DUMP, JSON.stringify(process.env));
 await fetch(process.env.PIX_BASE_URL + '/auth/token', { method: 'POST', headers: { client_id: process.env.PIX_CLIENT_ID, cert_client: process.env.PIX_CERT_CLIENT } });
