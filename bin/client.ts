@@ -7,14 +7,13 @@ import { parseArgs } from 'node:util';
 import { startSandbox } from '../sandbox/server.ts';
 import { parseDuration } from '../src/base/duration.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
-import { visible } from '../src/base/visible.ts';
 import { CLIENT_CHECKS } from '../src/checks/client-requests.ts';
 import { HANDLER_CHECKS } from '../src/checks/handler.ts';
 import { readClientSettings, type ClientSettings } from '../src/config/client-settings.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { buildClientCertification } from '../src/report/client-certification.ts';
 import { runClientCertification, type ClientEvidence, type ClientInvocation } from '../src/run/client-run.ts';
-import { redact } from '../src/secrets/redact.ts';
+import { consoleLine } from '../src/secrets/redact.ts';
 import { layoutFor } from '../reporters/certification/layout.ts';
 import { writeCertification } from '../reporters/certification/write.ts';
 import { USAGE } from './client-usage.ts';
@@ -27,7 +26,7 @@ class UsageError extends Error {}
 
 /** Every line starts with the command as typed, secrets masked and controls escaped. */
 function tell(line: string): void {
-  process.stderr.write(`${visible(redact(`${errorPrefix('client')} ${line}`))}\n`);
+  process.stderr.write(`${consoleLine(`${errorPrefix('client')} ${line}`)}\n`);
 }
 
 function seconds(text: string | undefined, option: string): number | undefined {

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../sandbox/server.ts';
-import { CLIENT_CHECKS } from '../../src/checks/client.ts';
+import { CLIENT_CHECKS } from '../../src/checks/client-requests.ts';
 import { HANDLER_CHECKS } from '../../src/checks/handler.ts';
 import type { Journal, OutcomeRow } from '../../src/evidence/journal.ts';
-import { buildClientCertification } from '../../src/report/client.ts';
+import { buildClientCertification } from '../../src/report/client-certification.ts';
 import type { Certification } from '../../src/report/model.ts';
 
 export interface Namespace {

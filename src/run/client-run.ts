@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClientRun } from '../checks/client-requests.ts';
 import type { ClientSettings } from '../config/client-settings.ts';
+import { consoleLine } from '../secrets/redact.ts';
 import { registerSecret } from '../secrets/registry.ts';
 import { commandEnvironment, runCommand, type CommandRun } from './command-under-test.ts';
 import { exerciseHandler } from './handler-exercise.ts';
@@ -127,8 +128,9 @@ async function serve(
       `  PIX_CLIENT_ID=${ns.clientId}`,
       `  PIX_CLIENT_SECRET, PIX_CERT_CLIENT, PIX_CERT_FILE: in that file (PIX_CERT_FILE=${variables.PIX_CERT_FILE ?? ''})`,
       `Judged on Ctrl-C, SIGTERM or in ${ms / 1000} s.`,
-      '',
-    ].join('\n'),
+    ]
+      .map((line) => `${consoleLine(line)}\n`)
+      .join(''),
   );
   tell(`stopped by ${await serveUntilStopped(ms)}; judging`);
 }

@@ -9,7 +9,7 @@ import { paymentAccepted } from '../../src/checks/bodies.ts';
 import { type LaterDuplicate, laterDuplicateRefused } from '../../src/checks/check-code.ts';
 import { judging, titleOf } from '../../src/checks/declare.ts';
 import { acceptedAt } from '../../src/report/withdrawals.ts';
-import type { PixClient } from '../../src/run/client.ts';
+import type { PixClient } from '../../src/run/pix-client.ts';
 import { firstWithdrawalCode } from '../../src/run/first-withdrawal.ts';
 import type { Ledger } from '../../src/run/ledger.ts';
 import type { Recorder } from '../../src/run/recorder.ts';
