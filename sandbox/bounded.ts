@@ -1,29 +1,91 @@
 /** Collections that keep their newest entries only, so no client can grow the simulator without end. */
 
-/** A list that keeps its newest `max` entries and counts those it dropped. */
-export class Bounded<T> {
-  items: T[] = [];
-  dropped = 0;
-
-  private readonly max: number;
+/** Bytes held by several lists at once (every namespace's journal), and the most they may hold together. */
+export class ByteBudget {
+  used = 0;
+  readonly max: number;
 
   constructor(max: number) {
     this.max = max;
   }
+}
+
+export interface ByteBound<T> {
+  /** About how many bytes an entry holds. */
+  readonly sizeOf: (item: T) => number;
+  /** The list's own bound. */
+  readonly maxBytes: number;
+  /** A bound it shares with other lists; past it, this list drops its own oldest entries. */
+  readonly shared?: ByteBudget;
+}
+
+/**
+ * A list that keeps its newest `max` entries, and with a byte bound its newest that fit, always the
+ * newest one; it counts those it dropped.
+ */
+export class Bounded<T> {
+  private items: T[] = [];
+  private sizes: number[] = [];
+  private head = 0;
+  private bytes = 0;
+  dropped = 0;
+
+  private readonly max: number;
+  private readonly bound: ByteBound<T> | undefined;
+
+  constructor(max: number, bound?: ByteBound<T>) {
+    this.max = max;
+    this.bound = bound;
+  }
 
   push(item: T): void {
+    const size = this.bound?.sizeOf(item) ?? 0;
     this.items.push(item);
-    if (this.items.length > this.max * 1.1) {
-      const excess = this.items.length - this.max;
-      this.items.splice(0, excess);
-      this.dropped += excess;
+    this.sizes.push(size);
+    this.account(size);
+    while (this.items.length - this.head > 1 && this.over()) this.dropOldest();
+    // The dropped head is cut off once it is as long as what is kept: amortised constant time.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
+      this.head = 0;
     }
   }
 
-  /** The newest `max` entries, with the count dropped. */
+  /** The entries kept, oldest first, with the count dropped. */
   snapshot(): { items: T[]; dropped: number } {
-    const excess = Math.max(0, this.items.length - this.max);
-    return { items: this.items.slice(excess), dropped: this.dropped + excess };
+    return { items: this.items.slice(this.head), dropped: this.dropped };
+  }
+
+  /** Forgets every entry, and gives their bytes back to the shared budget. */
+  clear(): void {
+    this.account(-this.bytes);
+    this.items = [];
+    this.sizes = [];
+    this.head = 0;
+    this.dropped = 0;
+  }
+
+  private over(): boolean {
+    if (this.items.length - this.head > this.max) return true;
+    const bound = this.bound;
+    if (bound === undefined) return false;
+    return (
+      this.bytes > bound.maxBytes || (bound.shared !== undefined && bound.shared.used > bound.shared.max)
+    );
+  }
+
+  private dropOldest(): void {
+    this.account(-(this.sizes[this.head] ?? 0));
+    // Let go of it now: a dropped entry must not hold its bytes until the next compaction.
+    this.items[this.head] = undefined as T;
+    this.head += 1;
+    this.dropped += 1;
+  }
+
+  private account(bytes: number): void {
+    this.bytes += bytes;
+    if (this.bound?.shared !== undefined) this.bound.shared.used += bytes;
   }
 }
 

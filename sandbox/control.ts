@@ -5,11 +5,15 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ByteBudget } from './bounded.ts';
+import { consoleLine } from './console-line.ts';
 import type { Deliverer, TriggerRequest } from './deliveries.ts';
 import { type Faults, Namespace, NAMESPACE_NAME } from './namespace.ts';
 import { outcomeTable, type WebhookEvent } from './outcomes.ts';
 import { json, type Reply, refuse } from './reply.ts';
 import type { components } from './generated/simulator-control.ts';
+import type { Secrets } from './secrets.ts';
+import { httpUrl } from './webhook.ts';
 
 type Schemas = components['schemas'];
 
@@ -24,6 +28,10 @@ export interface ControlContext {
   readonly deliverer: Deliverer;
   readonly timeScale: number;
   readonly webhookTimeoutMs: number;
+  /** What every namespace's journal may hold together. */
+  readonly budget: ByteBudget;
+  /** Each namespace's client_secret is registered here, to be masked wherever request text is kept or printed. */
+  readonly secrets: Secrets;
   /** The simulator's own URL, for the namespace's baseUrl. */
   readonly url: () => string;
 }
@@ -51,7 +59,8 @@ function ensureNamespace(context: ControlContext, name: string, faults: Faults):
   if (context.namespaces.size >= MAX_NAMESPACES) {
     return refuse(409, 'too_many_namespaces', `This simulator keeps ${MAX_NAMESPACES} namespaces; reuse a name (reset it) or restart it.`);
   }
-  const created = new Namespace(name, faults, context.controlToken);
+  const created = new Namespace(name, faults, context.controlToken, context.budget);
+  context.secrets.add(created.credentials.clientSecret);
   context.namespaces.set(name, created);
   return created;
 } // prettier-ignore
@@ -85,7 +94,7 @@ function triggerRequest(body: Record<string, unknown>): TriggerRequest | string 
   if (status !== undefined && !EVENTS.includes(status as WebhookEvent)) return `status must be one of ${EVENTS.join(', ')}.`;
   if (copies !== undefined && !(Number.isInteger(copies) && (copies as number) >= 1 && (copies as number) <= 10)) return 'copies must be an integer from 1 to 10.';
   if (delaySeconds !== undefined && !(typeof delaySeconds === 'number' && delaySeconds >= 0 && delaySeconds <= 60)) return 'delaySeconds must be a number from 0 to 60.';
-  if (url !== undefined && typeof url !== 'string') return 'url must be a string.';
+  if (url !== undefined && (typeof url !== 'string' || httpUrl(url) === undefined)) return 'url must be an absolute http(s) URL.';
   return {
     withdrawal,
     ...(status === undefined ? {} : { status: status as WebhookEvent }),
@@ -97,6 +106,9 @@ function triggerRequest(body: Record<string, unknown>): TriggerRequest | string 
   };
 } // prettier-ignore
 
+/** A name or path the caller sent, as an answer echoes it: secrets masked, cut, escaped. */
+const echoed = (context: ControlContext, text: string): string => consoleLine(context.secrets.cut(text, 64));
+
 /** The answer to a control call; 204 is a reply with an empty text body. */
 export async function control(context: ControlContext, method: string, path: string, raw: Buffer): Promise<Reply> {
   const body = parse(raw);
@@ -106,8 +118,8 @@ export async function control(context: ControlContext, method: string, path: str
   if (path === '/_sim/namespaces' && method === 'GET') return listNamespaces(context);
   const match = /^\/_sim\/namespaces\/([^/]+)(?:\/(reset|journal|trigger))?$/.exec(path);
   const namespace = match === null ? undefined : context.namespaces.get(match[1] ?? '');
-  if (match === null) return refuse(404, 'not_found', `No control call ${method} ${path.slice(0, 80)}; see docs/simulator.md.`);
-  if (namespace === undefined) return refuse(404, 'unknown_namespace', `No namespace ${match[1] ?? ''}; create it with POST /_sim/namespaces {"name": "…"}.`);
+  if (match === null) return refuse(404, 'not_found', `No control call ${echoed(context, method)} ${echoed(context, path)}; see docs/simulator.md.`);
+  if (namespace === undefined) return refuse(404, 'unknown_namespace', `No namespace ${echoed(context, match[1] ?? '')}; create it with POST /_sim/namespaces {"name": "…"}.`);
   const action = match[2];
   if (action === undefined && method === 'DELETE') {
     context.namespaces.delete(namespace.name);
@@ -122,9 +134,9 @@ export async function control(context: ControlContext, method: string, path: str
     const request = triggerRequest(body);
     if (typeof request === 'string') return refuse(400, 'invalid_trigger', request);
     const withdrawal = namespace.findWithdrawal(request.withdrawal);
-    if (withdrawal === undefined) return refuse(404, 'unknown_withdrawal', `No withdrawal ${request.withdrawal.slice(0, 80)} in ${namespace.name} (give its id or its client code).`);
+    if (withdrawal === undefined) return refuse(404, 'unknown_withdrawal', `No withdrawal ${echoed(context, request.withdrawal)} in ${namespace.name} (give its id or its client code).`);
     if (withdrawal.url === undefined && request.url === undefined) return refuse(400, 'no_url', 'That withdrawal has no PostBackUrl; give url.');
     return json(200, { attempts: await context.deliverer.trigger(namespace, withdrawal, request) } satisfies Schemas['TriggerAnswer']);
   }
-  return refuse(405, 'method_not_allowed', `${path} does not answer ${method}.`);
+  return refuse(405, 'method_not_allowed', `${echoed(context, path)} does not answer ${echoed(context, method)}.`);
 } // prettier-ignore

@@ -48,7 +48,12 @@ export interface DelivererOptions {
   readonly lookup?: LookupFunction;
   /** Multiplies every delay (planned webhooks, retries, trigger delays). */
   readonly timeScale: number;
+  /** A URL as the journal keeps it: secrets and user-info masked, then cut (Secrets.cut). */
+  readonly shown: (text: string, max: number) => string;
 }
+
+/** A webhook's URL is journaled up to this many characters. */
+const JOURNAL_URL_MAX = 1024;
 
 interface Message {
   readonly webhookId: string;
@@ -150,6 +155,9 @@ export class Deliverer {
       const afterMs = webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS);
       return { webhook, kind, afterMs, due: namespace?.expect(withdrawal, { url, event: webhook.status, kind, attempt: 1 }, afterMs) };
     });
+    const generation = namespace?.generation ?? 0;
+    // A reset of the namespace since the withdrawal cancels what is still due.
+    const current = (): boolean => !this.closed && (namespace === undefined || namespace.generation === generation);
     // One after another: a webhook never overtakes the one planned before it, whatever the load.
     void (async () => {
       let previous: Message | undefined;
@@ -158,8 +166,8 @@ export class Deliverer {
         previous = message;
         const dueMs = start + afterMs - performance.now();
         if (dueMs > 0) await new Promise<void>((resolve) => this.later(dueMs, resolve));
-        if (this.closed) return;
-        await this.deliver(namespace, withdrawal, url, webhook.status, kind, message, retries, due);
+        if (!current()) return;
+        await this.deliver(namespace, generation, withdrawal, url, webhook.status, kind, message, retries, due);
       }
     })();
   } // prettier-ignore
@@ -168,6 +176,7 @@ export class Deliverer {
   async trigger(namespace: Namespace, withdrawal: Withdrawal, request: TriggerRequest): Promise<Attempt[]> {
     const url = request.url ?? withdrawal.url;
     if (url === undefined) return [];
+    const generation = namespace.generation;
     const copies = Math.min(Math.max(1, Math.trunc(request.copies ?? 1)), MAX_COPIES);
     const delayMs = Math.min(Math.max(0, request.delaySeconds ?? 0), MAX_TRIGGER_DELAY_SECONDS) * 1000 * this.options.timeScale;
     const event = request.status ?? 'PAID';
@@ -176,9 +185,9 @@ export class Deliverer {
     if (delayMs > 0) await new Promise<void>((resolve) => this.later(delayMs, resolve));
     const message = messageOf(withdrawal, event, kind);
     const attempts: Attempt[] = [];
-    for (let copy = 0; copy < copies && !this.closed; copy++) {
+    for (let copy = 0; copy < copies && !this.closed && namespace.generation === generation; copy++) {
       const due = copy === 0 ? first : namespace.expect(withdrawal, { url, event, kind: 'duplicate', attempt: 1 }, 0);
-      attempts.push(...(await this.deliver(namespace, withdrawal, url, event, copy === 0 ? kind : 'duplicate', message, true, due)));
+      attempts.push(...(await this.deliver(namespace, generation, withdrawal, url, event, copy === 0 ? kind : 'duplicate', message, true, due)));
     }
     return attempts;
   } // prettier-ignore
@@ -206,6 +215,7 @@ export class Deliverer {
    */
   private async deliver(
     namespace: Namespace | undefined,
+    generation: number,
     withdrawal: Withdrawal,
     url: string,
     event: WebhookEvent,
@@ -217,16 +227,21 @@ export class Deliverer {
     const of = retries ? RETRY_DELAYS_SECONDS.length + 1 : 1;
     const attempts: Attempt[] = [];
     let expected = due;
-    for (let attempt = 1; attempt <= of && !this.closed; attempt++) {
+    const journaledUrl = this.options.shown(url, JOURNAL_URL_MAX);
+    const current = (): boolean =>
+      !this.closed && (namespace === undefined || namespace.generation === generation);
+    for (let attempt = 1; attempt <= of && current(); attempt++) {
       const sentAt = isoNow();
       const result = await this.send(url, message);
+      if (!current()) break;
       const { durationMs } = result;
       const answer = 'error' in result ? { status: null, error: result.error } : { status: result.status };
       namespace?.recordDelivery(
+        generation,
         {
           withdrawalId: withdrawal.id,
-          code: withdrawal.code,
-          url,
+          code: withdrawal.code === null ? null : this.options.shown(withdrawal.code, JOURNAL_URL_MAX),
+          url: journaledUrl,
           event,
           kind: attempt === 1 ? kind : 'retry',
           webhookId: message.webhookId,
@@ -238,11 +253,12 @@ export class Deliverer {
         },
         expected,
       );
-      const reported: Attempt = { url, attempt, of, durationMs, ...answer };
+      const reported: Attempt = { url: journaledUrl, attempt, of, durationMs, ...answer };
       attempts.push(reported);
       this.options.log(attemptLine(reported));
       const delivered = 'status' in result && result.status >= 200 && result.status < 300;
-      if (delivered || ('error' in result && result.error === 'host-not-allowed')) break;
+      // No retry can reach a host not allowed, nor a URL that is no http(s) URL.
+      if (delivered || 'unsendable' in result) break;
       const waitSeconds = RETRY_DELAYS_SECONDS[attempt - 1];
       if (attempt < of && waitSeconds !== undefined) {
         const waitMs = waitSeconds * 1000 * this.options.timeScale;
@@ -257,12 +273,18 @@ export class Deliverer {
   private async send(
     target: string,
     message: Message,
-  ): Promise<{ status: number; durationMs: number } | { error: DeliveryError; durationMs: number }> {
+  ): Promise<
+    { status: number; durationMs: number } | { error: DeliveryError; durationMs: number; unsendable?: true }
+  > {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     const url = httpUrl(target);
     if (url === undefined || !this.hostAllowed(url)) {
-      return { error: url === undefined ? 'unreachable' : 'host-not-allowed', durationMs: 0 };
+      return {
+        error: url === undefined ? 'unreachable' : 'host-not-allowed',
+        durationMs: 0,
+        unsendable: true,
+      };
     }
     // An EventEmitter as the abort signal: an AbortController per webhook costs undici half as much again.
     const abort = new EventEmitter();

@@ -67,6 +67,8 @@ export interface ArrivedRequest {
   readonly body: Buffer;
   readonly scheme: 'http' | 'https';
   readonly host: string;
+  /** Request text as a refusal or the journal may show it: secrets masked, then cut (Secrets.cut). */
+  readonly shown: (text: string, max: number) => string;
 }
 
 /** What the namespace knows of a bearer token. */
@@ -147,7 +149,7 @@ function acceptDepartures(request: ArrivedRequest, name: 'Accept' | 'accept', cl
           'accept-not-json',
           name,
           clause,
-          `${name} must be application/json (${clause}); this request has ${name}: ${value.slice(0, 80)}.`,
+          `${name} must be application/json (${clause}); this request has ${name}: ${request.shown(value, 80)}.`,
         ),
       ];
 }
@@ -267,7 +269,7 @@ function bearerDepartures(
   const [, scheme = '', token = ''] = /^(\S+)\s+(\S+)$/.exec(value.trim()) ?? [];
   if (scheme.toLowerCase() !== 'bearer') {
     judged.token = 'not-bearer';
-    const shown = scheme === '' ? 'a value without a scheme' : `the scheme ${scheme.slice(0, 20)}`;
+    const shown = scheme === '' ? 'a value without a scheme' : `the scheme ${request.shown(scheme, 20)}`;
     return [
       departure(
         'authorization-not-bearer',
@@ -349,14 +351,14 @@ const typeName = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 
 /** Rules the document leaves open, read as Pix practice has them (docs/pix-domain.md). */
-function valueDepartures(body: WithdrawBody): Departure[] {
+function valueDepartures(body: WithdrawBody, shown: ArrivedRequest['shown']): Departure[] {
   const clause = '§2.1 (not shown)';
   const problems: [string, string][] = [];
   const { amount, key_type, name } = body;
   if (typeof amount === 'number' && !(amount > 0 && TWO_DECIMALS.test(String(amount))))
     problems.push(['amount', `amount must be greater than 0 with at most two decimals (${clause}; Pix moves cents); this body has ${amount}.`]);
   if (typeof key_type === 'string' && !KEY_TYPES.includes(key_type))
-    problems.push(['key_type', `key_type must be one of ${KEY_TYPES.join(', ')} (${clause}; the Pix key directory); this body has ${key_type.slice(0, 40)}.`]);
+    problems.push(['key_type', `key_type must be one of ${KEY_TYPES.join(', ')} (${clause}; the Pix key directory); this body has ${shown(key_type, 40)}.`]);
   if (typeof name === 'string' && name.length > NAME_MAX_LENGTH)
     problems.push(['name', `name must have at most ${NAME_MAX_LENGTH} characters (${clause}; Pix messages); this body has ${name.length}.`]);
   return problems.map(([field, message]) => departure('field-value', field, clause, message, { level: 'should' }));
@@ -369,6 +371,7 @@ function valueDepartures(body: WithdrawBody): Departure[] {
 export function withdrawBodyDepartures(
   parsed: { value: unknown; json: boolean },
   hostAllowed: (url: URL) => boolean,
+  shown: ArrivedRequest['shown'],
 ): { departures: Departure[]; body: WithdrawBody | undefined } {
   if (!parsed.json) {
     return {
@@ -409,33 +412,34 @@ export function withdrawBodyDepartures(
   }
   for (const key of keys) {
     if (!spelt.has(key) && !(FIELDS as string[]).includes(key))
-      departures.push(departure('field-unknown', key.slice(0, 64), '§2.1', `${key.slice(0, 64)} is not a field of §2.1; the service may ignore or refuse it.`, { level: 'observe' }));
+      departures.push(departure('field-unknown', shown(key, 64), '§2.1', `${shown(key, 64)} is not a field of §2.1; the service may ignore or refuse it.`, { level: 'observe' }));
   }
-  departures.push(...valueDepartures(body));
+  departures.push(...valueDepartures(body, shown));
   const { PostBackUrl } = body;
   if (typeof PostBackUrl === 'string') {
     const url = httpUrl(PostBackUrl);
     if (url === undefined)
-      departures.push(departure('postback-not-absolute', 'PostBackUrl', '§2.1, §6', `PostBackUrl must be an absolute http(s) URL where the webhook is posted (§2.1, §6); this body has ${PostBackUrl.slice(0, 80)}.`));
+      departures.push(departure('postback-not-absolute', 'PostBackUrl', '§2.1, §6', `PostBackUrl must be an absolute http(s) URL where the webhook is posted (§2.1, §6); this body has ${shown(PostBackUrl, 80)}.`));
     else if (!hostAllowed(url))
       departures.push(departure('postback-host-not-allowed', 'PostBackUrl', '§6', `The simulator posts webhooks only to loopback hosts and those PIX_SANDBOX_WEBHOOK_HOSTS names; ${url.hostname} gets none (set PIX_SANDBOX_WEBHOOK_HOSTS=${url.hostname}).`, { level: 'observe' }));
   }
   return { departures, body };
 } // prettier-ignore
 
-export function duplicateDeparture(code: string): Departure {
+/** A resend of a code already taken: the payment exists, so the refusal never counsels a new code (a double payout). */
+export function duplicateDeparture(code: string, shown: ArrivedRequest['shown']): Departure {
   return departure(
     'code-duplicate',
     'code',
     '§2.1',
-    `A withdrawal with code ${code.slice(0, 80)} exists already and check_code is true (§2.1); use a new code, or check_code false.`,
+    `The withdrawal with code ${shown(code, 80)} exists already (check_code true, §2.1): this payment was received; wait for its webhook (§6), and never send it again under another code.`,
     { level: 'observe' },
   );
 }
 
-export function routeDeparture(method: string, path: string): Departure {
+export function routeDeparture(method: string, path: string, shown: ArrivedRequest['shown']): Departure {
   if (path === '/auth/token' || path === '/pix/payment') {
-    return departure('method-not-post', 'method', path === '/auth/token' ? '§4.1' : '§4.2', `${path} answers POST only (${path === '/auth/token' ? '§4.1' : '§4.2'}); this request is ${method.slice(0, 16)}.`);
+    return departure('method-not-post', 'method', path === '/auth/token' ? '§4.1' : '§4.2', `${path} answers POST only (${path === '/auth/token' ? '§4.1' : '§4.2'}); this request is ${shown(method, 16)}.`);
   }
-  return departure('path-unknown', 'path', '§4', `There is no operation at ${path.slice(0, 80)} (§4); the operations are POST <base>/auth/token and POST <base>/pix/payment.`);
+  return departure('path-unknown', 'path', '§4', `There is no operation at ${shown(path, 80)} (§4); the operations are POST <base>/auth/token and POST <base>/pix/payment.`);
 } // prettier-ignore

@@ -11,8 +11,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSecureContext } from 'node:tls';
+import { consoleLine } from './console-line.ts';
 import { outcomeLines, outcomeTable } from './outcomes.ts';
-import { RUN_SCENARIOS, SCENARIOS } from './scenarios.ts';
+import { profileLines, profileList } from './profiles.ts';
 import { type RunningSandbox, type SandboxTls, startSandbox } from './server.ts';
 import { trigger, triggerUsage } from './trigger-cli.ts';
 import { WEBHOOK_SIGNING_SECRET, WEBHOOK_TIMEOUT_MS } from './webhook.ts';
@@ -94,6 +95,7 @@ export function sandboxHelp(commandLine: (args: string) => string, variables: re
     ...[
       ['', 'serve until Ctrl-C (prints the control token and the variables of a run)'],
       ['--outcomes [--json]', 'the outcome table: what a valid withdrawal meets, by the cents of its amount'],
+      ['--profiles [--json]', 'the provider profiles and faults, behind /s/<scenario>'],
       ['trigger …', "send a withdrawal's webhook again through a running sandbox"],
       ['--help', 'this help'],
     ].map(([args = '', what = '']) => `  ${commandLine(args).padEnd(commandLine('--outcomes [--json]').length)}  ${what}`),
@@ -130,12 +132,17 @@ export async function sandboxCommand(
     process.exitCode = await trigger(args.slice(1), commandLine);
     return;
   }
-  if (args[0] === '--outcomes' && args.length <= 2 && (args[1] === undefined || args[1] === '--json')) {
+  const json = args.length <= 2 && (args[1] === undefined || args[1] === '--json');
+  if (args[0] === '--outcomes' && json) {
     process.stdout.write(args[1] === '--json' ? `${JSON.stringify(outcomeTable(), null, 2)}\n` : `${outcomeLines().join('\n')}\n`);
     return;
   }
+  if (args[0] === '--profiles' && json) {
+    process.stdout.write(args[1] === '--json' ? `${JSON.stringify(profileList(), null, 2)}\n` : `${profileLines().join('\n')}\n`);
+    return;
+  }
   if (args.length > 0) fail(`${commandLine('')}: unknown argument ${JSON.stringify(args[0])}; ${commandLine('--help')} lists what it takes.`);
-  await serveSandbox(certifyCommand);
+  await serveSandbox(certifyCommand, commandLine);
 } // prettier-ignore
 
 /** One write per turn of the event loop, not per line: at thousands of requests a second, a write each costs. */
@@ -155,7 +162,10 @@ function batchedLog(): (line: string) => void {
  * Serves the sandbox until SIGINT or SIGTERM and prints the variables of a live run against it, with
  * the command that starts one where the user is (`certifyCommand`: the sandbox knows nothing of the suite).
  */
-export async function serveSandbox(certifyCommand: string): Promise<void> {
+export async function serveSandbox(
+  certifyCommand: string,
+  commandLine: (args: string) => string,
+): Promise<void> {
   const host = setting('PIX_SANDBOX_HOST', '127.0.0.1');
   const portText = setting('PIX_SANDBOX_PORT', '4020');
   const port = Number(portText);
@@ -211,56 +221,43 @@ export async function serveSandbox(certifyCommand: string): Promise<void> {
     'PIX_PAYEE_NAME="Sandbox Payee"',
   ].join(' ');
 
-  const scenarios = [...SCENARIOS, ...RUN_SCENARIOS];
-  const nameWidth = Math.max(...scenarios.map((s) => s.name.length));
-  const scenarioLines = scenarios.map((s) => {
-    const kind = s.kind === 'fault' ? s.level : s.kind;
-    const extra = Object.entries(s.suiteEnv).map(([key, value]) => ` [needs ${key}=${value}]`);
-    return `  ${kind.padEnd(7)}  ${s.name.padEnd(nameWidth)}  ${s.description}${extra.join('')}`;
-  });
-
-  process.stdout.write(
-    [
-      `Pix sandbox on ${sandbox.url}: the reference profile behind the bare paths, any scenario behind /s/<scenario>.`,
-      ...(delayMs === 0 ? [] : [`Every request is answered ${delayMs} ms late (PIX_SANDBOX_DELAY_MS).`]),
-      '',
-      'Live run against the reference profile (paste in another terminal):',
-      '',
-      `  ${variables} ${certifyCommand}`,
-      '',
-      ...(tls === undefined
-        ? []
-        : [
-            'It serves https: add PIX_CA_FILE=<the CA that signed PIX_SANDBOX_TLS_CERT_FILE, or that file if self-signed>.',
-            ...(tls.clientCa === undefined
-              ? []
-              : [
-                  'It demands a client certificate: add PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (or PIX_TLS_PFX_FILE and',
-                  'PIX_TLS_PASSPHRASE) with one that PIX_SANDBOX_CLIENT_CA_FILE signed.',
-                ]),
-            '',
-          ]),
-      `Another scenario: PIX_BASE_URL=${sandbox.url}/s/<scenario>, plus the variables it needs.`,
-      'A profile must get no FAILED check; a FAILED fault must fail the run, a WARNING fault must warn.',
-      '',
-      ...scenarioLines,
-      '',
-      'Integrators: a namespace per test client (its own credentials, codes, tokens, journal), through the control API:',
-      '',
-      `  curl -s -X POST -H "Authorization: Bearer $PIX_SANDBOX_CONTROL_TOKEN" -d '{"name":"job-1"}' ${sandbox.url}/_sim/namespaces`,
-      '',
-      token === undefined
-        ? `  PIX_SANDBOX_CONTROL_TOKEN=${sandbox.controlToken}   (a new one per start; set it to keep one)`
-        : '  The control token is PIX_SANDBOX_CONTROL_TOKEN.',
-      '',
-      "A valid withdrawal's amount chooses its outcome (cents .11 payout fails, .50 answers 500, ...): --outcomes lists them.",
-      `Webhooks go to loopback PostBackUrls${hosts.length === 0 ? '' : ` and ${hosts.join(', ')}`} (PIX_SANDBOX_WEBHOOK_HOSTS), with ${webhookTimeoutMs} ms to answer (PIX_SANDBOX_WEBHOOK_TIMEOUT_MS);`,
-      `the reference ones are signed (Standard Webhooks) with ${WEBHOOK_SIGNING_SECRET}.`,
-      'Ctrl-C stops the sandbox.',
-      '',
-      '',
-    ].join('\n'),
-  );
+  const lines = [
+    `Pix sandbox on ${sandbox.url}.`,
+    ...(delayMs === 0 ? [] : [`Every request is answered ${delayMs} ms late (PIX_SANDBOX_DELAY_MS).`]),
+    '',
+    'Integrators: a namespace per test client (its own credentials, codes, tokens, journal), through the control API:',
+    '',
+    `  curl -s -X POST -H "Authorization: Bearer $PIX_SANDBOX_CONTROL_TOKEN" -d '{"name":"job-1"}' ${sandbox.url}/_sim/namespaces`,
+    '',
+    token === undefined
+      ? `  PIX_SANDBOX_CONTROL_TOKEN=${sandbox.controlToken}   (a new one per start; set it to keep one)`
+      : '  The control token is PIX_SANDBOX_CONTROL_TOKEN.',
+    '',
+    `A valid withdrawal's amount chooses its outcome (cents .11 payout fails, .50 answers 500, ...): ${commandLine('--outcomes')} lists them.`,
+    `Webhooks go to loopback PostBackUrls${hosts.length === 0 ? '' : ` and ${hosts.join(', ')}`} (PIX_SANDBOX_WEBHOOK_HOSTS), with ${webhookTimeoutMs} ms to answer (PIX_SANDBOX_WEBHOOK_TIMEOUT_MS);`,
+    `the reference ones are signed (Standard Webhooks) with ${WEBHOOK_SIGNING_SECRET}.`,
+    '',
+    'Providers: a live run against the reference profile behind the bare paths (paste in another terminal):',
+    '',
+    `  ${variables} ${certifyCommand}`,
+    '',
+    ...(tls === undefined
+      ? []
+      : [
+          'It serves https: add PIX_CA_FILE=<the CA that signed PIX_SANDBOX_TLS_CERT_FILE, or that file if self-signed>.',
+          ...(tls.clientCa === undefined
+            ? []
+            : [
+                'It demands a client certificate: add PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE (or PIX_TLS_PFX_FILE and',
+                'PIX_TLS_PASSPHRASE) with one that PIX_SANDBOX_CLIENT_CA_FILE signed.',
+              ]),
+          '',
+        ]),
+    `Another profile or a fault: PIX_BASE_URL=${sandbox.url}/s/<scenario>; ${commandLine('--profiles')} lists them.`,
+    'Ctrl-C stops the sandbox.',
+    '',
+  ];
+  process.stdout.write(`${lines.map(consoleLine).join('\n')}\n`);
 
   const stop = (): void => {
     void sandbox.close().then(() => {

@@ -5,7 +5,7 @@
  */
 import { createHmac, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import type { NamespaceCredentials } from './departures.ts';
-import { Bounded, BoundedMap } from './bounded.ts';
+import { Bounded, BoundedMap, type ByteBudget } from './bounded.ts';
 import type { components } from './generated/simulator-control.ts';
 import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
@@ -14,6 +14,15 @@ export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const JOURNAL_MAX_ENTRIES = 10_000;
 /** Request bodies are journaled up to this many bytes. */
 export const JOURNAL_BODY_BYTES = 64 * 1024;
+/** A namespace's journal keeps about this many bytes of requests, and of deliveries; older ones are dropped and counted. */
+export const JOURNAL_REQUEST_BYTES = 16 * 1024 * 1024;
+export const JOURNAL_DELIVERY_BYTES = 4 * 1024 * 1024;
+/** Every namespace's journal together; past it, the namespace that records drops its own oldest entries. */
+export const SIMULATOR_JOURNAL_BYTES = 256 * 1024 * 1024;
+/** A code, a path or a URL is journaled up to this many characters, secrets masked first. */
+export const JOURNAL_CODE_MAX = 256;
+/** Codes answered 429 by rate-limited-429, remembered so that their resend is served. */
+const MAX_LIMITED_CODES = 10_000;
 /** Codes remembered per namespace for check_code; the oldest are forgotten past it. */
 const MAX_CODES = 100_000;
 
@@ -59,14 +68,27 @@ export function credentialsOf(name: string, secret: string): NamespaceCredential
   };
 }
 
+/** About the bytes a journaled request holds: its texts, and a share for the object around them. */
+function requestBytes(entry: JournalRequest): number {
+  let bytes = 1024 + entry.path.length + (entry.code?.length ?? 0) + (entry.body.text?.length ?? 0);
+  if (entry.body.value !== undefined) bytes += Math.min(entry.body.bytes, JOURNAL_BODY_BYTES);
+  for (const name of entry.headerNames) bytes += name.length + 16;
+  for (const value of Object.values(entry.headers)) bytes += value.length + 16;
+  for (const departure of entry.departures) bytes += 128 + departure.message.length + departure.name.length;
+  return bytes;
+}
+
+const deliveryBytes = (entry: JournalDelivery): number => 512 + entry.url.length + (entry.code?.length ?? 0);
+
 export class Namespace {
   readonly credentials: NamespaceCredentials & { certPem: string };
   private tokens = new BoundedMap<string, IssuedToken>(JOURNAL_MAX_ENTRIES);
   private tokenList = new Bounded<IssuedToken>(JOURNAL_MAX_ENTRIES);
   private codes = new BoundedMap<string, true>(MAX_CODES);
+  private limitedCodes = new BoundedMap<string, true>(MAX_LIMITED_CODES);
   private withdrawals = new BoundedMap<string, Withdrawal>(JOURNAL_MAX_ENTRIES);
-  private requests = new Bounded<JournalRequest>(JOURNAL_MAX_ENTRIES);
-  private deliveries = new Bounded<JournalDelivery>(JOURNAL_MAX_ENTRIES);
+  private readonly requests: Bounded<JournalRequest>;
+  private readonly deliveries: Bounded<JournalDelivery>;
   private due = new Map<number, Due>();
   private requestSeq = 0;
   private deliverySeq = 0;
@@ -74,26 +96,44 @@ export class Namespace {
   private tokenSeq = 0;
   /** Paid withdrawals so far: `realistic` doubles the first one's webhook and disorders the second's. */
   paidCount = 0;
+  /** Counts resets: a delivery planned before one is never sent nor journaled after it. */
+  generation = 0;
 
   readonly name: string;
   readonly faults: Faults;
 
-  constructor(name: string, faults: Faults, secret: string) {
+  constructor(name: string, faults: Faults, secret: string, budget: ByteBudget) {
     this.name = name;
     this.faults = faults;
     this.credentials = credentialsOf(name, secret);
-  }
+    this.requests = new Bounded(JOURNAL_MAX_ENTRIES, { sizeOf: requestBytes, maxBytes: JOURNAL_REQUEST_BYTES, shared: budget });
+    this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES, { sizeOf: deliveryBytes, maxBytes: JOURNAL_DELIVERY_BYTES, shared: budget });
+  } // prettier-ignore
 
   reset(): void {
+    this.generation += 1;
     this.tokens = new BoundedMap(JOURNAL_MAX_ENTRIES);
     this.tokenList = new Bounded(JOURNAL_MAX_ENTRIES);
     this.codes = new BoundedMap(MAX_CODES);
+    this.limitedCodes = new BoundedMap(MAX_LIMITED_CODES);
     this.withdrawals = new BoundedMap(JOURNAL_MAX_ENTRIES);
-    this.requests = new Bounded(JOURNAL_MAX_ENTRIES);
-    this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES);
+    this.requests.clear();
+    this.deliveries.clear();
     this.due = new Map();
     // dueSeq goes on: an attempt under way before the reset must not take a new key from the due list.
     this.requestSeq = this.deliverySeq = this.tokenSeq = this.paidCount = 0;
+  }
+
+  /** rate-limited-429 answers a code 429 once: true the first time, and its resend is served. */
+  firstLimit(code: string): boolean {
+    if (this.limitedCodes.has(code)) return false;
+    this.limitedCodes.set(code, true);
+    return true;
+  }
+
+  /** Whether the token was issued by this namespace (whatever its age): what Secrets masks. */
+  issued(token: string): boolean {
+    return this.tokens.has(token);
   }
 
   nextRequestSeq(): number {
@@ -123,9 +163,12 @@ export class Namespace {
     return this.dueSeq;
   }
 
-  /** The attempt journaled, and no longer due if it was expected. */
-  recordDelivery(entry: Omit<JournalDelivery, 'seq'>, due: number | undefined): void {
-    this.deliveries.push({ seq: ++this.deliverySeq, ...entry });
+  /**
+   * The attempt journaled, unless the namespace was reset since its withdrawal (`generation`), and no
+   * longer due if it was expected.
+   */
+  recordDelivery(generation: number, entry: Omit<JournalDelivery, 'seq'>, due: number | undefined): void {
+    if (generation === this.generation) this.deliveries.push({ seq: ++this.deliverySeq, ...entry });
     if (due !== undefined) this.due.delete(due);
   }
 
@@ -168,7 +211,13 @@ export class Namespace {
     const due = [...this.due.values()].sort((a, b) => a.dueAt - b.dueAt);
     return {
       namespace: this.name,
-      limits: { webhookTimeoutMs: limits.webhookTimeoutMs, journalMaxEntries: JOURNAL_MAX_ENTRIES },
+      limits: {
+        webhookTimeoutMs: limits.webhookTimeoutMs,
+        journalMaxEntries: JOURNAL_MAX_ENTRIES,
+        journalRequestBytes: JOURNAL_REQUEST_BYTES,
+        journalDeliveryBytes: JOURNAL_DELIVERY_BYTES,
+        simulatorJournalBytes: SIMULATOR_JOURNAL_BYTES,
+      },
       dropped: { requests: requests.dropped, deliveries: deliveries.dropped },
       tokens: this.tokenList.snapshot().items.map(({ id, issuedAt, requestSeq }) => ({
         id,

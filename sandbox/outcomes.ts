@@ -28,7 +28,7 @@ const ROWS: readonly OutcomeRow[] = [
   { name: 'error-500', amount: 0.5, status: 500, webhooks: [], meaning: 'answered 500 and not processed: no webhook, the code stays free' },
   { name: 'error-500-paid', amount: 0.51, status: 500, webhooks: PAID_NOW, meaning: 'answered 500 but paid all the same: a PAID webhook; the code is taken (check_code true refuses it again)' },
   { name: 'no-answer-paid', amount: 0.52, status: null, webhooks: [{ status: 'PAID', afterSeconds: 1, kind: 'valid' }], meaning: `no answer (the connection closes unanswered after ${NO_ANSWER_HOLD_SECONDS} s) but paid: a PAID webhook 1 s after the request` },
-  { name: 'rate-limited-429', amount: 0.29, status: 429, retryAfterSeconds: 1, webhooks: [], meaning: 'answered 429 with Retry-After: 1, not processed: no webhook, the code stays free' },
+  { name: 'rate-limited-429', amount: 0.29, status: 429, retryAfterSeconds: 1, webhooks: [], meaning: 'answered 429 with Retry-After: 1 the first time a code comes, not processed: no webhook, the code stays free; its resend is paid' },
   { name: 'unauthorized-401', amount: 0.41, status: 401, webhooks: [], meaning: 'answered 401 as to a token no longer valid, not processed: no webhook, the code stays free (renew once, try once more, then stop)' },
   { name: 'webhook-late', amount: 0.3, status: 200, webhooks: [{ status: 'PAID', afterSeconds: 30, kind: 'valid' }], meaning: 'accepted; the PAID webhook comes 30 s late' },
   { name: 'webhook-twice', amount: 0.22, status: 200, webhooks: [{ status: 'PAID', afterSeconds: 0, kind: 'valid' }, { status: 'PAID', afterSeconds: 0.5, kind: 'duplicate' }], meaning: 'accepted; the PAID webhook is delivered twice (the same webhook-id)' },
@@ -50,6 +50,18 @@ export function outcomeOf(amount: unknown): OutcomeRow {
   return typeof amount === 'number' && Number.isFinite(amount)
     ? (BY_CENTS.get(centsOf(amount)) ?? PAID)
     : PAID;
+}
+
+/**
+ * rate-limited-429 answers a code 429 the first time only: its resend after Retry-After is served as
+ * paid, so a client that waits is judged on what follows. Without a code there is no resend to know.
+ */
+export function limitedOnce(
+  outcome: OutcomeRow,
+  code: string | null,
+  firstTime: (code: string) => boolean,
+): OutcomeRow {
+  return outcome.name !== 'rate-limited-429' || code === null || firstTime(code) ? outcome : PAID;
 }
 
 /**

@@ -10,6 +10,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Behaviour } from './behaviour.ts';
+import { ByteBudget } from './bounded.ts';
+import { consoleLine, jsonWire } from './console-line.ts';
 import { authorised, control, CONTROL_PREFIX } from './control.ts';
 import { SANDBOX_CREDENTIALS, type SandboxCredentials } from './credentials.ts';
 import { Deliverer } from './deliveries.ts';
@@ -18,8 +20,9 @@ import { errorAsText, type Outcome, type Reply, refuse, serverError } from './re
 import type { SandboxRequest } from './request.ts';
 import { DEFAULT_SCENARIO, findScenario, SCENARIOS } from './scenarios.ts';
 import { newScenarioState, type ScenarioState } from './state.ts';
-import type { Namespace } from './namespace.ts';
+import { type Namespace, SIMULATOR_JOURNAL_BYTES } from './namespace.ts';
 import { NO_ANSWER_HOLD_SECONDS } from './outcomes.ts';
+import { Secrets } from './secrets.ts';
 import { Simulator } from './simulator.ts';
 import { createToken } from './token.ts';
 import { WEBHOOK_TIMEOUT_MS, WebhookSender } from './webhook.ts';
@@ -93,6 +96,8 @@ const OPERATIONS = new Map<string, Operation>([
 const SCENARIO_PREFIX = /^\/s\/([^/]+)(\/.*)?$/;
 const NAMESPACE_PREFIX = /^\/ns\/([^/]+)(\/.*)?$/;
 const MAX_BODY_BYTES = 1024 * 1024;
+/** A log line is printed up to this many characters: a request's URL may be 64 KB long. */
+const LOG_LINE_MAX = 1024;
 
 export function scenarioUrl(sandbox: RunningSandbox, scenario: string): string {
   return `${sandbox.url}/s/${scenario}`;
@@ -136,9 +141,7 @@ function send(response: ServerResponse, reply: Reply, cutShort = false): void {
     return;
   }
   const [contentType, body] =
-    'json' in reply
-      ? ['application/json', JSON.stringify(reply.json)]
-      : ['text/plain; charset=utf-8', reply.text];
+    'json' in reply ? ['application/json', jsonWire(reply.json)] : ['text/plain; charset=utf-8', reply.text];
   response.writeHead(reply.status, {
     ...reply.headers,
     'content-type': contentType,
@@ -180,7 +183,18 @@ function serverFor(tls: SandboxTls | undefined, listener: RequestListener) {
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
-  const log = options.log ?? ((): void => undefined);
+  const namespaces = new Map<string, Namespace>();
+  const controlToken = options.controlToken ?? randomBytes(24).toString('base64url');
+  const secrets = new Secrets((token) =>
+    [...namespaces.values()].some((namespace) => namespace.issued(token)),
+  );
+  secrets.add(controlToken);
+  const sink = options.log;
+  // Every line passes here: secrets and URL credentials masked, then cut, then escaped.
+  const log =
+    sink === undefined
+      ? (): void => undefined
+      : (line: string): void => sink(consoleLine(secrets.cut(line, LOG_LINE_MAX)));
   const states = new Map<string, ScenarioState>();
   const invented = new Invented(options.seed ?? randomInt(2 ** 32 - 1));
   const timeScale = options.timeScale ?? 1;
@@ -190,12 +204,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     timeoutMs: webhookTimeoutMs,
     allowedHosts: options.webhookHosts ?? [],
     timeScale,
+    shown: secrets.cut,
     ...(options.webhookLookup === undefined ? {} : { lookup: options.webhookLookup }),
   });
   const webhooks = new WebhookSender(log, invented, webhookTimeoutMs, deliverer.hostAllowed);
-  const simulator = new Simulator(deliverer, timeScale);
-  const namespaces = new Map<string, Namespace>();
-  const controlToken = options.controlToken ?? randomBytes(24).toString('base64url');
+  const simulator = new Simulator(deliverer, timeScale, secrets);
+  const budget = new ByteBudget(SIMULATOR_JOURNAL_BYTES);
   const held = new Set<NodeJS.Timeout>();
   const scheme = options.tls === undefined ? 'http' : 'https';
   let ownUrl = '';
@@ -220,7 +234,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         return 401;
       }
       const body = await readBody(request);
-      const reply = body === 'too-large' ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.') : await control({ controlToken, namespaces, deliverer, timeScale, webhookTimeoutMs, url: () => ownUrl }, request.method ?? '', path, body);
+      const reply = body === 'too-large' ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.') : await control({ controlToken, namespaces, deliverer, timeScale, webhookTimeoutMs, budget, secrets, url: () => ownUrl }, request.method ?? '', path, body);
       send(response, reply);
       return reply.status;
     }
@@ -229,7 +243,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const namespace = namespaces.get(match[1] ?? '');
     if (namespace === undefined) {
       request.resume();
-      send(response, refuse(404, 'unknown_namespace', `No namespace ${(match[1] ?? '').slice(0, 64)}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`));
+      send(response, refuse(404, 'unknown_namespace', `No namespace ${consoleLine(secrets.cut(match[1] ?? '', 64))}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`));
       return 404;
     }
     const body = await readBody(request);
@@ -263,7 +277,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const scenario = findScenario(route.scenario);
     if (scenario === undefined) {
       const known = SCENARIOS.map((s) => s.name).join(', ');
-      send(response, refuse(404, 'unknown_scenario', `No scenario '${route.scenario}'. Known: ${known}.`));
+      send(
+        response,
+        refuse(
+          404,
+          'unknown_scenario',
+          `No scenario '${consoleLine(secrets.cut(route.scenario, 64))}'. Known: ${known}.`,
+        ),
+      );
       return 404;
     }
     const { behaviour } = scenario;

@@ -18,10 +18,11 @@ import {
   withdrawBodyDepartures,
   withdrawHeaderDepartures,
 } from './departures.ts';
-import { JOURNAL_BODY_BYTES, type JournalRequest, type Namespace } from './namespace.ts';
+import { JOURNAL_BODY_BYTES, JOURNAL_CODE_MAX, type JournalRequest, type Namespace } from './namespace.ts';
 import { outcomeAnswer } from './outcome-answer.ts';
-import { NO_ANSWER_HOLD_SECONDS, outcomeOf, type OutcomeRow, outcomeTable } from './outcomes.ts';
+import { limitedOnce, NO_ANSWER_HOLD_SECONDS, outcomeOf, type OutcomeRow, outcomeTable } from './outcomes.ts';
 import { json, type Reply, serverError } from './reply.ts';
+import type { Secrets } from './secrets.ts';
 import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
 /** What the server does with a namespace's request: answer it, or hold it and close it unanswered. */
@@ -51,28 +52,36 @@ function masked(name: string): boolean {
 const TEXT_CREDENTIAL =
   /((?:client[-_]?id|client[-_]?secret|cert[-_]?client|access[-_]?token|token|secret|password)\s*[=:]\s*"?)[^&\s",]*/gi;
 const HEADER_VALUE_MAX = 1024;
+const JOURNAL_PATH_MAX = 256;
 const TABLE = outcomeTable();
 
-function maskedHeaders(request: IncomingMessage): Record<string, string> {
+function maskedHeaders(request: IncomingMessage, cut: Secrets['cut']): Record<string, string> {
   const shown: Record<string, string> = {};
   for (const [name, raw] of Object.entries(request.headers)) {
     const value = Array.isArray(raw) ? raw.join(', ') : (raw ?? '');
     if (masked(name)) shown[name] = '***';
     else if (name === 'authorization' || name === 'proxy-authorization') shown[name] = /^\S+\s/.test(value) ? `${value.split(/\s/, 1)[0] ?? ''} ***` : '***';
-    else shown[name] = value.slice(0, HEADER_VALUE_MAX);
+    else shown[name] = cut(value, HEADER_VALUE_MAX);
   }
   return shown;
 } // prettier-ignore
 
 /** A body as the journal keeps it: parsed JSON with credential-named members masked, or its text, up to 64 KiB. */
-function journaledBody(raw: Buffer, parsed: { value: unknown; json: boolean }): JournalRequest['body'] {
+function journaledBody(raw: Buffer, parsed: { value: unknown; json: boolean }, cut: Secrets['cut']): JournalRequest['body'] {
   const truncated = raw.length > JOURNAL_BODY_BYTES;
   const base = { bytes: raw.length, truncated, json: parsed.json };
   if (raw.length === 0) return base;
-  if (!parsed.json || truncated) return { ...base, text: raw.subarray(0, JOURNAL_BODY_BYTES).toString('utf8').replace(TEXT_CREDENTIAL, '$1***') };
-  const { value } = parsed;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ...base, value };
-  return { ...base, value: Object.fromEntries(Object.entries(value).map(([key, member]) => [key, masked(key) ? '***' : member])) };
+  // The secret's 8-character windows are read past the cut: 7 more bytes than are kept.
+  if (!parsed.json || truncated) return { ...base, text: cut(raw.subarray(0, JOURNAL_BODY_BYTES + 7).toString('utf8').replace(TEXT_CREDENTIAL, '$1***'), JOURNAL_BODY_BYTES) };
+  return { ...base, value: maskedValue(parsed.value, cut) };
+} // prettier-ignore
+
+/** A JSON value with credential-named members written ***, and secrets masked in every key and string. */
+function maskedValue(value: unknown, cut: Secrets['cut']): unknown {
+  if (typeof value === 'string') return cut(value, JOURNAL_BODY_BYTES);
+  if (Array.isArray(value)) return value.map((member) => maskedValue(member, cut));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [cut(key, JOURNAL_BODY_BYTES), masked(key) ? '***' : maskedValue(member, cut)]));
 } // prettier-ignore
 
 /** The refusal a request's departures earn: the first refusing one decides the status, all are listed. */
@@ -86,10 +95,12 @@ function teach(status: number, departures: readonly Departure[]): Reply {
 export class Simulator {
   private readonly deliverer: Deliverer;
   private readonly timeScale: number;
+  private readonly secrets: Secrets;
 
-  constructor(deliverer: Deliverer, timeScale: number) {
+  constructor(deliverer: Deliverer, timeScale: number, secrets: Secrets) {
     this.deliverer = deliverer;
     this.timeScale = timeScale;
+    this.secrets = secrets;
   }
 
   answer(namespace: Namespace, request: IncomingMessage, path: string, raw: Buffer, scheme: 'http' | 'https'): Answer {
@@ -100,6 +111,7 @@ export class Simulator {
       body: raw,
       scheme,
       host: request.headers.host ?? '',
+      shown: this.secrets.cut,
     };
     const method = request.method ?? '';
     const operation = path === '/auth/token' ? 'token' : path === '/pix/payment' ? 'withdraw' : 'unknown';
@@ -109,15 +121,15 @@ export class Simulator {
       at: isoNow(),
       elapsedMs: 0,
       method,
-      path,
+      path: arrived.shown(path, JOURNAL_PATH_MAX),
       operation,
       scheme,
       host: arrived.host,
       remoteLoopback: isLoopbackAddress(request.socket.remoteAddress),
       headerNames: arrived.headerNames,
-      headers: maskedHeaders(request),
+      headers: maskedHeaders(request, this.secrets.cut),
       credentials: {},
-      body: journaledBody(raw, parsed),
+      body: journaledBody(raw, parsed, this.secrets.cut),
       departures: [],
       answer: { status: null, retryAfterSeconds: null, withdrawalId: null, tokenId: null },
     };
@@ -143,7 +155,7 @@ export class Simulator {
       return { reply: teach(status, entry.departures) };
     };
     if (operation === 'unknown' || method !== 'POST') {
-      return refuseWith([routeDeparture(method, entry.path)]) ?? { reply: serverError('unreachable') };
+      return refuseWith([routeDeparture(method, entry.path, arrived.shown)]) ?? { reply: serverError('unreachable') };
     }
     if (operation === 'token') {
       const judged = tokenRequestDepartures(arrived, namespace.credentials);
@@ -157,16 +169,16 @@ export class Simulator {
     }
     const headers = withdrawHeaderDepartures(arrived, namespace.credentials, (token) => namespace.lookupToken(token));
     Object.assign(entry.credentials, headers.credentials);
-    const checked = withdrawBodyDepartures(parsed, this.deliverer.hostAllowed);
+    const checked = withdrawBodyDepartures(parsed, this.deliverer.hostAllowed, arrived.shown);
     const body = checked.body;
-    if (typeof body?.code === 'string') entry.code = body.code;
+    if (typeof body?.code === 'string') entry.code = arrived.shown(body.code, JOURNAL_CODE_MAX);
     const refused = refuseWith([...headers.departures, ...checked.departures]);
     if (refused !== undefined || body === undefined) return refused ?? { reply: serverError('unreachable') };
     const code = typeof body.code === 'string' ? body.code : null;
     if (code !== null && body.check_code !== false && namespace.hasCode(code)) {
-      return refuseWith([duplicateDeparture(code)]) ?? { reply: serverError('unreachable') };
+      return refuseWith([duplicateDeparture(code, arrived.shown)]) ?? { reply: serverError('unreachable') };
     }
-    const outcome = outcomeOf(body.amount);
+    const outcome = limitedOnce(outcomeOf(body.amount), code, (first) => namespace.firstLimit(first));
     entry.outcome = { name: outcome.name, amount: body.amount as number };
     return this.meet(namespace, outcome, body, code, entry);
   } // prettier-ignore

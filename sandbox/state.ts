@@ -86,11 +86,19 @@ export interface ScenarioState {
   readonly tokens: TokenStore;
   /** Codes of accepted withdrawals, with when each was accepted. The sandbox has one client, so per scenario is per client. */
   readonly usedCodes: Map<string, number>;
+  /** Codes rate-limited-429 answered once: their resend is served. */
+  readonly limitedCodes: Set<string>;
   /** Every POST /pix/payment that arrived, answered or not: what a run really sent. */
   withdrawalsReceived: number;
   readonly rate: RateWindow;
 }
 
 export function newScenarioState(): ScenarioState {
-  return { tokens: new TokenStore(), usedCodes: new Map(), withdrawalsReceived: 0, rate: new RateWindow() };
+  return {
+    tokens: new TokenStore(),
+    usedCodes: new Map(),
+    limitedCodes: new Set(),
+    withdrawalsReceived: 0,
+    rate: new RateWindow(),
+  };
 }

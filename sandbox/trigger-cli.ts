@@ -5,7 +5,10 @@
  * configuration mistake, or the sandbox refused the call.
  */
 import { parseArgs } from 'node:util';
+import { consoleLine } from './console-line.ts';
 import { type Attempt, attemptLine } from './deliveries.ts';
+import { maskUrlCredentials } from './secrets.ts';
+import { httpUrl } from './webhook.ts';
 
 export const triggerUsage = (commandLine: (args: string) => string): string[] => [
   commandLine('trigger <withdrawal id or client code> --namespace <name> [options]'),
@@ -18,10 +21,14 @@ export const triggerUsage = (commandLine: (args: string) => string): string[] =>
   '  --sandbox URL, --token TOKEN     the sandbox and its control token (PIX_SANDBOX_URL, PIX_SANDBOX_CONTROL_TOKEN)',
 ];
 
-function usage(problem: string): number {
-  process.stderr.write(`sandbox trigger: ${problem}\n`);
-  return 2;
+/** Every line trigger prints: URL credentials masked, then escaped, one line per line. */
+function print(stream: NodeJS.WriteStream, text: string): void {
+  for (const line of text.split('\n')) stream.write(`${consoleLine(maskUrlCredentials(line))}\n`);
 }
+
+/** 2xx, or for a malformed webhook a 4xx: the handler's right answer to JSON it cannot read. */
+const rightAnswer = (attempt: Attempt, malformed: boolean): boolean =>
+  attempt.status !== null && attempt.status >= 200 && attempt.status < (malformed ? 500 : 300);
 
 const env = (name: string): string | undefined => {
   const value = process.env[name]?.trim();
@@ -29,6 +36,11 @@ const env = (name: string): string | undefined => {
 };
 
 export async function trigger(args: readonly string[], commandLine: (args: string) => string): Promise<number> {
+  // Errors name the command as the user typed it.
+  const usage = (problem: string): number => {
+    print(process.stderr, `${commandLine('trigger')}: ${problem}`);
+    return 2;
+  };
   let parsed;
   try {
     parsed = parseArgs({
@@ -56,6 +68,8 @@ export async function trigger(args: readonly string[], commandLine: (args: strin
   const token = values.token ?? env('PIX_SANDBOX_CONTROL_TOKEN');
   if (token === undefined) return usage('PIX_SANDBOX_CONTROL_TOKEN (or --token) is required: the control token the sandbox printed.');
   const base = (values.sandbox ?? env('PIX_SANDBOX_URL') ?? 'http://127.0.0.1:4020').replace(/\/+$/, '');
+  if (httpUrl(base) === undefined) return usage(`${values.sandbox === undefined ? 'PIX_SANDBOX_URL' : '--sandbox'} must be the sandbox's http(s) URL; this is ${base}.`);
+  if (values.url !== undefined && httpUrl(values.url) === undefined) return usage(`--url must be an absolute http(s) URL; this is ${values.url}.`);
   const number = (text: string | undefined): number | undefined => (text === undefined ? undefined : Number(text));
   const body = {
     withdrawal,
@@ -75,13 +89,18 @@ export async function trigger(args: readonly string[], commandLine: (args: strin
     });
   } catch (error) {
     const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    return usage(`no sandbox at ${base} (${reason}); start pix-certify sandbox, or set PIX_SANDBOX_URL.`);
+    return usage(`no sandbox at ${base} (${reason}); start ${commandLine("")}, or set PIX_SANDBOX_URL.`);
   }
   const answer = (await response.json().catch(() => ({}))) as { attempts?: Attempt[]; message?: string };
   if (response.status === 401) return usage('the sandbox refused the control token: give the one it printed (PIX_SANDBOX_CONTROL_TOKEN).');
   if (response.status !== 200 || answer.attempts === undefined) return usage(`the sandbox answered ${response.status}: ${answer.message ?? 'no reason given'}`);
-  for (const attempt of answer.attempts) process.stdout.write(`${attemptLine(attempt)}\n`);
-  const delivered = answer.attempts.filter((a) => a.status !== null && a.status >= 200 && a.status < 300).length;
-  const copies = answer.attempts.filter((a) => a.attempt === 1).length;
-  return delivered === copies && copies > 0 ? 0 : 1;
+  for (const attempt of answer.attempts) print(process.stdout, attemptLine(attempt));
+  // A copy starts at its attempt 1; it succeeded when one of its attempts got the right answer.
+  const copies: Attempt[][] = [];
+  for (const attempt of answer.attempts) {
+    if (attempt.attempt === 1) copies.push([]);
+    copies.at(-1)?.push(attempt);
+  }
+  const right = copies.filter((tries) => tries.some((a) => rightAnswer(a, values.malformed === true)));
+  return right.length === copies.length && copies.length > 0 ? 0 : 1;
 } // prettier-ignore

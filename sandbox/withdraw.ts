@@ -6,7 +6,7 @@ import { type Behaviour, WITHDRAW_FIELD_TYPES, type WithdrawField } from './beha
 import { judgeCredential, SANDBOX_CREDENTIALS } from './credentials.ts';
 import type { Invented } from './invented.ts';
 import { outcomeAnswer } from './outcome-answer.ts';
-import { outcomeOf } from './outcomes.ts';
+import { limitedOnce, outcomeOf } from './outcomes.ts';
 import { json, type Outcome, type Reply, refuse, serverError, text } from './reply.ts';
 import { headerOf, judgeAccept, type SandboxRequest } from './request.ts';
 import type { ScenarioState, TokenStore } from './state.ts';
@@ -130,7 +130,11 @@ function checkBody(
   if (problem !== undefined) return badRequest('invalid_field', problem);
   if (isDuplicate(body, behaviour, state.usedCodes)) {
     return {
-      refusal: refuse(400, 'duplicate_code', `A withdrawal with code '${String(body.code)}' already exists.`),
+      refusal: refuse(
+        400,
+        'duplicate_code',
+        'The withdrawal with this code exists already (check_code true, §2.1): this payment was received; wait for its webhook (§6), and never send it again under another code.',
+      ),
     };
   }
   return { body };
@@ -172,6 +176,13 @@ function isDuplicate(
   return behaviour.duplicateCheck === 'always' || (behaviour.duplicateCheck === 'as-asked' && checkCode);
 }
 
+/** True the first time a value is seen, and remembered. */
+function firstTime(seen: Set<string>, value: string): boolean {
+  if (seen.has(value)) return false;
+  seen.add(value);
+  return true;
+}
+
 /** How long a check-then-write store takes to write what it checked. */
 const WRITE_AFTER_CHECK_MS = 150;
 
@@ -179,10 +190,10 @@ function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, 
   // A provider failing every withdrawal it would make: nothing recorded, nothing paid, no webhook.
   if (behaviour.acceptedAnswer === 'server-error')
     return { reply: serverError('The withdrawal could not be processed.') };
-  const outcome = outcomeOf(body.amount);
+  const code = typeof body.code === 'string' ? body.code : null;
+  const outcome = limitedOnce(outcomeOf(body.amount), code, (first) => firstTime(state.limitedCodes, first));
   const instead = outcomeAnswer(outcome);
   if (instead?.processed === false) return { reply: instead.reply };
-  const code = typeof body.code === 'string' ? body.code : null;
   const record = (): void => {
     if (code !== null) state.usedCodes.set(code, Date.now());
   };

@@ -76,7 +76,7 @@ function delivery(kind: JournalDelivery['kind'], answer: JournalDelivery['answer
 
 function journal(requests: JournalRequest[], deliveries: JournalDelivery[] = []): ClientRun {
   const tokens = requests.filter((r) => r.answer.tokenId !== null).map((r) => ({ id: r.answer.tokenId ?? '', issuedAt: r.at, requestSeq: r.seq }));
-  const j: Journal = { namespace: 'ns-test', limits: { webhookTimeoutMs: 5000, journalMaxEntries: 10000 }, dropped: { requests: 0, deliveries: 0 }, tokens, requests, deliveries, due: [] };
+  const j: Journal = { namespace: 'ns-test', limits: { webhookTimeoutMs: 5000, journalMaxEntries: 10000, journalRequestBytes: 16777216, journalDeliveryBytes: 4194304, simulatorJournalBytes: 268435456 }, dropped: { requests: 0, deliveries: 0 }, tokens, requests, deliveries, due: [] };
   return { journal: j, outcomes: OUTCOMES };
 } // prettier-ignore
 

@@ -7,150 +7,30 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, request as httpRequest, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { type AddressInfo, connect, type LookupFunction, type Socket } from 'node:net';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import type { OutcomeRow } from '../sandbox/outcomes.ts';
 import { type RunningSandbox, startSandbox } from '../sandbox/server.ts';
 import { inventWithdrawal } from './support/data.ts';
-import { TEST_PAYEE } from './support/live-env.ts';
-
+import {
+  control,
+  createNamespace,
+  createNamespaceOn,
+  type Delivered,
+  Handler,
+  type Namespace,
+  journalDeliveries,
+  sandboxCli,
+  send,
+  tokenOf,
+  withdrawalBody,
+  withdrawalHeaders,
+} from './support/simulator-client.ts';
 const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '..');
 /** Every delay of the table, a tenth as long: webhook-late's 30 s become 3 s. */
 const TIME_SCALE = 0.1;
-
-interface Delivered {
-  readonly at: number;
-  readonly path: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-interface Namespace {
-  readonly name: string;
-  readonly baseUrl: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  readonly certClient: string;
-}
-
-/** A webhook handler: records every delivery, and answers 500 to the paths it is told to refuse. */
-class Handler {
-  readonly deliveries: Delivered[] = [];
-  readonly refused = new Set<string>();
-  private readonly server: Server;
-  private waiters: (() => void)[] = [];
-  url = '';
-
-  constructor() {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const path = request.url ?? '';
-        this.deliveries.push({ at: performance.now(), path, headers: request.headers, body: Buffer.concat(chunks).toString() });
-        response.writeHead(this.refused.has(path) ? 500 : 200).end();
-        for (const wake of this.waiters.splice(0)) wake();
-      });
-    });
-  } // prettier-ignore
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  at(path: string): Delivered[] {
-    return this.deliveries.filter((d) => d.path === path);
-  }
-
-  /** Resolves once `count` deliveries reached the path, or at the deadline with what came. */
-  async awaitDeliveries(path: string, count: number, deadline: number): Promise<Delivered[]> {
-    while (this.at(path).length < count && performance.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, deadline - performance.now()));
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.at(path);
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.close(() => {
-        resolve();
-      });
-      this.server.closeAllConnections();
-    });
-  }
-}
-
-/** A plain node:http client: the status, or null when no answer came within `timeoutMs`. */
-function send(url: string, headers: Record<string, string>, body: string, timeoutMs = 5_000): Promise<{ status: number | null; json: Record<string, unknown> | undefined; sentAt: number; answeredAt: number }> {
-  const sentAt = performance.now();
-  return new Promise((resolve) => {
-    const request = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
-    const timer = setTimeout(() => {
-      request.destroy();
-      resolve({ status: null, json: undefined, sentAt, answeredAt: performance.now() });
-    }, timeoutMs);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString();
-        const json = (response.headers['content-type'] ?? '').startsWith('application/json') ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-        resolve({ status: response.statusCode ?? 0, json, sentAt, answeredAt: performance.now() });
-      });
-    });
-    request.on('error', () => undefined);
-    request.end(body);
-  });
-} // prettier-ignore
-
-function control(sandbox: RunningSandbox, method: string, path: string, body?: unknown, token = sandbox.controlToken): Promise<Response> {
-  return fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-} // prettier-ignore
-
-async function createNamespace(sandbox: RunningSandbox, name: string, faults = 'none'): Promise<Namespace> {
-  const response = await control(sandbox, 'POST', '/_sim/namespaces', { name, faults });
-  assert.equal(response.status, 201);
-  return (await response.json()) as Namespace;
-}
-
-async function tokenOf(namespace: Namespace): Promise<string> {
-  const { status, json } = await send(`${namespace.baseUrl}/auth/token`, { Accept: 'application/json', client_id: namespace.clientId, cert_client: namespace.certClient }, ''); // prettier-ignore
-  assert.equal(status, 200);
-  return (json?.access_token ?? json?.token) as string;
-}
-
-function withdrawalHeaders(namespace: Namespace, token: string): Record<string, string> {
-  return { client_id: namespace.clientId, client_secret: namespace.clientSecret, accept: 'application/json', Authorization: `Bearer ${token}`, 'content-type': 'application/json' }; // prettier-ignore
-}
-
-function withdrawalBody(amount: number, postBackUrl: string, code = inventWithdrawal().code): string {
-  return JSON.stringify({ amount, code, name: TEST_PAYEE.PIX_PAYEE_NAME, key_type: TEST_PAYEE.PIX_PAYEE_KEY_TYPE, document: TEST_PAYEE.PIX_PAYEE_DOCUMENT, key_pix: TEST_PAYEE.PIX_PAYEE_KEY, PostBackUrl: postBackUrl, check_code: true }); // prettier-ignore
-}
-
-const sandboxCli = (args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number }> =>
-  run(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'sandbox.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }).then(
-    ({ stdout, stderr }) => ({ stdout, stderr, code: 0 }),
-    (error: unknown) => {
-      const failed = error as { stdout: string; stderr: string; code: number };
-      return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-    },
-  ); // prettier-ignore
 
 let sandbox: RunningSandbox;
 const handler = new Handler();
@@ -358,7 +238,8 @@ describe('webhook failures', () => {
       for (const url of targets) assert.equal((await send(`${namespace.baseUrl}/pix/payment`, withdrawalHeaders(namespace, token), withdrawalBody(0.01, url))).status, 200);
       const deliveries = await journalDeliveries(simulator, 'failures', targets.length, performance.now() + 5_000);
       const byUrl = new Map(deliveries.map((d) => [d.url, d]));
-      assert.deepEqual(targets.map((url) => byUrl.get(url)?.answer), [{ status: null, error: 'timeout' }, { status: null, error: 'reset' }, { status: null, error: 'refused' }, { status: 200 }]);
+      assert.ok(!JSON.stringify(deliveries).includes('p%40ss'), "the journal masks the URL's user-info");
+      assert.deepEqual(targets.map((url) => byUrl.get(url.replace('user:p%40ss@', '***@'))?.answer), [{ status: null, error: 'timeout' }, { status: null, error: 'reset' }, { status: null, error: 'refused' }, { status: 200 }]);
       assert.ok((byUrl.get(targets[0] ?? '')?.durationMs ?? 0) >= limitMs, 'cut before its limit');
       const [delivered] = handler.at('/hooks/userinfo');
       assert.equal(delivered?.headers.authorization, `Basic ${Buffer.from('user:p@ss').toString('base64')}`);
@@ -370,28 +251,6 @@ describe('webhook failures', () => {
     }
   }); // prettier-ignore
 });
-
-interface JournaledDelivery {
-  readonly url: string;
-  readonly durationMs: number;
-  readonly answer: { status: number | null; error?: string };
-}
-
-/** A namespace's journaled deliveries once there are `count`; fails at the deadline with how many came. */
-async function journalDeliveries(simulator: RunningSandbox, name: string, count: number, deadline: number): Promise<JournaledDelivery[]> {
-  for (;;) {
-    const { deliveries } = (await (await control(simulator, 'GET', `/_sim/namespaces/${name}/journal`)).json()) as { deliveries: JournaledDelivery[] };
-    if (deliveries.length >= count) return deliveries;
-    assert.ok(performance.now() < deadline, `${deliveries.length} of ${count} deliveries journaled`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-} // prettier-ignore
-
-async function createNamespaceOn(simulator: RunningSandbox, name: string): Promise<Namespace> {
-  await control(simulator, 'POST', `/_sim/namespaces/${name}/reset`);
-  const response = await control(simulator, 'POST', '/_sim/namespaces', { name, faults: 'none' });
-  return (await response.json()) as Namespace;
-}
 
 describe('bad input', () => {
   /** One raw request on its own connection; resolves when the server closed it or answered. */

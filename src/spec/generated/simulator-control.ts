@@ -407,6 +407,12 @@ export interface components {
                 webhookTimeoutMs: number;
                 /** @description Requests and deliveries kept each; older ones are counted in dropped. */
                 journalMaxEntries: number;
+                /** @description About how many bytes of requests the namespace keeps; older ones are counted in dropped. */
+                journalRequestBytes: number;
+                /** @description About how many bytes of deliveries the namespace keeps; older ones are counted in dropped. */
+                journalDeliveryBytes: number;
+                /** @description Every namespace's journal together; past it, the namespace that records drops its own oldest entries. */
+                simulatorJournalBytes: number;
             };
             /** @description How many of the oldest entries were dropped. */
             dropped: {
