@@ -14,6 +14,8 @@ export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const JOURNAL_MAX_ENTRIES = 10_000;
 /** Request bodies are journaled up to this many bytes. */
 export const JOURNAL_BODY_BYTES = 64 * 1024;
+/** ...and those of refused requests up to this many. */
+export const JOURNAL_REFUSED_BODY_BYTES = 4 * 1024;
 /** A namespace's journal keeps about this many bytes of requests, and of deliveries; older ones are dropped and counted. */
 export const JOURNAL_REQUEST_BYTES = 16 * 1024 * 1024;
 export const JOURNAL_DELIVERY_BYTES = 4 * 1024 * 1024;

@@ -54,7 +54,9 @@ export class Secrets {
       if (at >= kept) break;
     }
     if (at < kept) shown += text.slice(at, kept);
-    return maskUrlCredentials(text.length > max ? `${shown}…` : shown);
+    if (text.length <= max) return maskUrlCredentials(shown);
+    // A copy: a slice of a string keeps the whole of it alive (a 1 MB code journaled as 256 characters).
+    return maskUrlCredentials(Buffer.from(`${shown}…`).toString());
   }; // prettier-ignore
 }
 

@@ -18,7 +18,13 @@ import {
   withdrawBodyDepartures,
   withdrawHeaderDepartures,
 } from './departures.ts';
-import { JOURNAL_BODY_BYTES, JOURNAL_CODE_MAX, type JournalRequest, type Namespace } from './namespace.ts';
+import {
+  JOURNAL_BODY_BYTES,
+  JOURNAL_CODE_MAX,
+  JOURNAL_REFUSED_BODY_BYTES,
+  type JournalRequest,
+  type Namespace,
+} from './namespace.ts';
 import { outcomeAnswer } from './outcome-answer.ts';
 import { limitedOnce, NO_ANSWER_HOLD_SECONDS, outcomeOf, type OutcomeRow, outcomeTable } from './outcomes.ts';
 import { json, type Reply, serverError } from './reply.ts';
@@ -66,13 +72,13 @@ function maskedHeaders(request: IncomingMessage, cut: Secrets['cut']): Record<st
   return shown;
 } // prettier-ignore
 
-/** A body as the journal keeps it: parsed JSON with credential-named members masked, or its text, up to 64 KiB. */
-function journaledBody(raw: Buffer, parsed: { value: unknown; json: boolean }, cut: Secrets['cut']): JournalRequest['body'] {
-  const truncated = raw.length > JOURNAL_BODY_BYTES;
+/** A body as the journal keeps it: parsed JSON with credential-named members masked, or its text, up to `max` bytes. */
+function journaledBody(raw: Buffer, parsed: { value: unknown; json: boolean }, cut: Secrets['cut'], max: number): JournalRequest['body'] {
+  const truncated = raw.length > max;
   const base = { bytes: raw.length, truncated, json: parsed.json };
   if (raw.length === 0) return base;
   // The secret's 8-character windows are read past the cut: 7 more bytes than are kept.
-  if (!parsed.json || truncated) return { ...base, text: cut(raw.subarray(0, JOURNAL_BODY_BYTES + 7).toString('utf8').replace(TEXT_CREDENTIAL, '$1***'), JOURNAL_BODY_BYTES) };
+  if (!parsed.json || truncated) return { ...base, text: cut(raw.subarray(0, max + 7).toString('utf8').replace(TEXT_CREDENTIAL, '$1***'), max) };
   return { ...base, value: maskedValue(parsed.value, cut) };
 } // prettier-ignore
 
@@ -129,11 +135,14 @@ export class Simulator {
       headerNames: arrived.headerNames,
       headers: maskedHeaders(request, this.secrets.cut),
       credentials: {},
-      body: journaledBody(raw, parsed, this.secrets.cut),
+      body: { bytes: raw.length, truncated: false, json: parsed.json },
       departures: [],
       answer: { status: null, retryAfterSeconds: null, withdrawalId: null, tokenId: null },
     };
     const result = this.decide(namespace, arrived, method, operation, parsed, entry);
+    // A refused request keeps a shorter body: anyone who knows a namespace's name can send one.
+    const refused = entry.answer.status !== null && entry.answer.status >= 400 && entry.outcome === undefined;
+    entry.body = journaledBody(raw, parsed, this.secrets.cut, refused ? JOURNAL_REFUSED_BODY_BYTES : JOURNAL_BODY_BYTES);
     entry.elapsedMs = Math.round(performance.now() - started);
     namespace.record(entry);
     return result;
