@@ -59,9 +59,9 @@ for (const [title, amount, who] of PAID_IN_THE_END) {
   });
 }
 
-test('a 429 is retried once, after Retry-After', async () => {
+test('a 429 is retried once, after Retry-After, and the resend is served', async () => {
   const answer = await client.withdraw(payment(RATE_LIMITED, 'Gabi Reis'));
-  assert.equal(answer.status, 429);
+  assert.equal(answer.status, 200);
 });
 
 test('a 401 is sent again once with a new token, then left to the caller', async () => {
