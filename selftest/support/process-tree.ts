@@ -60,12 +60,13 @@ export function watchProcessTree(marker: string): TreeWatch {
         if (raw === '' && (read(`/proc/${pid}/cmdline`) ?? '') !== '') continue;
         const environment = raw.split('\0');
         seen.set(pid, environment.includes(marker));
-        if (seen.get(pid) === true)
-          commands.set(pid, (read(`/proc/${pid}/cmdline`) ?? '').split('\0').join(' ').trim());
         const registry = environment.find((entry) => entry.startsWith('PIX_SECRETS_DIR='));
         if (seen.get(pid) === true && registry !== undefined) watch.secretsDir = registry.split('=')[1];
       }
       if (seen.get(pid) !== true) continue;
+      // Read at every sample: a process just forked shows its parent's command line until it execs.
+      const command = (read(`/proc/${pid}/cmdline`) ?? '').split('\0').join(' ').trim();
+      if (command !== '') commands.set(pid, command);
       total += rssBytes(pid);
       ticks.set(pid, cpuTicks(pid) ?? ticks.get(pid) ?? 0);
     }
