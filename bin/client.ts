@@ -32,16 +32,18 @@ function tell(line: string): void {
 function seconds(text: string | undefined, option: string): number | undefined {
   if (text === undefined) return undefined;
   const value = parseDuration(text);
-  if (value === undefined) throw new UsageError(`${option} ${text}: give a duration from 1s to 24h, e.g. 90s, 15m or 1h`);
+  if (value === undefined)
+    throw new UsageError(`${option} ${text}: give a duration from 1s to 24h, e.g. 90s, 15m or 1h`);
   return value;
-} // prettier-ignore
+}
 
 function portOf(text: string | undefined): number {
   if (text === undefined) return 0;
   const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(port >= 0 && port <= 65_535)) throw new UsageError(`--port ${text}: give a port from 0 (any free one) to 65535`);
+  if (!(port >= 0 && port <= 65_535))
+    throw new UsageError(`--port ${text}: give a port from 0 (any free one) to 65535`);
   return port;
-} // prettier-ignore
+}
 
 function parseInvocation(args: readonly string[]): ClientInvocation | 'help' {
   const dashes = args.indexOf('--');
@@ -86,7 +88,11 @@ function parseInvocation(args: readonly string[]): ClientInvocation | 'help' {
 }
 
 /** Judged by the client and handler checks, written by certify's writer, to the subject's own directory. */
-async function certify(evidence: ClientEvidence, settings: ClientSettings, invocation: ClientInvocation): Promise<number> {
+async function certify(
+  evidence: ClientEvidence,
+  settings: ClientSettings,
+  invocation: ClientInvocation,
+): Promise<number> {
   const handler = evidence.subject === 'handler';
   const report = buildClientCertification({
     ...evidence,
@@ -99,9 +105,13 @@ async function certify(evidence: ClientEvidence, settings: ClientSettings, invoc
     requireComplete: settings.requireComplete,
   });
   const dir = handler ? settings.handlerReportDir : settings.reportDir;
-  await writeCertification(report, { dir, signingKey: settings.signingKey, layout: layoutFor(process.stdout, process.env) });
+  await writeCertification(report, {
+    dir,
+    signingKey: settings.signingKey,
+    layout: layoutFor(process.stdout, process.env),
+  });
   return report.exitCode;
-} // prettier-ignore
+}
 
 async function main(): Promise<number> {
   let invocation: ClientInvocation | 'help';

@@ -46,36 +46,55 @@ function parse(raw: Buffer): Record<string, unknown> | undefined {
   if (raw.length === 0) return {};
   try {
     const value: unknown = JSON.parse(raw.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
-} // prettier-ignore
+}
 
 /** The namespace of that name, made on first use (the same name, the same credentials). */
 function ensureNamespace(context: ControlContext, name: string, faults: Faults): Namespace | Reply {
   const existing = context.namespaces.get(name);
   if (existing !== undefined) return existing;
   if (context.namespaces.size >= MAX_NAMESPACES) {
-    return refuse(409, 'too_many_namespaces', `This simulator keeps ${MAX_NAMESPACES} namespaces; reuse a name (reset it) or restart it.`);
+    return refuse(
+      409,
+      'too_many_namespaces',
+      `This simulator keeps ${MAX_NAMESPACES} namespaces; reuse a name (reset it) or restart it.`,
+    );
   }
   const created = new Namespace(name, faults, context.controlToken, context.budget);
   context.secrets.add(created.credentials.clientSecret);
   context.namespaces.set(name, created);
   return created;
-} // prettier-ignore
+}
 
 function createNamespace(context: ControlContext, body: Record<string, unknown>): Reply {
   const { name = `ns-${randomBytes(6).toString('hex')}`, faults = 'realistic' } = body;
   if (typeof name !== 'string' || !NAMESPACE_NAME.test(name)) {
-    return refuse(400, 'invalid_name', 'name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit.');
+    return refuse(
+      400,
+      'invalid_name',
+      'name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit.',
+    );
   }
-  if (faults !== 'realistic' && faults !== 'none') return refuse(400, 'invalid_faults', 'faults must be "realistic" (the default) or "none".');
+  if (faults !== 'realistic' && faults !== 'none')
+    return refuse(400, 'invalid_faults', 'faults must be "realistic" (the default) or "none".');
   const namespace = ensureNamespace(context, name, faults);
   if (!(namespace instanceof Namespace)) return namespace;
   const { clientId, clientSecret, certClient, certPem } = namespace.credentials;
-  return json(201, { name, baseUrl: baseUrlOf(context, name), clientId, clientSecret, certClient, certPem, faults: namespace.faults } satisfies Schemas['Namespace']);
-} // prettier-ignore
+  return json(201, {
+    name,
+    baseUrl: baseUrlOf(context, name),
+    clientId,
+    clientSecret,
+    certClient,
+    certPem,
+    faults: namespace.faults,
+  } satisfies Schemas['Namespace']);
+}
 
 const baseUrlOf = (context: ControlContext, name: string): string => `${context.url()}/ns/${name}`;
 
@@ -90,11 +109,22 @@ function listNamespaces(context: ControlContext): Reply {
 
 function triggerRequest(body: Record<string, unknown>): TriggerRequest | string {
   const { withdrawal, status, copies, delaySeconds, malformed, extraFields, url } = body;
-  if (typeof withdrawal !== 'string' || withdrawal === '') return 'withdrawal (its id or its client code) is required.';
-  if (status !== undefined && !EVENTS.includes(status as WebhookEvent)) return `status must be one of ${EVENTS.join(', ')}.`;
-  if (copies !== undefined && !(Number.isInteger(copies) && (copies as number) >= 1 && (copies as number) <= 10)) return 'copies must be an integer from 1 to 10.';
-  if (delaySeconds !== undefined && !(typeof delaySeconds === 'number' && delaySeconds >= 0 && delaySeconds <= 60)) return 'delaySeconds must be a number from 0 to 60.';
-  if (url !== undefined && (typeof url !== 'string' || httpUrl(url) === undefined)) return 'url must be an absolute http(s) URL.';
+  if (typeof withdrawal !== 'string' || withdrawal === '')
+    return 'withdrawal (its id or its client code) is required.';
+  if (status !== undefined && !EVENTS.includes(status as WebhookEvent))
+    return `status must be one of ${EVENTS.join(', ')}.`;
+  if (
+    copies !== undefined &&
+    !(Number.isInteger(copies) && (copies as number) >= 1 && (copies as number) <= 10)
+  )
+    return 'copies must be an integer from 1 to 10.';
+  if (
+    delaySeconds !== undefined &&
+    !(typeof delaySeconds === 'number' && delaySeconds >= 0 && delaySeconds <= 60)
+  )
+    return 'delaySeconds must be a number from 0 to 60.';
+  if (url !== undefined && (typeof url !== 'string' || httpUrl(url) === undefined))
+    return 'url must be an absolute http(s) URL.';
   return {
     withdrawal,
     ...(status === undefined ? {} : { status: status as WebhookEvent }),
@@ -104,22 +134,38 @@ function triggerRequest(body: Record<string, unknown>): TriggerRequest | string 
     extraFields: extraFields === true,
     ...(url === undefined ? {} : { url }),
   };
-} // prettier-ignore
+}
 
 /** A name or path the caller sent, as an answer echoes it: secrets masked, cut, escaped. */
 const echoed = (context: ControlContext, text: string): string => consoleLine(context.secrets.cut(text, 64));
 
 /** The answer to a control call; 204 is a reply with an empty text body. */
-export async function control(context: ControlContext, method: string, path: string, raw: Buffer): Promise<Reply> {
+export async function control(
+  context: ControlContext,
+  method: string,
+  path: string,
+  raw: Buffer,
+): Promise<Reply> {
   const body = parse(raw);
   if (body === undefined) return refuse(400, 'invalid_body', 'The body of a control call is a JSON object.');
-  if (path === '/_sim/outcomes' && method === 'GET') return json(200, outcomeTable(context.timeScale) satisfies Schemas['OutcomeTable']);
+  if (path === '/_sim/outcomes' && method === 'GET')
+    return json(200, outcomeTable(context.timeScale) satisfies Schemas['OutcomeTable']);
   if (path === '/_sim/namespaces' && method === 'POST') return createNamespace(context, body);
   if (path === '/_sim/namespaces' && method === 'GET') return listNamespaces(context);
   const match = /^\/_sim\/namespaces\/([^/]+)(?:\/(reset|journal|trigger))?$/.exec(path);
   const namespace = match === null ? undefined : context.namespaces.get(match[1] ?? '');
-  if (match === null) return refuse(404, 'not_found', `No control call ${echoed(context, method)} ${echoed(context, path)}; see docs/simulator.md.`);
-  if (namespace === undefined) return refuse(404, 'unknown_namespace', `No namespace ${echoed(context, match[1] ?? '')}; create it with POST /_sim/namespaces {"name": "…"}.`);
+  if (match === null)
+    return refuse(
+      404,
+      'not_found',
+      `No control call ${echoed(context, method)} ${echoed(context, path)}; see docs/simulator.md.`,
+    );
+  if (namespace === undefined)
+    return refuse(
+      404,
+      'unknown_namespace',
+      `No namespace ${echoed(context, match[1] ?? '')}; create it with POST /_sim/namespaces {"name": "…"}.`,
+    );
   const action = match[2];
   if (action === undefined && method === 'DELETE') {
     context.namespaces.delete(namespace.name);
@@ -129,14 +175,27 @@ export async function control(context: ControlContext, method: string, path: str
     namespace.reset();
     return { status: 204, text: '' };
   }
-  if (action === 'journal' && method === 'GET') return json(200, namespace.journal({ webhookTimeoutMs: context.webhookTimeoutMs }));
+  if (action === 'journal' && method === 'GET')
+    return json(200, namespace.journal({ webhookTimeoutMs: context.webhookTimeoutMs }));
   if (action === 'trigger' && method === 'POST') {
     const request = triggerRequest(body);
     if (typeof request === 'string') return refuse(400, 'invalid_trigger', request);
     const withdrawal = namespace.findWithdrawal(request.withdrawal);
-    if (withdrawal === undefined) return refuse(404, 'unknown_withdrawal', `No withdrawal ${echoed(context, request.withdrawal)} in ${namespace.name} (give its id or its client code).`);
-    if (withdrawal.url === undefined && request.url === undefined) return refuse(400, 'no_url', 'That withdrawal has no PostBackUrl; give url.');
-    return json(200, { attempts: await context.deliverer.trigger(namespace, withdrawal, request) } satisfies Schemas['TriggerAnswer']);
+    if (withdrawal === undefined)
+      return refuse(
+        404,
+        'unknown_withdrawal',
+        `No withdrawal ${echoed(context, request.withdrawal)} in ${namespace.name} (give its id or its client code).`,
+      );
+    if (withdrawal.url === undefined && request.url === undefined)
+      return refuse(400, 'no_url', 'That withdrawal has no PostBackUrl; give url.');
+    return json(200, {
+      attempts: await context.deliverer.trigger(namespace, withdrawal, request),
+    } satisfies Schemas['TriggerAnswer']);
   }
-  return refuse(405, 'method_not_allowed', `${echoed(context, path)} does not answer ${echoed(context, method)}.`);
-} // prettier-ignore
+  return refuse(
+    405,
+    'method_not_allowed',
+    `${echoed(context, path)} does not answer ${echoed(context, method)}.`,
+  );
+}

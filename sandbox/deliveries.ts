@@ -145,32 +145,58 @@ export class Deliverer {
    * namespace if it has one; a `retry` row is no delivery of its own: it lets the one before it be
    * sent again while the handler refuses it.
    */
-  plan(namespace: Namespace | undefined, withdrawal: Withdrawal, webhooks: readonly PlannedWebhook[], fromArrival = false): void {
+  plan(
+    namespace: Namespace | undefined,
+    withdrawal: Withdrawal,
+    webhooks: readonly PlannedWebhook[],
+    fromArrival = false,
+  ): void {
     const { url } = withdrawal;
     if (url === undefined) return;
     const retries = webhooks.some((w) => w.kind === 'retry');
     const start = performance.now();
-    const sent = webhooks.filter((w) => w.kind !== 'retry').map((webhook) => {
-      const kind = webhook.kind ?? 'valid';
-      const afterMs = webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS);
-      return { webhook, kind, afterMs, due: namespace?.expect(withdrawal, { url, event: webhook.status, kind, attempt: 1 }, afterMs) };
-    });
+    const sent = webhooks
+      .filter((w) => w.kind !== 'retry')
+      .map((webhook) => {
+        const kind = webhook.kind ?? 'valid';
+        const afterMs = webhook.afterSeconds * 1000 * this.options.timeScale + (fromArrival ? 0 : SETTLE_MS);
+        return {
+          webhook,
+          kind,
+          afterMs,
+          due: namespace?.expect(withdrawal, { url, event: webhook.status, kind, attempt: 1 }, afterMs),
+        };
+      });
     const generation = namespace?.generation ?? 0;
     // A reset of the namespace since the withdrawal cancels what is still due.
-    const current = (): boolean => !this.closed && (namespace === undefined || namespace.generation === generation);
+    const current = (): boolean =>
+      !this.closed && (namespace === undefined || namespace.generation === generation);
     // One after another: a webhook never overtakes the one planned before it, whatever the load.
     void (async () => {
       let previous: Message | undefined;
       for (const { webhook, kind, afterMs, due } of sent) {
-        const message = kind === 'duplicate' && previous !== undefined ? previous : messageOf(withdrawal, webhook.status, kind);
+        const message =
+          kind === 'duplicate' && previous !== undefined
+            ? previous
+            : messageOf(withdrawal, webhook.status, kind);
         previous = message;
         const dueMs = start + afterMs - performance.now();
         if (dueMs > 0) await new Promise<void>((resolve) => this.later(dueMs, resolve));
         if (!current()) return;
-        await this.deliver(namespace, generation, withdrawal, url, webhook.status, kind, message, retries, due);
+        await this.deliver(
+          namespace,
+          generation,
+          withdrawal,
+          url,
+          webhook.status,
+          kind,
+          message,
+          retries,
+          due,
+        );
       }
     })();
-  } // prettier-ignore
+  }
 
   /** Sends a withdrawal's webhook again as asked; resolves with every attempt once all are done. */
   async trigger(namespace: Namespace, withdrawal: Withdrawal, request: TriggerRequest): Promise<Attempt[]> {
@@ -178,19 +204,36 @@ export class Deliverer {
     if (url === undefined) return [];
     const generation = namespace.generation;
     const copies = Math.min(Math.max(1, Math.trunc(request.copies ?? 1)), MAX_COPIES);
-    const delayMs = Math.min(Math.max(0, request.delaySeconds ?? 0), MAX_TRIGGER_DELAY_SECONDS) * 1000 * this.options.timeScale;
+    const delayMs =
+      Math.min(Math.max(0, request.delaySeconds ?? 0), MAX_TRIGGER_DELAY_SECONDS) *
+      1000 *
+      this.options.timeScale;
     const event = request.status ?? 'PAID';
-    const kind: WebhookKind = request.malformed === true ? 'malformed' : request.extraFields === true ? 'extra-fields' : 'valid';
+    const kind: WebhookKind =
+      request.malformed === true ? 'malformed' : request.extraFields === true ? 'extra-fields' : 'valid';
     const first = namespace.expect(withdrawal, { url, event, kind, attempt: 1 }, delayMs);
     if (delayMs > 0) await new Promise<void>((resolve) => this.later(delayMs, resolve));
     const message = messageOf(withdrawal, event, kind);
     const attempts: Attempt[] = [];
     for (let copy = 0; copy < copies && !this.closed && namespace.generation === generation; copy++) {
-      const due = copy === 0 ? first : namespace.expect(withdrawal, { url, event, kind: 'duplicate', attempt: 1 }, 0);
-      attempts.push(...(await this.deliver(namespace, generation, withdrawal, url, event, copy === 0 ? kind : 'duplicate', message, true, due)));
+      const due =
+        copy === 0 ? first : namespace.expect(withdrawal, { url, event, kind: 'duplicate', attempt: 1 }, 0);
+      attempts.push(
+        ...(await this.deliver(
+          namespace,
+          generation,
+          withdrawal,
+          url,
+          event,
+          copy === 0 ? kind : 'duplicate',
+          message,
+          true,
+          due,
+        )),
+      );
     }
     return attempts;
-  } // prettier-ignore
+  }
 
   close(): void {
     this.closed = true;

@@ -356,13 +356,24 @@ function valueDepartures(body: WithdrawBody, shown: ArrivedRequest['shown']): De
   const problems: [string, string][] = [];
   const { amount, key_type, name } = body;
   if (typeof amount === 'number' && !(amount > 0 && TWO_DECIMALS.test(String(amount))))
-    problems.push(['amount', `amount must be greater than 0 with at most two decimals (${clause}; Pix moves cents); this body has ${amount}.`]);
+    problems.push([
+      'amount',
+      `amount must be greater than 0 with at most two decimals (${clause}; Pix moves cents); this body has ${amount}.`,
+    ]);
   if (typeof key_type === 'string' && !KEY_TYPES.includes(key_type))
-    problems.push(['key_type', `key_type must be one of ${KEY_TYPES.join(', ')} (${clause}; the Pix key directory); this body has ${shown(key_type, 40)}.`]);
+    problems.push([
+      'key_type',
+      `key_type must be one of ${KEY_TYPES.join(', ')} (${clause}; the Pix key directory); this body has ${shown(key_type, 40)}.`,
+    ]);
   if (typeof name === 'string' && name.length > NAME_MAX_LENGTH)
-    problems.push(['name', `name must have at most ${NAME_MAX_LENGTH} characters (${clause}; Pix messages); this body has ${name.length}.`]);
-  return problems.map(([field, message]) => departure('field-value', field, clause, message, { level: 'should' }));
-} // prettier-ignore
+    problems.push([
+      'name',
+      `name must have at most ${NAME_MAX_LENGTH} characters (${clause}; Pix messages); this body has ${name.length}.`,
+    ]);
+  return problems.map(([field, message]) =>
+    departure('field-value', field, clause, message, { level: 'should' }),
+  );
+}
 
 /**
  * The withdraw request (§2.1): a JSON object with each field of the document, spelt as the document
@@ -377,7 +388,12 @@ export function withdrawBodyDepartures(
     return {
       body: undefined,
       departures: [
-        departure('body-not-json', 'body', '§4.2', 'The body must be the JSON withdraw request of §2.1 (§4.2); this body is not JSON.'),
+        departure(
+          'body-not-json',
+          'body',
+          '§4.2',
+          'The body must be the JSON withdraw request of §2.1 (§4.2); this body is not JSON.',
+        ),
       ],
     };
   }
@@ -386,7 +402,12 @@ export function withdrawBodyDepartures(
     return {
       body: undefined,
       departures: [
-        departure('body-not-object', 'body', '§2.1', `The body must be a JSON object with the fields of §2.1; this body is ${typeName(value)}.`),
+        departure(
+          'body-not-object',
+          'body',
+          '§2.1',
+          `The body must be a JSON object with the fields of §2.1; this body is ${typeName(value)}.`,
+        ),
       ],
     };
   }
@@ -399,32 +420,78 @@ export function withdrawBodyDepartures(
     if (Object.hasOwn(body, field)) {
       const got = typeName(body[field]);
       if (got !== expected)
-        departures.push(departure('field-type', field, '§2.1', `${field} must be a ${expected} (§2.1); this body has a ${got}.`));
+        departures.push(
+          departure(
+            'field-type',
+            field,
+            '§2.1',
+            `${field} must be a ${expected} (§2.1); this body has a ${got}.`,
+          ),
+        );
       continue;
     }
     const other = keys.find((key) => key !== field && key.toLowerCase() === field.toLowerCase());
     if (other !== undefined) {
       spelt.add(other);
-      departures.push(departure('field-case', field, '§2.1', `${field} is required (§2.1); this body has ${other}: field names are case-sensitive.`, { got: other }));
+      departures.push(
+        departure(
+          'field-case',
+          field,
+          '§2.1',
+          `${field} is required (§2.1); this body has ${other}: field names are case-sensitive.`,
+          { got: other },
+        ),
+      );
     } else if (field !== 'check_code') {
-      departures.push(departure('field-missing', field, '§2.1 (required: not shown)', `${field} is required (§2.1); add it to the body.`, { level: 'should' }));
+      departures.push(
+        departure(
+          'field-missing',
+          field,
+          '§2.1 (required: not shown)',
+          `${field} is required (§2.1); add it to the body.`,
+          { level: 'should' },
+        ),
+      );
     }
   }
   for (const key of keys) {
     if (!spelt.has(key) && !(FIELDS as string[]).includes(key))
-      departures.push(departure('field-unknown', shown(key, 64), '§2.1', `${shown(key, 64)} is not a field of §2.1; the service may ignore or refuse it.`, { level: 'observe' }));
+      departures.push(
+        departure(
+          'field-unknown',
+          shown(key, 64),
+          '§2.1',
+          `${shown(key, 64)} is not a field of §2.1; the service may ignore or refuse it.`,
+          { level: 'observe' },
+        ),
+      );
   }
   departures.push(...valueDepartures(body, shown));
   const { PostBackUrl } = body;
   if (typeof PostBackUrl === 'string') {
     const url = httpUrl(PostBackUrl);
     if (url === undefined)
-      departures.push(departure('postback-not-absolute', 'PostBackUrl', '§2.1, §6', `PostBackUrl must be an absolute http(s) URL where the webhook is posted (§2.1, §6); this body has ${shown(PostBackUrl, 80)}.`));
+      departures.push(
+        departure(
+          'postback-not-absolute',
+          'PostBackUrl',
+          '§2.1, §6',
+          `PostBackUrl must be an absolute http(s) URL where the webhook is posted (§2.1, §6); this body has ${shown(PostBackUrl, 80)}.`,
+        ),
+      );
     else if (!hostAllowed(url))
-      departures.push(departure('postback-host-not-allowed', 'PostBackUrl', '§6', `The simulator posts webhooks only to loopback hosts and those PIX_SANDBOX_WEBHOOK_HOSTS names; ${url.hostname} gets none (set PIX_SANDBOX_WEBHOOK_HOSTS=${url.hostname}).`, { level: 'observe' }));
+      departures.push(
+        departure(
+          'postback-host-not-allowed',
+          'PostBackUrl',
+          '§6',
+          `The simulator posts webhooks only to loopback hosts and those PIX_SANDBOX_WEBHOOK_HOSTS names; ${url.hostname} gets none (set PIX_SANDBOX_WEBHOOK_HOSTS=${url.hostname}).`,
+          { level: 'observe' },
+        ),
+      );
   }
   return { departures, body };
-} // prettier-ignore
+}
 
 /** A resend of a code already taken: the payment exists, so the refusal never counsels a new code (a double payout). */
 export function duplicateDeparture(code: string, shown: ArrivedRequest['shown']): Departure {
@@ -439,7 +506,17 @@ export function duplicateDeparture(code: string, shown: ArrivedRequest['shown'])
 
 export function routeDeparture(method: string, path: string, shown: ArrivedRequest['shown']): Departure {
   if (path === '/auth/token' || path === '/pix/payment') {
-    return departure('method-not-post', 'method', path === '/auth/token' ? '§4.1' : '§4.2', `${path} answers POST only (${path === '/auth/token' ? '§4.1' : '§4.2'}); this request is ${shown(method, 16)}.`);
+    return departure(
+      'method-not-post',
+      'method',
+      path === '/auth/token' ? '§4.1' : '§4.2',
+      `${path} answers POST only (${path === '/auth/token' ? '§4.1' : '§4.2'}); this request is ${shown(method, 16)}.`,
+    );
   }
-  return departure('path-unknown', 'path', '§4', `There is no operation at ${shown(path, 80)} (§4); the operations are POST <base>/auth/token and POST <base>/pix/payment.`);
-} // prettier-ignore
+  return departure(
+    'path-unknown',
+    'path',
+    '§4',
+    `There is no operation at ${shown(path, 80)} (§4); the operations are POST <base>/auth/token and POST <base>/pix/payment.`,
+  );
+}

@@ -50,17 +50,25 @@ function pem(name: string): Buffer | undefined {
 }
 
 function tlsSettings(): SandboxTls | undefined {
-  const [cert, key, clientCa] = [pem('PIX_SANDBOX_TLS_CERT_FILE'), pem('PIX_SANDBOX_TLS_KEY_FILE'), pem('PIX_SANDBOX_CLIENT_CA_FILE')];
+  const [cert, key, clientCa] = [
+    pem('PIX_SANDBOX_TLS_CERT_FILE'),
+    pem('PIX_SANDBOX_TLS_KEY_FILE'),
+    pem('PIX_SANDBOX_CLIENT_CA_FILE'),
+  ];
   if (cert === undefined && key === undefined && clientCa === undefined) return undefined;
   if (cert === undefined || key === undefined)
-    fail('PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE: give both (PEM) to serve https; PIX_SANDBOX_CLIENT_CA_FILE needs them too.');
+    fail(
+      'PIX_SANDBOX_TLS_CERT_FILE and PIX_SANDBOX_TLS_KEY_FILE: give both (PEM) to serve https; PIX_SANDBOX_CLIENT_CA_FILE needs them too.',
+    );
   try {
     createSecureContext({ cert, key, ...(clientCa === undefined ? {} : { ca: clientCa }) });
   } catch (error) {
-    fail(`PIX_SANDBOX_TLS_CERT_FILE, PIX_SANDBOX_TLS_KEY_FILE, PIX_SANDBOX_CLIENT_CA_FILE: not usable for TLS (${(error as NodeJS.ErrnoException).code ?? 'refused by OpenSSL'}). Give a PEM certificate, the PEM key that belongs to it, and a PEM CA.`);
+    fail(
+      `PIX_SANDBOX_TLS_CERT_FILE, PIX_SANDBOX_TLS_KEY_FILE, PIX_SANDBOX_CLIENT_CA_FILE: not usable for TLS (${(error as NodeJS.ErrnoException).code ?? 'refused by OpenSSL'}). Give a PEM certificate, the PEM key that belongs to it, and a PEM CA.`,
+    );
   }
   return { cert, key, ...(clientCa === undefined ? {} : { clientCa }) };
-} // prettier-ignore
+}
 
 function integer(name: string, fallback: number, max: number, unit: string): number {
   const text = setting(name, String(fallback));
@@ -81,13 +89,22 @@ function controlToken(): string | undefined {
 }
 
 function webhookHosts(): string[] {
-  const hosts = setting('PIX_SANDBOX_WEBHOOK_HOSTS', '').split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '');
+  const hosts = setting('PIX_SANDBOX_WEBHOOK_HOSTS', '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== '');
   const bad = hosts.find((host) => !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(host));
-  if (bad !== undefined) fail(`PIX_SANDBOX_WEBHOOK_HOSTS: '${bad}' is not a host name. Give host names only, comma-separated (app,worker), no scheme or port.`);
+  if (bad !== undefined)
+    fail(
+      `PIX_SANDBOX_WEBHOOK_HOSTS: '${bad}' is not a host name. Give host names only, comma-separated (app,worker), no scheme or port.`,
+    );
   return hosts;
-} // prettier-ignore
+}
 
-export function sandboxHelp(commandLine: (args: string) => string, variables: readonly SandboxVariable[]): string {
+export function sandboxHelp(
+  commandLine: (args: string) => string,
+  variables: readonly SandboxVariable[],
+): string {
   const width = Math.max(...variables.map((v) => v.name.length));
   return [
     `${commandLine('')}: the reference provider, its scenarios, and the simulator integrators build against (docs/simulator.md).`,
@@ -98,7 +115,10 @@ export function sandboxHelp(commandLine: (args: string) => string, variables: re
       ['--profiles [--json]', 'the provider profiles and faults, behind /s/<scenario>'],
       ['trigger …', "send a withdrawal's webhook again through a running sandbox"],
       ['--help', 'this help'],
-    ].map(([args = '', what = '']) => `  ${commandLine(args).padEnd(commandLine('--outcomes [--json]').length)}  ${what}`),
+    ].map(
+      ([args = '', what = '']) =>
+        `  ${commandLine(args).padEnd(commandLine('--outcomes [--json]').length)}  ${what}`,
+    ),
     '',
     'Outcomes (the same in every profile and namespace):',
     ...outcomeLines().map((line) => `  ${line}`),
@@ -107,12 +127,15 @@ export function sandboxHelp(commandLine: (args: string) => string, variables: re
     ...triggerUsage(commandLine).map((line) => `  ${line}`),
     '',
     'Variables:',
-    ...variables.map((v) => `  ${v.name.padEnd(width)}  ${v.purpose}${v.default === undefined ? '' : ` (default: ${v.default})`}`),
+    ...variables.map(
+      (v) =>
+        `  ${v.name.padEnd(width)}  ${v.purpose}${v.default === undefined ? '' : ` (default: ${v.default})`}`,
+    ),
     '',
     `Webhooks go to loopback hosts and those PIX_SANDBOX_WEBHOOK_HOSTS names; a handler has PIX_SANDBOX_WEBHOOK_TIMEOUT_MS (default ${WEBHOOK_TIMEOUT_MS}) to answer.`,
     '',
   ].join('\n');
-} // prettier-ignore
+}
 
 /**
  * pix-certify sandbox with its arguments: --help, --outcomes [--json] and trigger print and exit;
@@ -134,16 +157,25 @@ export async function sandboxCommand(
   }
   const json = args.length <= 2 && (args[1] === undefined || args[1] === '--json');
   if (args[0] === '--outcomes' && json) {
-    process.stdout.write(args[1] === '--json' ? `${JSON.stringify(outcomeTable(), null, 2)}\n` : `${outcomeLines().join('\n')}\n`);
+    process.stdout.write(
+      args[1] === '--json'
+        ? `${JSON.stringify(outcomeTable(), null, 2)}\n`
+        : `${outcomeLines().join('\n')}\n`,
+    );
     return;
   }
   if (args[0] === '--profiles' && json) {
-    process.stdout.write(args[1] === '--json' ? `${JSON.stringify(profileList(), null, 2)}\n` : `${profileLines().join('\n')}\n`);
+    process.stdout.write(
+      args[1] === '--json' ? `${JSON.stringify(profileList(), null, 2)}\n` : `${profileLines().join('\n')}\n`,
+    );
     return;
   }
-  if (args.length > 0) fail(`${commandLine('')}: unknown argument ${JSON.stringify(args[0])}; ${commandLine('--help')} lists what it takes.`);
+  if (args.length > 0)
+    fail(
+      `${commandLine('')}: unknown argument ${JSON.stringify(args[0])}; ${commandLine('--help')} lists what it takes.`,
+    );
   await serveSandbox(certifyCommand, commandLine);
-} // prettier-ignore
+}
 
 /** One write per turn of the event loop, not per line: at thousands of requests a second, a write each costs. */
 function batchedLog(): (line: string) => void {

@@ -108,9 +108,17 @@ export class Namespace {
     this.name = name;
     this.faults = faults;
     this.credentials = credentialsOf(name, secret);
-    this.requests = new Bounded(JOURNAL_MAX_ENTRIES, { sizeOf: requestBytes, maxBytes: JOURNAL_REQUEST_BYTES, shared: budget });
-    this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES, { sizeOf: deliveryBytes, maxBytes: JOURNAL_DELIVERY_BYTES, shared: budget });
-  } // prettier-ignore
+    this.requests = new Bounded(JOURNAL_MAX_ENTRIES, {
+      sizeOf: requestBytes,
+      maxBytes: JOURNAL_REQUEST_BYTES,
+      shared: budget,
+    });
+    this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES, {
+      sizeOf: deliveryBytes,
+      maxBytes: JOURNAL_DELIVERY_BYTES,
+      shared: budget,
+    });
+  }
 
   reset(): void {
     this.generation += 1;

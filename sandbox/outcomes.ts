@@ -81,9 +81,12 @@ export function outcomeLines(): string[] {
   return [
     `${'amount'.padEnd(8)}${'outcome'.padEnd(nameWidth + 2)}${'answer'.padEnd(8)}${'webhooks'.padEnd(44)}meaning`,
     ...ROWS.map((row) => {
-      const webhooks = row.webhooks.map((w) => `${w.status}@${w.afterSeconds}s${w.kind === 'valid' || w.kind === undefined ? '' : `(${w.kind})`}`);
+      const webhooks = row.webhooks.map(
+        (w) =>
+          `${w.status}@${w.afterSeconds}s${w.kind === 'valid' || w.kind === undefined ? '' : `(${w.kind})`}`,
+      );
       return `${row.amount.toFixed(2).padEnd(8)}${row.name.padEnd(nameWidth + 2)}${String(row.status ?? 'none').padEnd(8)}${(webhooks.join(' ') || '-').padEnd(44)}${row.meaning}`;
     }),
     'The cents choose: 1.22 behaves as 0.22. Any other amount: paid.',
-  ]; // prettier-ignore
+  ];
 }

@@ -45,7 +45,10 @@ export class Secrets {
       }
     }
     const tokens = [...text.slice(0, kept + 63).matchAll(TOKEN_SHAPE)].filter((m) => this.issued(m[0]));
-    const all = tokens.length === 0 ? masked : mergeRanges([...masked, ...tokens.map((m): [number, number] => [m.index, m.index + 64])]);
+    const all =
+      tokens.length === 0
+        ? masked
+        : mergeRanges([...masked, ...tokens.map((m): [number, number] => [m.index, m.index + 64])]);
     let shown = '';
     let at = 0;
     for (const [from, to] of all) {
@@ -57,7 +60,7 @@ export class Secrets {
     if (text.length <= max) return maskUrlCredentials(shown);
     // A copy: a slice of a string keeps the whole of it alive (a 1 MB code journaled as 256 characters).
     return maskUrlCredentials(Buffer.from(`${shown}…`).toString());
-  }; // prettier-ignore
+  };
 }
 
 function mergeRanges(ranges: [number, number][]): [number, number][] {

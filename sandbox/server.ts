@@ -225,16 +225,44 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   };
 
   /** A control call or a namespace's request; undefined for the reference profile and scenarios. */
-  const answerSimulator = async (request: IncomingMessage, response: ServerResponse): Promise<number | undefined> => {
+  const answerSimulator = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<number | undefined> => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     if (path.startsWith(CONTROL_PREFIX)) {
       if (!authorised(request.headers, controlToken)) {
         request.resume();
-        send(response, refuse(401, 'unauthorized', 'The control API needs Authorization: Bearer <control token> (printed by pix-certify sandbox, or PIX_SANDBOX_CONTROL_TOKEN).', { 'www-authenticate': 'Bearer realm="pix-simulator-control"' }));
+        send(
+          response,
+          refuse(
+            401,
+            'unauthorized',
+            'The control API needs Authorization: Bearer <control token> (printed by pix-certify sandbox, or PIX_SANDBOX_CONTROL_TOKEN).',
+            { 'www-authenticate': 'Bearer realm="pix-simulator-control"' },
+          ),
+        );
         return 401;
       }
       const body = await readBody(request);
-      const reply = body === 'too-large' ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.') : await control({ controlToken, namespaces, deliverer, timeScale, webhookTimeoutMs, budget, secrets, url: () => ownUrl }, request.method ?? '', path, body);
+      const reply =
+        body === 'too-large'
+          ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.')
+          : await control(
+              {
+                controlToken,
+                namespaces,
+                deliverer,
+                timeScale,
+                webhookTimeoutMs,
+                budget,
+                secrets,
+                url: () => ownUrl,
+              },
+              request.method ?? '',
+              path,
+              body,
+            );
       send(response, reply);
       return reply.status;
     }
@@ -243,12 +271,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const namespace = namespaces.get(match[1] ?? '');
     if (namespace === undefined) {
       request.resume();
-      send(response, refuse(404, 'unknown_namespace', `No namespace ${consoleLine(secrets.cut(match[1] ?? '', 64))}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`));
+      send(
+        response,
+        refuse(
+          404,
+          'unknown_namespace',
+          `No namespace ${consoleLine(secrets.cut(match[1] ?? '', 64))}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`,
+        ),
+      );
       return 404;
     }
     const body = await readBody(request);
     if (body === 'too-large') {
-      send(response, refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }));
+      send(
+        response,
+        refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }),
+      );
       return 413;
     }
     const answer = simulator.answer(namespace, request, match[2] ?? '/', body, scheme);
@@ -257,7 +295,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       return answer.reply.status;
     }
     return hold(response, answer.holdMs);
-  }; // prettier-ignore
+  };
 
   const stateOf = (scenario: string): ScenarioState => {
     const existing = states.get(scenario);

@@ -66,37 +66,63 @@ function maskedHeaders(request: IncomingMessage, cut: Secrets['cut']): Record<st
   for (const [name, raw] of Object.entries(request.headers)) {
     const value = Array.isArray(raw) ? raw.join(', ') : (raw ?? '');
     if (masked(name)) shown[name] = '***';
-    else if (name === 'authorization' || name === 'proxy-authorization') shown[name] = /^\S+\s/.test(value) ? `${value.split(/\s/, 1)[0] ?? ''} ***` : '***';
+    else if (name === 'authorization' || name === 'proxy-authorization')
+      shown[name] = /^\S+\s/.test(value) ? `${value.split(/\s/, 1)[0] ?? ''} ***` : '***';
     else shown[name] = cut(value, HEADER_VALUE_MAX);
   }
   return shown;
-} // prettier-ignore
+}
 
 /** A body as the journal keeps it: parsed JSON with credential-named members masked, or its text, up to `max` bytes. */
-function journaledBody(raw: Buffer, parsed: { value: unknown; json: boolean }, cut: Secrets['cut'], max: number): JournalRequest['body'] {
+function journaledBody(
+  raw: Buffer,
+  parsed: { value: unknown; json: boolean },
+  cut: Secrets['cut'],
+  max: number,
+): JournalRequest['body'] {
   const truncated = raw.length > max;
   const base = { bytes: raw.length, truncated, json: parsed.json };
   if (raw.length === 0) return base;
   // The secret's 8-character windows are read past the cut: 7 more bytes than are kept.
-  if (!parsed.json || truncated) return { ...base, text: cut(raw.subarray(0, max + 7).toString('utf8').replace(TEXT_CREDENTIAL, '$1***'), max) };
+  if (!parsed.json || truncated)
+    return {
+      ...base,
+      text: cut(
+        raw
+          .subarray(0, max + 7)
+          .toString('utf8')
+          .replace(TEXT_CREDENTIAL, '$1***'),
+        max,
+      ),
+    };
   return { ...base, value: maskedValue(parsed.value, cut) };
-} // prettier-ignore
+}
 
 /** A JSON value with credential-named members written ***, and secrets masked in every key and string. */
 function maskedValue(value: unknown, cut: Secrets['cut']): unknown {
   if (typeof value === 'string') return cut(value, JOURNAL_BODY_BYTES);
   if (Array.isArray(value)) return value.map((member) => maskedValue(member, cut));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, member]) => [cut(key, JOURNAL_BODY_BYTES), masked(key) ? '***' : maskedValue(member, cut)]));
-} // prettier-ignore
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [
+      cut(key, JOURNAL_BODY_BYTES),
+      masked(key) ? '***' : maskedValue(member, cut),
+    ]),
+  );
+}
 
 /** The refusal a request's departures earn: the first refusing one decides the status, all are listed. */
 function teach(status: number, departures: readonly Departure[]): Reply {
   const first = departures.find((d) => refusalStatus([d]) !== undefined) ?? departures[0];
-  const headers: Record<string, string> = status === 401 ? { 'www-authenticate': 'Bearer realm="pix-simulator"' } : {};
+  const headers: Record<string, string> =
+    status === 401 ? { 'www-authenticate': 'Bearer realm="pix-simulator"' } : {};
   if (status === 405) headers.allow = 'POST';
-  return json(status, { error: first?.code ?? 'refused', message: first?.message ?? 'refused', departures }, headers);
-} // prettier-ignore
+  return json(
+    status,
+    { error: first?.code ?? 'refused', message: first?.message ?? 'refused', departures },
+    headers,
+  );
+}
 
 export class Simulator {
   private readonly deliverer: Deliverer;
@@ -109,7 +135,13 @@ export class Simulator {
     this.secrets = secrets;
   }
 
-  answer(namespace: Namespace, request: IncomingMessage, path: string, raw: Buffer, scheme: 'http' | 'https'): Answer {
+  answer(
+    namespace: Namespace,
+    request: IncomingMessage,
+    path: string,
+    raw: Buffer,
+    scheme: 'http' | 'https',
+  ): Answer {
     const started = performance.now();
     const arrived: ArrivedRequest = {
       headers: request.headers,
@@ -142,11 +174,16 @@ export class Simulator {
     const result = this.decide(namespace, arrived, method, operation, parsed, entry);
     // A refused request keeps a shorter body: anyone who knows a namespace's name can send one.
     const refused = entry.answer.status !== null && entry.answer.status >= 400 && entry.outcome === undefined;
-    entry.body = journaledBody(raw, parsed, this.secrets.cut, refused ? JOURNAL_REFUSED_BODY_BYTES : JOURNAL_BODY_BYTES);
+    entry.body = journaledBody(
+      raw,
+      parsed,
+      this.secrets.cut,
+      refused ? JOURNAL_REFUSED_BODY_BYTES : JOURNAL_BODY_BYTES,
+    );
     entry.elapsedMs = Math.round(performance.now() - started);
     namespace.record(entry);
     return result;
-  } // prettier-ignore
+  }
 
   private decide(
     namespace: Namespace,
@@ -164,7 +201,11 @@ export class Simulator {
       return { reply: teach(status, entry.departures) };
     };
     if (operation === 'unknown' || method !== 'POST') {
-      return refuseWith([routeDeparture(method, entry.path, arrived.shown)]) ?? { reply: serverError('unreachable') };
+      return (
+        refuseWith([routeDeparture(method, entry.path, arrived.shown)]) ?? {
+          reply: serverError('unreachable'),
+        }
+      );
     }
     if (operation === 'token') {
       const judged = tokenRequestDepartures(arrived, namespace.credentials);
@@ -174,9 +215,13 @@ export class Simulator {
       const { token, id } = namespace.issueToken(entry.seq);
       entry.answer.status = 200;
       entry.answer.tokenId = id;
-      return { reply: json(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS }) };
+      return {
+        reply: json(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS }),
+      };
     }
-    const headers = withdrawHeaderDepartures(arrived, namespace.credentials, (token) => namespace.lookupToken(token));
+    const headers = withdrawHeaderDepartures(arrived, namespace.credentials, (token) =>
+      namespace.lookupToken(token),
+    );
     Object.assign(entry.credentials, headers.credentials);
     const checked = withdrawBodyDepartures(parsed, this.deliverer.hostAllowed, arrived.shown);
     const body = checked.body;
@@ -190,7 +235,7 @@ export class Simulator {
     const outcome = limitedOnce(outcomeOf(body.amount), code, (first) => namespace.firstLimit(first));
     entry.outcome = { name: outcome.name, amount: body.amount as number };
     return this.meet(namespace, outcome, body, code, entry);
-  } // prettier-ignore
+  }
 
   /** What the outcome table says of a valid withdrawal. */
   private meet(
@@ -207,7 +252,12 @@ export class Simulator {
     const id = randomUUID();
     entry.answer.withdrawalId = id;
     if (code !== null) namespace.takeCode(code);
-    const withdrawal = { id, code, amount: body.amount, url: typeof body.PostBackUrl === 'string' ? body.PostBackUrl : undefined };
+    const withdrawal = {
+      id,
+      code,
+      amount: body.amount,
+      url: typeof body.PostBackUrl === 'string' ? body.PostBackUrl : undefined,
+    };
     namespace.addWithdrawal(withdrawal);
     if (outcome.status === null) {
       this.deliverer.plan(namespace, withdrawal, outcome.webhooks, true);
@@ -215,15 +265,16 @@ export class Simulator {
     }
     this.deliverer.plan(namespace, withdrawal, this.webhooksOf(namespace, outcome));
     return { reply: instead?.reply ?? json(200, { id, code, status: 'PROCESSING' }) };
-  } // prettier-ignore
+  }
 
   /** `realistic` namespaces: the first paid withdrawal's webhook comes twice, the second's out of order. */
   private webhooksOf(namespace: Namespace, outcome: OutcomeRow): OutcomeRow['webhooks'] {
     if (outcome.name !== 'paid' || namespace.faults !== 'realistic') return outcome.webhooks;
     namespace.paidCount += 1;
-    const borrowed = namespace.paidCount === 1 ? 'webhook-twice' : namespace.paidCount === 2 ? 'out-of-order' : undefined;
+    const borrowed =
+      namespace.paidCount === 1 ? 'webhook-twice' : namespace.paidCount === 2 ? 'out-of-order' : undefined;
     return TABLE.find((row) => row.name === borrowed)?.webhooks ?? outcome.webhooks;
-  } // prettier-ignore
+  }
 }
 
 function isLoopbackAddress(address: string | undefined): boolean {

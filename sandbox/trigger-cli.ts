@@ -35,7 +35,10 @@ const env = (name: string): string | undefined => {
   return value === undefined || value === '' ? undefined : value;
 };
 
-export async function trigger(args: readonly string[], commandLine: (args: string) => string): Promise<number> {
+export async function trigger(
+  args: readonly string[],
+  commandLine: (args: string) => string,
+): Promise<number> {
   // Errors name the command as the user typed it.
   const usage = (problem: string): number => {
     print(process.stderr, `${commandLine('trigger')}: ${problem}`);
@@ -59,18 +62,30 @@ export async function trigger(args: readonly string[], commandLine: (args: strin
       },
     });
   } catch (error) {
-    return usage(`${error instanceof Error ? error.message : String(error)}\n${triggerUsage(commandLine).join('\n')}`);
+    return usage(
+      `${error instanceof Error ? error.message : String(error)}\n${triggerUsage(commandLine).join('\n')}`,
+    );
   }
   const { values, positionals } = parsed;
   const [withdrawal] = positionals;
-  if (withdrawal === undefined || positionals.length > 1) return usage('give one withdrawal: its id or its client code.');
-  if (values.namespace === undefined) return usage('--namespace is required: the namespace the withdrawal was made in.');
+  if (withdrawal === undefined || positionals.length > 1)
+    return usage('give one withdrawal: its id or its client code.');
+  if (values.namespace === undefined)
+    return usage('--namespace is required: the namespace the withdrawal was made in.');
   const token = values.token ?? env('PIX_SANDBOX_CONTROL_TOKEN');
-  if (token === undefined) return usage('PIX_SANDBOX_CONTROL_TOKEN (or --token) is required: the control token the sandbox printed.');
+  if (token === undefined)
+    return usage(
+      'PIX_SANDBOX_CONTROL_TOKEN (or --token) is required: the control token the sandbox printed.',
+    );
   const base = (values.sandbox ?? env('PIX_SANDBOX_URL') ?? 'http://127.0.0.1:4020').replace(/\/+$/, '');
-  if (httpUrl(base) === undefined) return usage(`${values.sandbox === undefined ? 'PIX_SANDBOX_URL' : '--sandbox'} must be the sandbox's http(s) URL; this is ${base}.`);
-  if (values.url !== undefined && httpUrl(values.url) === undefined) return usage(`--url must be an absolute http(s) URL; this is ${values.url}.`);
-  const number = (text: string | undefined): number | undefined => (text === undefined ? undefined : Number(text));
+  if (httpUrl(base) === undefined)
+    return usage(
+      `${values.sandbox === undefined ? 'PIX_SANDBOX_URL' : '--sandbox'} must be the sandbox's http(s) URL; this is ${base}.`,
+    );
+  if (values.url !== undefined && httpUrl(values.url) === undefined)
+    return usage(`--url must be an absolute http(s) URL; this is ${values.url}.`);
+  const number = (text: string | undefined): number | undefined =>
+    text === undefined ? undefined : Number(text);
   const body = {
     withdrawal,
     ...(values.status === undefined ? {} : { status: values.status.toUpperCase() }),
@@ -88,12 +103,17 @@ export async function trigger(args: readonly string[], commandLine: (args: strin
       body: JSON.stringify(body),
     });
   } catch (error) {
-    const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
-    return usage(`no sandbox at ${base} (${reason}); start ${commandLine("")}, or set PIX_SANDBOX_URL.`);
+    const reason =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    return usage(`no sandbox at ${base} (${reason}); start ${commandLine('')}, or set PIX_SANDBOX_URL.`);
   }
   const answer = (await response.json().catch(() => ({}))) as { attempts?: Attempt[]; message?: string };
-  if (response.status === 401) return usage('the sandbox refused the control token: give the one it printed (PIX_SANDBOX_CONTROL_TOKEN).');
-  if (response.status !== 200 || answer.attempts === undefined) return usage(`the sandbox answered ${response.status}: ${answer.message ?? 'no reason given'}`);
+  if (response.status === 401)
+    return usage(
+      'the sandbox refused the control token: give the one it printed (PIX_SANDBOX_CONTROL_TOKEN).',
+    );
+  if (response.status !== 200 || answer.attempts === undefined)
+    return usage(`the sandbox answered ${response.status}: ${answer.message ?? 'no reason given'}`);
   for (const attempt of answer.attempts) print(process.stdout, attemptLine(attempt));
   // A copy starts at its attempt 1; it succeeded when one of its attempts got the right answer.
   const copies: Attempt[][] = [];
@@ -103,4 +123,4 @@ export async function trigger(args: readonly string[], commandLine: (args: strin
   }
   const right = copies.filter((tries) => tries.some((a) => rightAnswer(a, values.malformed === true)));
   return right.length === copies.length && copies.length > 0 ? 0 : 1;
-} // prettier-ignore
+}

@@ -208,10 +208,18 @@ function accept(body: WithdrawBody, behaviour: Behaviour, state: ScenarioState, 
   // Every profile and scenario meets the outcome table; the amounts a certification sends are all paid.
   if (outcome.name !== 'paid') {
     const withdrawal = { id, code, amount: body.amount, url };
-    return { reply: instead?.reply ?? reply, planned: { withdrawal, webhooks: outcome.webhooks, withheld: outcome.status === null }, ...commit };
+    return {
+      reply: instead?.reply ?? reply,
+      planned: { withdrawal, webhooks: outcome.webhooks, withheld: outcome.status === null },
+      ...commit,
+    };
   }
-  return { reply, ...(url === undefined ? {} : { notice: { url, id, code, amount: body.amount } }), ...commit };
-} // prettier-ignore
+  return {
+    reply,
+    ...(url === undefined ? {} : { notice: { url, id, code, amount: body.amount } }),
+    ...commit,
+  };
+}
 
 function acceptedReply(behaviour: Behaviour, id: string, code: string | null): Reply {
   const status = behaviour.acceptedStatus;

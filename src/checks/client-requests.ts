@@ -56,13 +56,16 @@ const amountOf = (r: JournalRequest): unknown =>
 export function exercisedBy(run: ClientRun, names: readonly OutcomeName[], lead: string): string {
   const amounts = run.outcomes.filter((o) => names.includes(o.name)).map((o) => o.amount);
   const refused = ofOperation(run, 'withdraw').find(
-    (r) => amounts.includes(amountOf(r) as number) && r.outcome === undefined && r.departures.some((d) => d.level !== 'observe'),
+    (r) =>
+      amounts.includes(amountOf(r) as number) &&
+      r.outcome === undefined &&
+      r.departures.some((d) => d.level !== 'observe'),
   );
   const departure = refused?.departures.find((d) => d.level !== 'observe');
   if (refused === undefined || departure === undefined)
     return `${lead} ${names.map((name) => outcomeAmount(run, name)).join(' or ')} would exercise it`;
   return `${describeRequest(refused)} sent amount ${String(amountOf(refused))}, which would exercise it, but was answered ${refused.answer.status ?? 'nothing'} first (${departure.message}): once that is fixed, it exercises this check`;
-} // prettier-ignore
+}
 
 const ofOperation = (run: ClientRun, operation: JournalRequest['operation']): JournalRequest[] =>
   run.journal.requests.filter((r) => r.operation === operation);
@@ -362,11 +365,14 @@ export const clientTokenRenewed = defineClientCheck(
     title: 'Renews its token within 7200 s',
     clause: '§5.3, §8',
     level: 'must',
-    reason: '"The client requests a new token every 7200 seconds" (§5.3, §8): a token older than that is not to be used.',
-    remedy: 'Record when each token was issued and request a new one before 7200 s have passed (a little earlier, to cover clock skew).',
+    reason:
+      '"The client requests a new token every 7200 seconds" (§5.3, §8): a token older than that is not to be used.',
+    remedy:
+      'Record when each token was issued and request a new one before 7200 s have passed (a little earlier, to cover clock skew).',
   },
   (run) =>
-    withIssuedToken(run).length > 0 || ofOperation(run, 'withdraw').some((r) => r.departures.some((d) => d.code === 'token-expired'))
+    withIssuedToken(run).length > 0 ||
+    ofOperation(run, 'withdraw').some((r) => r.departures.some((d) => d.code === 'token-expired'))
       ? undefined
       : NO_WITHDRAWAL.replace('at least one', 'at least one with a token'),
   (run) => {
@@ -374,15 +380,27 @@ export const clientTokenRenewed = defineClientCheck(
     const aged = withIssuedToken(run).flatMap(({ request, tokenId }) => {
       const ageS = (Date.parse(request.at) - (issued.get(tokenId) ?? Date.parse(request.at))) / 1000;
       return ageS > TOKEN_RENEWAL_SECONDS
-        ? [violation('must', `a token younger than ${TOKEN_RENEWAL_SECONDS} s`, `${describeRequest(request)} used token ${tokenId}, issued ${Math.round(ageS)} s before`)]
+        ? [
+            violation(
+              'must',
+              `a token younger than ${TOKEN_RENEWAL_SECONDS} s`,
+              `${describeRequest(request)} used token ${tokenId}, issued ${Math.round(ageS)} s before`,
+            ),
+          ]
         : [];
     });
     const expired = ofOperation(run, 'withdraw')
       .filter((r) => r.departures.some((d) => d.code === 'token-expired'))
-      .map((r) => violation('must', `a token younger than ${TOKEN_RENEWAL_SECONDS} s`, `${describeRequest(r)} used an expired token`));
+      .map((r) =>
+        violation(
+          'must',
+          `a token younger than ${TOKEN_RENEWAL_SECONDS} s`,
+          `${describeRequest(r)} used an expired token`,
+        ),
+      );
     return [...aged, ...expired];
   },
-); // prettier-ignore
+);
 
 /** 401s the client could not foresee: one for a header it got wrong is that header check's finding. */
 const answered401 = (run: ClientRun): JournalRequest[] =>
@@ -394,30 +412,49 @@ export const clientAfter401 = defineClientCheck(
     title: 'After a 401, renews its token once and tries again, never in a loop',
     clause: '§7, §5.3',
     level: 'should',
-    reason: '401 means Unauthorized (§7); the document shows no recovery, but one renewal then one retry recovers from an expired token, while renewing again and again hammers the service (our reading).',
-    remedy: 'On a 401, request one new token and send the withdrawal once more; if that is refused too, stop and report it instead of renewing again.',
+    reason:
+      '401 means Unauthorized (§7); the document shows no recovery, but one renewal then one retry recovers from an expired token, while renewing again and again hammers the service (our reading).',
+    remedy:
+      'On a 401, request one new token and send the withdrawal once more; if that is refused too, stop and report it instead of renewing again.',
   },
-  (run) => (answered401(run).length > 0 ? undefined : `no withdrawal was answered 401: ${exercisedBy(run, ['unauthorized-401'], 'a withdrawal of')}`),
+  (run) =>
+    answered401(run).length > 0
+      ? undefined
+      : `no withdrawal was answered 401: ${exercisedBy(run, ['unauthorized-401'], 'a withdrawal of')}`,
   (run) => {
     const { requests } = run.journal;
     const found: Violation[] = [];
     for (const refused of answered401(run)) {
       const after = requests.filter((r) => r.seq > refused.seq);
       const nextWithdrawal = after.findIndex((r) => r.operation === 'withdraw');
-      const renewals = (nextWithdrawal === -1 ? after : after.slice(0, nextWithdrawal)).filter((r) => r.operation === 'token');
+      const renewals = (nextWithdrawal === -1 ? after : after.slice(0, nextWithdrawal)).filter(
+        (r) => r.operation === 'token',
+      );
       if (renewals.length > 1)
-        found.push(violation('should', 'one token request after a 401', `after ${describeRequest(refused)} answered 401: ${renewals.length} token requests before the next withdrawal`));
+        found.push(
+          violation(
+            'should',
+            'one token request after a 401',
+            `after ${describeRequest(refused)} answered 401: ${renewals.length} token requests before the next withdrawal`,
+          ),
+        );
     }
     let streak = 0;
     const unforeseen = new Set(answered401(run));
     for (const r of ofOperation(run, 'withdraw')) {
       streak = unforeseen.has(r) ? streak + 1 : 0;
       if (streak === RENEWAL_LOOP)
-        found.push(violation('should', 'one renewal and one retry after a 401, then stop', `${RENEWAL_LOOP} withdrawals in a row answered 401, the last ${describeRequest(r)}: a renewal loop`));
+        found.push(
+          violation(
+            'should',
+            'one renewal and one retry after a 401, then stop',
+            `${RENEWAL_LOOP} withdrawals in a row answered 401, the last ${describeRequest(r)}: a renewal loop`,
+          ),
+        );
     }
     return found;
   },
-); // prettier-ignore
+);
 
 const answeredAt = (r: JournalRequest): number => Date.parse(r.at) + r.elapsedMs;
 
@@ -430,20 +467,33 @@ export const clientAfter429 = defineClientCheck(
     title: 'After a 429, sends nothing before Retry-After has passed',
     clause: '§8 (rate limits: not shown)',
     level: 'should',
-    reason: 'Rate limits are not shown (§8), but a 429 with Retry-After asks the client to wait that long; a client that sends sooner is refused again, or blocked (our reading, RFC 9110 §10.2.3).',
-    remedy: 'On a 429, wait the seconds of Retry-After (or a backoff when it is absent) before the next request of any kind.',
+    reason:
+      'Rate limits are not shown (§8), but a 429 with Retry-After asks the client to wait that long; a client that sends sooner is refused again, or blocked (our reading, RFC 9110 §10.2.3).',
+    remedy:
+      'On a 429, wait the seconds of Retry-After (or a backoff when it is absent) before the next request of any kind.',
   },
-  (run) => (rateLimited(run).length > 0 ? undefined : `no request was answered 429: ${exercisedBy(run, ['rate-limited-429'], 'a withdrawal of')}`),
+  (run) =>
+    rateLimited(run).length > 0
+      ? undefined
+      : `no request was answered 429: ${exercisedBy(run, ['rate-limited-429'], 'a withdrawal of')}`,
   (run) =>
     rateLimited(run).flatMap((limited) => {
       const waitMs = (limited.answer.retryAfterSeconds ?? 0) * 1000;
       const until = answeredAt(limited) + waitMs;
-      const early = run.journal.requests.find((r) => r.seq > limited.seq && Date.parse(r.at) < until - RETRY_AFTER_SLACK_MS);
+      const early = run.journal.requests.find(
+        (r) => r.seq > limited.seq && Date.parse(r.at) < until - RETRY_AFTER_SLACK_MS,
+      );
       return early === undefined
         ? []
-        : [violation('should', `no request before ${new Date(until).toISOString()} (Retry-After: ${limited.answer.retryAfterSeconds ?? 'absent'})`, `${describeRequest(early)}, ${Math.round(until - Date.parse(early.at))} ms early, after ${describeRequest(limited)} answered 429`)];
+        : [
+            violation(
+              'should',
+              `no request before ${new Date(until).toISOString()} (Retry-After: ${limited.answer.retryAfterSeconds ?? 'absent'})`,
+              `${describeRequest(early)}, ${Math.round(until - Date.parse(early.at))} ms early, after ${describeRequest(limited)} answered 429`,
+            ),
+          ];
     }),
-); // prettier-ignore
+);
 
 /** The same payment, as this check tells it: the same amount, Pix key and beneficiary's name. */
 function paymentOf(r: JournalRequest): string | undefined {
@@ -467,11 +517,14 @@ const answerText = (r: JournalRequest): string =>
 export const clientUnknownOutcome = defineClientCheck(
   {
     id: 'CLIENT-UNKNOWN-OUTCOME',
-    title: 'After a 5xx or no answer, resends the same code with check_code true, never a new code for the same payment',
+    title:
+      'After a 5xx or no answer, resends the same code with check_code true, never a new code for the same payment',
     clause: '§2.1, §4.2, §7',
     level: 'should',
-    reason: 'A 500 or a lost answer does not say the withdrawal was not processed (§7 shows no condition); check_code true makes the service refuse a second record of the same code (§2.1), so resending the same code is safe, while a new code for the same payment risks a double payout (our reading).',
-    remedy: 'After a 5xx or a timeout, resend the very same body (same code) with check_code: true, or wait for the webhook; never mint a new code for a payment whose first try may have been paid.',
+    reason:
+      'A 500 or a lost answer does not say the withdrawal was not processed (§7 shows no condition); check_code true makes the service refuse a second record of the same code (§2.1), so resending the same code is safe, while a new code for the same payment risks a double payout (our reading).',
+    remedy:
+      'After a 5xx or a timeout, resend the very same body (same code) with check_code: true, or wait for the webhook; never mint a new code for a payment whose first try may have been paid.',
     money: 'a double payout',
   },
   (run) =>
@@ -482,16 +535,30 @@ export const clientUnknownOutcome = defineClientCheck(
     const withdrawals = ofOperation(run, 'withdraw');
     return withdrawals.filter(unknownOutcome).flatMap((first) => {
       const payment = paymentOf(first);
-      const again = withdrawals.find((r) => r.seq > first.seq && payment !== undefined && paymentOf(r) === payment);
+      const again = withdrawals.find(
+        (r) => r.seq > first.seq && payment !== undefined && paymentOf(r) === payment,
+      );
       if (again === undefined) return [];
       if (again.code !== first.code)
-        return [violation('should', `the same code ${first.code ?? '(none)'} sent again with check_code: true`, `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} after ${describeRequest(first)} got ${answerText(first)}: if the first was paid, this pays twice (a double payout)`)];
+        return [
+          violation(
+            'should',
+            `the same code ${first.code ?? '(none)'} sent again with check_code: true`,
+            `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} after ${describeRequest(first)} got ${answerText(first)}: if the first was paid, this pays twice (a double payout)`,
+          ),
+        ];
       return checkCodeOf(again) === true
         ? []
-        : [violation('should', 'the resend with check_code: true', `${describeRequest(again)} resent code ${again.code ?? ''} with check_code ${checkCodeOf(again) === undefined ? 'absent' : JSON.stringify(checkCodeOf(again))} after ${describeRequest(first)} got ${answerText(first)}: the service may record it twice`)];
+        : [
+            violation(
+              'should',
+              'the resend with check_code: true',
+              `${describeRequest(again)} resent code ${again.code ?? ''} with check_code ${checkCodeOf(again) === undefined ? 'absent' : JSON.stringify(checkCodeOf(again))} after ${describeRequest(first)} got ${answerText(first)}: the service may record it twice`,
+            ),
+          ];
     });
   },
-); // prettier-ignore
+);
 
 export const CLIENT_CHECKS: readonly ClientCheck[] = [
   clientOperations,

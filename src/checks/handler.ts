@@ -65,10 +65,16 @@ const kindJudged = (run: ClientRun, kind: DeliveryKind): JournalDelivery[] => {
 };
 
 /** Why a kind's deliveries were not judged: none came, or the handler failed every valid one there too. */
-function kindUnexercised(run: ClientRun, kind: DeliveryKind, exercisedBy: (run: ClientRun) => string): string | undefined {
+function kindUnexercised(
+  run: ClientRun,
+  kind: DeliveryKind,
+  exercisedBy: (run: ClientRun) => string,
+): string | undefined {
   if (ofKind(run, kind).length === 0) return exercisedBy(run);
-  return kindJudged(run, kind).length > 0 ? undefined : `the handler answered no valid webhook 2xx where these were sent (HANDLER-VALID-2XX's finding): once it does, they are judged`;
-} // prettier-ignore
+  return kindJudged(run, kind).length > 0
+    ? undefined
+    : `the handler answered no valid webhook 2xx where these were sent (HANDLER-VALID-2XX's finding): once it does, they are judged`;
+}
 
 /** A check that every first delivery of a kind was answered 2xx within the simulator's limit. */
 function answeredCheck(
@@ -160,12 +166,17 @@ export const handlerMalformed = defineClientCheck(
     clause: '§6 (payload: not shown), §7',
     level: 'should',
     reason:
-      'A body the handler cannot read is the sender\'s fault, which 4xx says (§7: 400 Bad request); a 5xx, a timeout or a crash makes the sender retry it and may stop the next valid webhook from being answered (our reading).',
+      "A body the handler cannot read is the sender's fault, which 4xx says (§7: 400 Bad request); a 5xx, a timeout or a crash makes the sender retry it and may stop the next valid webhook from being answered (our reading).",
     remedy:
       'Parse the webhook body inside a try/catch and answer 400 to one that is not the JSON expected, without throwing; keep serving the next delivery.',
   },
   (run) =>
-    kindUnexercised(run, 'malformed', () => `no malformed webhook was delivered: ${exercisedBy(run, ['webhook-malformed'], 'a withdrawal of')}`),
+    kindUnexercised(
+      run,
+      'malformed',
+      () =>
+        `no malformed webhook was delivered: ${exercisedBy(run, ['webhook-malformed'], 'a withdrawal of')}`,
+    ),
   (run) => {
     const limit = run.journal.limits.webhookTimeoutMs;
     const deliveries = judged(run);
@@ -177,13 +188,22 @@ export const handlerMalformed = defineClientCheck(
           : [violation('should', '4xx (a body the handler cannot read)', describeDelivery(bad, limit))];
       const next = deliveries.find((d) => d.seq > bad.seq && d.url === bad.url && d.kind !== 'malformed');
       const after =
-        next === undefined || next.answer.status !== null || !('error' in next.answer) || !DEAD.has(next.answer.error)
+        next === undefined ||
+        next.answer.status !== null ||
+        !('error' in next.answer) ||
+        !DEAD.has(next.answer.error)
           ? []
-          : [violation('should', 'the next webhook still answered', `after the malformed webhook #${bad.seq}, ${describeDelivery(next, limit)}`)];
+          : [
+              violation(
+                'should',
+                'the next webhook still answered',
+                `after the malformed webhook #${bad.seq}, ${describeDelivery(next, limit)}`,
+              ),
+            ];
       return [...own, ...after];
     });
   },
-); // prettier-ignore
+);
 
 export const HANDLER_CHECKS: readonly ClientCheck[] = [
   handlerValid,

@@ -48,7 +48,9 @@ export function evaluate(check: ClientCheck, run: ClientRun, at: string): Evalua
 /** Departures no check judges (the document is silent, or the simulator's own limit), as observations. */
 function observationsOf(run: ClientRun): ReportedObservation[] {
   const observed = run.journal.requests.flatMap((r) =>
-    r.departures.filter((d) => d.level === 'observe').map((d) => ({ code: d.code, clause: d.clause, message: d.message })),
+    r.departures
+      .filter((d) => d.level === 'observe')
+      .map((d) => ({ code: d.code, clause: d.clause, message: d.message })),
   );
   const byCode = new Map<string, { clause: string; messages: Set<string> }>();
   for (const { code, clause, message } of observed) {
@@ -74,12 +76,18 @@ function observationsOf(run: ClientRun): ReportedObservation[] {
           },
         ];
   return [...departures, ...bounded];
-} // prettier-ignore
+}
 
 function commandObservation(command: CommandRun): ReportedObservation {
-  const ended =
-    command.timedOut ? 'stopped at the time limit' : command.exitCode !== null ? `exit code ${command.exitCode}` : `ended by ${command.signal ?? 'a signal'}`;
-  const left = command.leftovers.length === 0 ? '' : `; ${command.leftovers.length} process(es) it started were still running when it ended, and were ended before this report was written: ${command.leftovers.map((p) => `${p.pid} (${p.command})`).join(', ')}`;
+  const ended = command.timedOut
+    ? 'stopped at the time limit'
+    : command.exitCode !== null
+      ? `exit code ${command.exitCode}`
+      : `ended by ${command.signal ?? 'a signal'}`;
+  const left =
+    command.leftovers.length === 0
+      ? ''
+      : `; ${command.leftovers.length} process(es) it started were still running when it ended, and were ended before this report was written: ${command.leftovers.map((p) => `${p.pid} (${p.command})`).join(', ')}`;
   return {
     topic: 'client.command',
     clause: '(the command under certification)',
@@ -93,7 +101,7 @@ function commandObservation(command: CommandRun): ReportedObservation {
     },
     note: `${ended}; shown, never taken for the certification's exit code${left}`,
   };
-} // prettier-ignore
+}
 
 export function buildClientCertification(input: ClientCertificationInput): Certification {
   const spec = loadSpec();
@@ -128,7 +136,17 @@ export function buildClientCertification(input: ClientCertificationInput): Certi
       seed: 0,
       options: { subject: input.subject, ...input.options },
     },
-    tests: [{ titlePath: [input.subject, 'journal'], status: 'passed', durationMs: 0, errors: [], evaluations: [], observations }, ...tests],
+    tests: [
+      {
+        titlePath: [input.subject, 'journal'],
+        status: 'passed',
+        durationMs: 0,
+        errors: [],
+        evaluations: [],
+        observations,
+      },
+      ...tests,
+    ],
     suiteErrors: input.suiteErrors,
     startTime: input.startTime,
     durationMs: input.durationMs,
@@ -139,4 +157,4 @@ export function buildClientCertification(input: ClientCertificationInput): Certi
       i.cause === 'environment' ? { ...i, reason: UNEXERCISED_REASON } : i,
     ),
   };
-} // prettier-ignore
+}
