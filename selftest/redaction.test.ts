@@ -77,6 +77,17 @@ describe('redaction', () => {
     );
   });
 
+  it('masks a secret cut short or one character off, and leaves a value that only shares its first word', () => {
+    const secret = unique('acme-prod-secret-0123456789');
+    registerSecret(secret);
+    const cut = secret.slice(0, 14);
+    assert.doesNotMatch(redact(`"${cut}"`), new RegExp(cut));
+    assert.doesNotMatch(redact(`${cut}…`), new RegExp(cut));
+    assert.doesNotMatch(redact(`${secret.slice(0, -1)}X`), new RegExp(secret.slice(0, 12)));
+    // A client id beside it (acme-prod-client) is no part of the secret: a reproduction must still send it.
+    assert.equal(redact('client_id: acme-prod-client'), 'client_id: acme-prod-client');
+  });
+
   it('masks credentials by their shape when nobody registered them', () => {
     const out = redact(
       'access_token=abcdefgh12345678&x=1 {"refresh_token":"zyxwvuts87654321"} https://user:pa55word99@host/p',

@@ -84,7 +84,8 @@ describe('the outcome table', () => {
         expected.forEach((webhook, i) => {
           const delivered = got[i] as Delivered;
           const seconds = (delivered.at - from) / 1000;
-          assert.ok(Math.abs(seconds - webhook.afterSeconds) <= 1, `${label}: webhook ${i + 1} after ${seconds.toFixed(2)} s, the row says ${webhook.afterSeconds} s`);
+          // Never early; how late depends on the machine's load, so it is bounded by the wait above, not asserted.
+          assert.ok(seconds >= webhook.afterSeconds - 0.05, `${label}: webhook ${i + 1} after ${seconds.toFixed(2)} s, the row says ${webhook.afterSeconds} s`);
           if (webhook.kind === 'malformed') {
             assert.throws(() => JSON.parse(delivered.body), SyntaxError, `${label}: a malformed webhook parses`);
             return;

@@ -196,6 +196,17 @@ function sharedLength(text: string, at: number, form: string): number {
 }
 
 /**
+ * How long a beginning of `form` the text holds at `at`, where it is one: the form cut short (the text
+ * ends or leaves the secret's alphabet there) or a near miss of it (all but its last character). Another
+ * value that only shares a first word with a secret (`acme-client` beside `acme-secret…`) is none.
+ */
+function beginningLength(text: string, at: number, form: string): number {
+  const length = sharedLength(text, at, form);
+  const next = text[at + length];
+  return length >= form.length - 1 || next === undefined || !/[A-Za-z0-9]/.test(next) ? length : 0;
+}
+
+/**
  * The mask for what the text holds at `at` and its length: a whole form, else the longest beginning
  * of one (a secret cut short, or a near miss of it such as one character short or the last changed).
  */
@@ -206,7 +217,7 @@ function maskAt(text: string, at: number): { readonly mask: string; readonly len
   if (whole !== undefined) return { mask: forms.get(whole) ?? '***', length: whole.length };
   const part = Math.max(
     0,
-    ...candidates.filter((form) => !ARMOURED.test(form)).map((form) => sharedLength(text, at, form)),
+    ...candidates.filter((form) => !ARMOURED.test(form)).map((form) => beginningLength(text, at, form)),
   );
   return part === 0 ? undefined : { mask: `***(${part} chars of a secret)`, length: part };
 }

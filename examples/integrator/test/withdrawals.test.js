@@ -59,9 +59,10 @@ for (const [title, amount, who] of PAID_IN_THE_END) {
   });
 }
 
-test('a 429 is retried once, after Retry-After, and the resend is served', async () => {
-  const answer = await client.withdraw(payment(RATE_LIMITED, 'Gabi Reis'));
-  assert.equal(answer.status, 200);
+test('a 429 is retried once, after Retry-After, and the resend is served and PAID by webhook', async () => {
+  const p = payment(RATE_LIMITED, 'Gabi Reis');
+  assert.equal((await client.withdraw(p)).status, 200);
+  assert.equal(await webhooks.waitFor(p.code, 'PAID'), 'PAID');
 });
 
 test('a 401 is sent again once with a new token, then left to the caller', async () => {
