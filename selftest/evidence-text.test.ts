@@ -22,19 +22,10 @@ import { registerSecret } from '../src/secrets/registry.ts';
 import { documentClauses } from '../src/spec/spec.ts';
 import { RUN_METADATA } from './support/certification.ts';
 import { clientCertificationOf, openNamespace, simulatorForTests } from './support/simulator-namespace.ts';
+import { secretRunsIn } from './support/leaks.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const RUN = 8;
-
-/** The runs of 8 characters of the secret that the text holds. */
-function partsOf(secret: string, text: string): string[] {
-  const parts: string[] = [];
-  for (let at = 0; at + RUN <= secret.length; at++) {
-    const part = secret.slice(at, at + RUN);
-    if (text.includes(part)) parts.push(part);
-  }
-  return parts;
-}
 
 /** Letters and digits only: a run of them cannot turn up by chance in a report's hashes and ids. */
 const randomSecret = (): string =>
@@ -66,7 +57,8 @@ async function artifactsOf(report: Certification): Promise<Record<string, string
 }
 
 function assertNoPartOf(secret: string, artifacts: Record<string, string>): void {
-  for (const [name, text] of Object.entries(artifacts)) assert.deepEqual(partsOf(secret, text), [], name);
+  for (const [name, text] of Object.entries(artifacts))
+    assert.deepEqual(secretRunsIn(text, secret), [], name);
 }
 
 describe('a cut secret', () => {
@@ -80,7 +72,7 @@ describe('a cut secret', () => {
       `field ${secret.slice(0, 40)}… and more`,
       `near ${lastChanged?.value ?? ''} and ${oneShort?.value ?? ''}`,
     ]) {
-      assert.deepEqual(partsOf(secret, redact(text)), [], text);
+      assert.deepEqual(secretRunsIn(redact(text), secret), [], text);
       assert.match(redact(text), /\*\*\*\(\d+ chars( of a secret)?\)/);
     }
     // The armour of a PEM is public: only its body, registered on its own, is masked.
@@ -92,7 +84,7 @@ describe('a cut secret', () => {
     const secret = randomSecret();
     registerSecret(secret);
     for (let max = 1; max < 90; max += 7)
-      assert.deepEqual(partsOf(secret, excerpt(`${pad(20)}${secret}${pad(20)}`, max)), [], String(max));
+      assert.deepEqual(secretRunsIn(excerpt(`${pad(20)}${secret}${pad(20)}`, max), secret), [], String(max));
   });
 });
 

@@ -21,16 +21,14 @@ import { ConfigError } from '../src/config/errors.ts';
 import { isRegisteredSecret, openSecretsRegistry, registerSecret } from '../src/secrets/registry.ts';
 import type { JsonValue } from '../src/base/json.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
+import { secretRunsIn } from './support/leaks.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const unique = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 12)}`;
 
 /** No run of 8 characters of the secret survives, which also rules out a secret cut in two. */
-function leaksPartOf(text: string, secret: string): boolean {
-  for (let i = 0; i + 8 <= secret.length; i++) if (text.includes(secret.slice(i, i + 8))) return true;
-  return false;
-}
+const leaksPartOf = (text: string, secret: string): boolean => secretRunsIn(text, secret).length > 0;
 
 describe('redaction', () => {
   it('masks a secret in every form it travels in', () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../sandbox/server.ts';
 import { inventWithdrawal } from './support/data.ts';
+import { secretRunsIn } from './support/leaks.ts';
 import {
   control,
   createNamespace,
@@ -20,13 +21,6 @@ import {
   withdrawalBody,
   withdrawalHeaders,
 } from './support/simulator-client.ts';
-
-/** Every run of 8 characters of the secret that the text holds. */
-function leakedRuns(text: string, secret: string): string[] {
-  return Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8)).filter((run) =>
-    text.includes(run),
-  );
-}
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point.
 const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
@@ -92,9 +86,9 @@ describe('mask, then cut', () => {
     assert.equal(refused.status, 400);
     const journal = await journalText('leaky');
     assert.equal(journal.status, 200);
-    assert.deepEqual(leakedRuns(journal.text, secret), [], 'the journal');
-    assert.deepEqual(leakedRuns(JSON.stringify(refused.json), secret), [], 'the refusal');
-    assert.deepEqual(leakedRuns(lines.join('\n'), secret), [], 'the log');
+    assert.deepEqual(secretRunsIn(journal.text, secret), [], 'the journal');
+    assert.deepEqual(secretRunsIn(JSON.stringify(refused.json), secret), [], 'the refusal');
+    assert.deepEqual(secretRunsIn(lines.join('\n'), secret), [], 'the log');
   }); // prettier-ignore
 
   it('a control token or a client_secret in a query string, and a URL’s user-info, are masked in the log', async () => {
@@ -105,8 +99,8 @@ describe('mask, then cut', () => {
     assert.equal((await send(`${namespace.baseUrl}/pix/payment`, withdrawalHeaders(namespace, token), withdrawalBody(0.01, url))).status, 200);
     await journalDeliveries(sandbox, 'query', 1, performance.now() + 5_000);
     const log = lines.join('\n');
-    assert.deepEqual(leakedRuns(log, namespace.clientSecret), []);
-    assert.deepEqual(leakedRuns(log, sandbox.controlToken), []);
+    assert.deepEqual(secretRunsIn(log, namespace.clientSecret), []);
+    assert.deepEqual(secretRunsIn(log, sandbox.controlToken), []);
     assert.ok(!log.includes('hunter2'), 'user-info masked');
     assert.match(log, /client_secret=\*\*\*/);
   }); // prettier-ignore

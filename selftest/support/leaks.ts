@@ -3,6 +3,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SuiteRun } from './run-suite.ts';
 
+/** The runs of 8 characters of the secret that the text holds: none means no part of it survived a cut. */
+export function secretRunsIn(text: string, secret: string): string[] {
+  const runs: string[] = [];
+  for (let at = 0; at + 8 <= secret.length; at++) {
+    const run = secret.slice(at, at + 8);
+    if (text.includes(run)) runs.push(run);
+  }
+  return runs;
+}
+
 export function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile())
