@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { serveMockFront } from '../src/run/mock/front.ts';
 import { startMock } from '../src/run/mock/prism.ts';
+import { SANDBOX_CREDENTIALS } from '../sandbox/credentials.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 export const IN_FLIGHT = 16;
@@ -164,6 +165,17 @@ async function simulatorTarget(url: string, controlToken: string): Promise<Targe
   };
 } // prettier-ignore
 
+/** The bare paths: the reference profile, with the sandbox's one client, on the same core as a namespace. */
+function referenceTarget(url: string): Target {
+  const { clientId, clientSecret, certClient } = SANDBOX_CREDENTIALS;
+  return {
+    label: 'simulator (pix-certify sandbox, bare reference)',
+    baseUrl: url,
+    tokenHeaders: { Accept: 'application/json', client_id: clientId, cert_client: certClient },
+    withdrawalHeaders: (token) => ({ client_id: clientId, client_secret: clientSecret, accept: 'application/json', Authorization: `Bearer ${token}`, 'content-type': 'application/json' }),
+  };
+} // prettier-ignore
+
 function prismTarget(url: string, label: string): Target {
   const certClient = Buffer.from('-----BEGIN PUBLIC KEY-----\nbench\n-----END PUBLIC KEY-----\n').toString('base64');
   return {
@@ -186,7 +198,7 @@ export async function throughputLines(rounds: number): Promise<string[]> {
   const front = await serveMockFront({ upstream: mock.url });
   try {
     // Prism bare, and as pix-certify mock serves it since the mock tells no lies: behind our front.
-    const targets = [await simulatorTarget(simulator.url, controlToken), prismTarget(mock.url, 'Prism mock (startMock, bare)'), prismTarget(front.url, 'pix-certify mock (Prism behind its front)')];
+    const targets = [await simulatorTarget(simulator.url, controlToken), prismTarget(mock.url, 'Prism mock (startMock, bare)'), prismTarget(front.url, 'pix-certify mock (Prism behind its front)'), referenceTarget(simulator.url)];
     for (const target of targets) await pass(target, handler, WITHDRAWALS);
     const passes = new Map<Target, Pass[]>(targets.map((t) => [t, []]));
     for (let round = 0; round < rounds; round++) {
@@ -203,7 +215,7 @@ export async function throughputLines(rounds: number): Promise<string[]> {
       const ratios = own.map((p, i) => p.perSecond / (theirs[i]?.perSecond ?? Number.NaN)).sort((a, b) => a - b);
       return ratios[Math.floor(ratios.length / 2)] ?? Number.NaN;
     };
-    const [sim, prism, fronted] = targets.map(median) as [Pass, Pass, Pass];
+    const [sim, prism, fronted, reference] = targets.map(median) as [Pass, Pass, Pass, Pass];
     return [
       `throughput: ${WITHDRAWALS} valid withdrawals per pass, ${IN_FLIGHT} in flight, each webhook to a handler in the bench's process; median pass of ${rounds}`,
       ...targets.map((target) => {
@@ -211,6 +223,7 @@ export async function throughputLines(rounds: number): Promise<string[]> {
         return `${target.label.padEnd(width)}  ${p.perSecond.toFixed(0)} withdrawals/s  p50 ${p.p50Ms.toFixed(1)} ms  p99 ${p.p99Ms.toFixed(1)} ms  ${p.answered200}/${p.sent} answered 200, ${p.delivered} webhooks delivered`;
       }),
       `throughput: the simulator at ×${pairedRatio(targets[1] as Target).toFixed(2)} bare Prism's rate, ×${pairedRatio(targets[2] as Target).toFixed(2)} pix-certify mock's (median of the rounds' ratios; of the medians: ×${(sim.perSecond / prism.perSecond).toFixed(2)}, ×${(sim.perSecond / fronted.perSecond).toFixed(2)})`,
+      `throughput: the bare reference at ×${(1 / pairedRatio(targets[3] as Target)).toFixed(2)} a namespace's rate (median of the rounds' ratios; of the medians: ×${(reference.perSecond / sim.perSecond).toFixed(2)})`,
     ];
   } finally {
     simulator.child.kill('SIGTERM');

@@ -2,6 +2,7 @@
  * What a scenario does, as plain switches. A profile sets all of them; a fault overrides a few on top
  * of the reference profile, so every behaviour has one code path and a fault is one small entry.
  */
+import type { WebhookEvent } from './outcomes.ts';
 
 /** The fields of the withdraw request (§2.1) and the JSON type the document gives each. */
 export const WITHDRAW_FIELD_TYPES = {
@@ -60,8 +61,10 @@ export type RateLimit =
   | { readonly everyNth: number; readonly retryAfterSeconds: number };
 
 export interface Behaviour {
-  /** Status of a refused client_id, cert_client or client_secret (a malformed cert_client is always 400). */
+  /** Status of a refused client_id, cert_client or client_secret. */
   readonly credentialRefusal: 401 | 403;
+  /** A cert_client that is not base64: 400 as malformed, or refused as a wrong one. */
+  readonly malformedCert: 'bad-request' | 'as-wrong';
   /** A missing or non-JSON Accept (token) or accept (withdrawal): refused with 400, served, or a 500. */
   readonly acceptHeader: 'enforce' | 'ignore' | 'server-error';
   readonly tokenClientId: CredentialRule;
@@ -83,10 +86,14 @@ export interface Behaviour {
   /** Status of a withdrawal refused for its body (duplicate codes excepted). */
   readonly bodyRefusal: 400 | 422;
   readonly requiredFields: readonly WithdrawField[];
+  /** A field spelt in another case (Amount): refused whatever it is, or read as missing (refused if required). */
+  readonly misspeltFields: 'refuse' | 'as-missing';
   /** 'any-case' also takes the callback address from postbackurl, POSTBACKURL, ... (§2.1 says names are case-sensitive). */
   readonly callbackField: 'exact' | 'any-case';
-  /** Positive amount with two decimals, http(s) PostBackUrl, known key_type, name of at most 140 characters. */
+  /** Pix practice: positive amount with two decimals, known key_type, name of at most 140 characters. */
   readonly valueRules: boolean;
+  /** PostBackUrl must be an absolute http(s) URL: where the webhook goes (§2.1, §6). */
+  readonly absoluteCallback: boolean;
   readonly checkCodeDefault: boolean;
   /** 'as-asked' follows check_code; the others ignore it. */
   readonly duplicateCheck: 'as-asked' | 'never' | 'always';
@@ -123,7 +130,7 @@ export interface Behaviour {
    */
   readonly webhookRetry: { readonly delayMs: number; readonly attempts: number } | undefined;
   /** The status of each webhook posted for one withdrawal, in order, as the reference payload reports it. */
-  readonly webhookStatuses: readonly string[];
+  readonly webhookStatuses: readonly WebhookEvent[];
   /** 'before-answer' posts the webhooks (each awaited) before answering the withdrawal. */
   readonly webhookTiming: 'after-answer' | 'before-answer';
   /**

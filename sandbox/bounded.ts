@@ -119,6 +119,10 @@ export class BoundedMap<K, V> {
     return this.map.values();
   }
 
+  keys(): IterableIterator<K> {
+    return this.map.keys();
+  }
+
   set(key: K, value: V): void {
     if (!this.map.has(key)) this.order.push(key);
     this.map.set(key, value);

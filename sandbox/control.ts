@@ -8,8 +8,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ByteBudget } from './bounded.ts';
 import { consoleLine } from './console-line.ts';
 import type { Deliverer, TriggerRequest } from './deliveries.ts';
-import { type Faults, Namespace, NAMESPACE_NAME } from './namespace.ts';
+import { credentialsOf, type Faults, Namespace, NAMESPACE_NAME, type Provider } from './namespace.ts';
 import { outcomeTable, type WebhookEvent } from './outcomes.ts';
+import { providerOf } from './profiles.ts';
 import { json, type Reply, refuse } from './reply.ts';
 import type { components } from './generated/simulator-control.ts';
 import type { Secrets } from './secrets.ts';
@@ -21,6 +22,7 @@ export const CONTROL_PREFIX = '/_sim/';
 /** Namespaces one simulator keeps; a CI fleet resets and reuses its names. */
 const MAX_NAMESPACES = 1000;
 const EVENTS: readonly WebhookEvent[] = ['PAID', 'PROCESSING', 'FAILED'];
+const MAX_PROVIDER_FAULTS = 16;
 
 export interface ControlContext {
   readonly controlToken: string;
@@ -55,7 +57,12 @@ function parse(raw: Buffer): Record<string, unknown> | undefined {
 }
 
 /** The namespace of that name, made on first use (the same name, the same credentials). */
-function ensureNamespace(context: ControlContext, name: string, faults: Faults): Namespace | Reply {
+function ensureNamespace(
+  context: ControlContext,
+  name: string,
+  faults: Faults,
+  provider: Provider,
+): Namespace | Reply {
   const existing = context.namespaces.get(name);
   if (existing !== undefined) return existing;
   if (context.namespaces.size >= MAX_NAMESPACES) {
@@ -65,14 +72,15 @@ function ensureNamespace(context: ControlContext, name: string, faults: Faults):
       `This simulator keeps ${MAX_NAMESPACES} namespaces; reuse a name (reset it) or restart it.`,
     );
   }
-  const created = new Namespace(name, faults, context.controlToken, context.budget);
+  const credentials = credentialsOf(name, context.controlToken);
+  const created = new Namespace({ name, faults, credentials, provider, budget: context.budget });
   context.secrets.add(created.credentials.clientSecret);
   context.namespaces.set(name, created);
   return created;
 }
 
 function createNamespace(context: ControlContext, body: Record<string, unknown>): Reply {
-  const { name = `ns-${randomBytes(6).toString('hex')}`, faults = 'realistic' } = body;
+  const { name = `ns-${randomBytes(6).toString('hex')}`, faults = 'realistic', profile } = body;
   if (typeof name !== 'string' || !NAMESPACE_NAME.test(name)) {
     return refuse(
       400,
@@ -80,9 +88,26 @@ function createNamespace(context: ControlContext, body: Record<string, unknown>)
       'name must be 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit.',
     );
   }
-  if (faults !== 'realistic' && faults !== 'none')
-    return refuse(400, 'invalid_faults', 'faults must be "realistic" (the default) or "none".');
-  const namespace = ensureNamespace(context, name, faults);
+  const providerFaults = Array.isArray(faults) ? (faults as unknown[]) : [];
+  if (
+    !(faults === 'realistic' || faults === 'none' || Array.isArray(faults)) ||
+    providerFaults.length > MAX_PROVIDER_FAULTS ||
+    !providerFaults.every((fault): fault is string => typeof fault === 'string')
+  )
+    return refuse(
+      400,
+      'invalid_faults',
+      `faults must be "realistic" (the default), "none", or a list of at most ${MAX_PROVIDER_FAULTS} provider faults (pix-certify sandbox --profiles).`,
+    );
+  if (profile !== undefined && typeof profile !== 'string')
+    return refuse(
+      400,
+      'invalid_profile',
+      'profile must be the name of a profile (pix-certify sandbox --profiles).',
+    );
+  const provider = providerOf(profile, providerFaults);
+  if (typeof provider === 'string') return refuse(400, 'invalid_profile', provider);
+  const namespace = ensureNamespace(context, name, faults === 'none' ? 'none' : 'realistic', provider);
   if (!(namespace instanceof Namespace)) return namespace;
   const { clientId, clientSecret, certClient, certPem } = namespace.credentials;
   return json(201, {
@@ -93,6 +118,8 @@ function createNamespace(context: ControlContext, body: Record<string, unknown>)
     certClient,
     certPem,
     faults: namespace.faults,
+    profile: namespace.provider.profile,
+    providerFaults: [...namespace.provider.faults],
   } satisfies Schemas['Namespace']);
 }
 

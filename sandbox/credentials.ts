@@ -1,9 +1,5 @@
-/**
- * The sandbox's one client, with fixed and documented credentials, and how a presented credential
- * header is judged under a scenario's rule.
- */
-import { type Behaviour, type CredentialRule, sameCredential } from './behaviour.ts';
-import { type Reply, refuse, serverError } from './reply.ts';
+/** The sandbox's one client, with fixed and documented credentials: every scenario's. */
+import type { Credentials } from './namespace.ts';
 
 export interface SandboxCredentials {
   readonly clientId: string;
@@ -24,41 +20,9 @@ TDB7yjaNjsNDFWiKhE0oR28/SIXKAan5q/A/OSvGvYkoyo27JZN5NT5x+jPR8CCw
 -----END PUBLIC KEY-----
 `;
 
-export const SANDBOX_CREDENTIALS: SandboxCredentials = {
+export const SANDBOX_CREDENTIALS: SandboxCredentials & Credentials = {
   clientId: 'sandbox-client',
   clientSecret: 'sandbox-secret-0123456789abcdef',
   certClient: Buffer.from(SANDBOX_PUBLIC_KEY).toString('base64'),
+  certPem: SANDBOX_PUBLIC_KEY,
 };
-
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-
-function isBase64(value: string): boolean {
-  return value.length % 4 === 0 && BASE64.test(value);
-}
-
-export interface PresentedCredential {
-  readonly header: string;
-  readonly value: string | undefined;
-  readonly expected: string;
-  /** cert_client is base64 (§2.2): a value that is not is malformed (400), not merely wrong. */
-  readonly base64?: boolean;
-}
-
-/** The refusal a credential earns under the rule, or undefined when the request may go on. */
-export function judgeCredential(
-  credential: PresentedCredential,
-  rule: CredentialRule,
-  behaviour: Behaviour,
-): Reply | undefined {
-  const { header, value, expected, base64 = false } = credential;
-  if (value === undefined || value === '') {
-    if (rule.missing === 'accept') return undefined;
-    if (rule.missing === 'server-error') return serverError(`failed to read ${header}`);
-    return refuse(behaviour.credentialRefusal, 'missing_credential', `The ${header} header is required.`);
-  }
-  if (sameCredential(value, expected, rule.compare) || rule.wrong === 'accept') return undefined;
-  if (base64 && !isBase64(value)) {
-    return refuse(400, 'malformed_credential', `The ${header} header is not base64.`);
-  }
-  return refuse(behaviour.credentialRefusal, 'invalid_credential', `The ${header} header is not valid.`);
-}

@@ -1,55 +1,24 @@
 /**
- * Every way a request to a namespace departs from the document, not only the first: what the journal
- * keeps for the client certification, and what a refusal body teaches (the name as the document
- * spells it, the clause, the fix). The strictest reading decides the status of a refusal.
+ * The one request validator: every way a request departs from the document, not only the first, for
+ * every profile, fault and namespace. What the journal keeps for the client certification, and what
+ * a refusal body teaches (the name as the document spells it, the clause, the fix); the behaviour
+ * then decides what each departure earns (refusal-status.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { WITHDRAW_FIELD_TYPES, type WithdrawField } from './behaviour.ts';
+import {
+  type Behaviour,
+  type Comparison,
+  sameCredential,
+  WITHDRAW_FIELD_TYPES,
+  type WithdrawField,
+} from './behaviour.ts';
 import type { components } from './generated/simulator-control.ts';
+import type { TokenState } from './token-store.ts';
 import { httpUrl } from './webhook.ts';
 
 type Schemas = components['schemas'];
 export type DepartureCode = Schemas['DepartureCode'];
 export type Departure = Schemas['Departure'];
-
-/**
- * The status a departure is refused with; the first refusing departure of a request decides. Those
- * not listed are recorded only: the request is served all the same.
- */
-const REFUSAL_STATUS: Partial<Record<DepartureCode, number>> = {
-  'path-unknown': 404,
-  'method-not-post': 405,
-  'accept-missing': 400,
-  'accept-not-json': 400,
-  'client-id-missing': 403,
-  'client-id-wrong': 403,
-  'cert-client-missing': 403,
-  'cert-client-not-base64': 403,
-  'cert-client-private-key': 403,
-  'cert-client-wrong': 403,
-  'client-secret-missing': 403,
-  'client-secret-wrong': 403,
-  'authorization-missing': 401,
-  'authorization-not-bearer': 401,
-  'token-unknown': 401,
-  'token-expired': 401,
-  'body-not-json': 400,
-  'body-not-object': 400,
-  'field-missing': 400,
-  'field-case': 400,
-  'field-type': 400,
-  'field-value': 400,
-  'postback-not-absolute': 400,
-  'code-duplicate': 400,
-};
-
-export function refusalStatus(departures: readonly Departure[]): number | undefined {
-  for (const departure of departures) {
-    const status = REFUSAL_STATUS[departure.code];
-    if (status !== undefined) return status;
-  }
-  return undefined;
-}
 
 type CredentialJudgement = Schemas['CredentialJudgement'];
 
@@ -71,12 +40,14 @@ export interface ArrivedRequest {
   readonly shown: (text: string, max: number) => string;
 }
 
-/** What the namespace knows of a bearer token. */
-export type TokenLookup = (token: string) => { readonly id: string; readonly expired: boolean } | undefined;
+/** What the namespace knows of a bearer token, looked up as its behaviour compares tokens. */
+export type TokenLookup = (token: string) => TokenState;
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const TWO_DECIMALS = /^\d+(\.\d{1,2})?$/;
+/** The key types of the central bank's key directory (docs/pix-domain.md). */
 const KEY_TYPES: readonly string[] = ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'];
+/** Pix messages carry names of at most 140 characters (docs/pix-domain.md). */
 const NAME_MAX_LENGTH = 140;
 const FIELDS = Object.keys(WITHDRAW_FIELD_TYPES) as WithdrawField[];
 
@@ -161,6 +132,7 @@ function idDepartures(
   expected: string,
   clause: string,
   judged: CredentialJudgement,
+  compare: Comparison | undefined,
 ): Departure[] {
   const value = headerValue(request, name);
   const stem = name === 'client_id' ? 'client-id' : 'client-secret';
@@ -179,7 +151,7 @@ function idDepartures(
       ),
     ];
   }
-  if (value === expected) {
+  if (sameCredential(value, expected, compare)) {
     judged[name] = 'valid';
     return [];
   }
@@ -194,7 +166,12 @@ function idDepartures(
   ];
 }
 
-function certDepartures(request: ArrivedRequest, expected: string, judged: CredentialJudgement): Departure[] {
+function certDepartures(
+  request: ArrivedRequest,
+  expected: string,
+  judged: CredentialJudgement,
+  compare: Comparison | undefined,
+): Departure[] {
   const value = headerValue(request, 'cert_client');
   const clause = '§4.1, §2.2';
   if (value === undefined || value === '') {
@@ -211,7 +188,7 @@ function certDepartures(request: ArrivedRequest, expected: string, judged: Crede
       ),
     ];
   }
-  if (value === expected) {
+  if (sameCredential(value, expected, compare)) {
     judged.cert_client = 'valid';
     return [];
   }
@@ -252,6 +229,7 @@ function bearerDepartures(
   request: ArrivedRequest,
   lookup: TokenLookup,
   judged: CredentialJudgement,
+  anyScheme: boolean,
 ): Departure[] {
   const value = headerValue(request, 'authorization');
   const clause = '§4.2, §5.2';
@@ -267,22 +245,27 @@ function bearerDepartures(
     ];
   }
   const [, scheme = '', token = ''] = /^(\S+)\s+(\S+)$/.exec(value.trim()) ?? [];
+  const departures: Departure[] = [];
+  // Authentication schemes are case-insensitive (RFC 9110 §11.1).
   if (scheme.toLowerCase() !== 'bearer') {
     judged.token = 'not-bearer';
     const shown = scheme === '' ? 'a value without a scheme' : `the scheme ${request.shown(scheme, 20)}`;
-    return [
+    departures.push(
       departure(
         'authorization-not-bearer',
         'Authorization',
         '§5.2',
         `Authorization must be Bearer <access_token> (§5.2: 401); this request has ${shown}.`,
       ),
-    ];
+    );
+    // A provider that takes any scheme still looks the token up; the others stop here.
+    if (!anyScheme) return departures;
   }
   const found = lookup(token);
   if (found === undefined) {
     judged.token = 'unknown';
     return [
+      ...departures,
       departure(
         'token-unknown',
         'Authorization',
@@ -295,6 +278,7 @@ function bearerDepartures(
   if (found.expired) {
     judged.token = 'expired';
     return [
+      ...departures,
       departure(
         'token-expired',
         'Authorization',
@@ -303,19 +287,21 @@ function bearerDepartures(
       ),
     ];
   }
-  judged.token = 'valid';
-  return [];
+  if (departures.length === 0) judged.token = 'valid';
+  return departures;
 }
 
 export function tokenRequestDepartures(
   request: ArrivedRequest,
   credentials: NamespaceCredentials,
+  behaviour: Behaviour,
 ): { departures: Departure[]; credentials: CredentialJudgement } {
   const judged: CredentialJudgement = {};
+  const { tokenClientId, certClient } = behaviour;
   const departures = [
     ...acceptDepartures(request, 'Accept', '§4.1'),
-    ...idDepartures(request, 'client_id', credentials.clientId, '§4.1', judged),
-    ...certDepartures(request, credentials.certClient, judged),
+    ...idDepartures(request, 'client_id', credentials.clientId, '§4.1', judged, tokenClientId.compare),
+    ...certDepartures(request, credentials.certClient, judged, certClient.compare),
     ...transportDepartures(request),
   ];
   return { departures, credentials: judged };
@@ -325,13 +311,16 @@ export function withdrawHeaderDepartures(
   request: ArrivedRequest,
   credentials: NamespaceCredentials,
   lookup: TokenLookup,
+  behaviour: Behaviour,
 ): { departures: Departure[]; credentials: CredentialJudgement } {
   const judged: CredentialJudgement = {};
+  const { paymentClientId, clientSecret } = behaviour;
+  const anyScheme = behaviour.authorization === 'any-scheme';
   const departures = [
     ...acceptDepartures(request, 'accept', '§4.2'),
-    ...idDepartures(request, 'client_id', credentials.clientId, '§4.2', judged),
-    ...idDepartures(request, 'client_secret', credentials.clientSecret, '§4.2', judged),
-    ...bearerDepartures(request, lookup, judged),
+    ...idDepartures(request, 'client_id', credentials.clientId, '§4.2', judged, paymentClientId.compare),
+    ...idDepartures(request, 'client_secret', credentials.clientSecret, '§4.2', judged, clientSecret.compare),
+    ...bearerDepartures(request, lookup, judged, anyScheme),
     ...transportDepartures(request),
   ];
   return { departures, credentials: judged };
@@ -383,6 +372,7 @@ export function withdrawBodyDepartures(
   parsed: { value: unknown; json: boolean },
   hostAllowed: (url: URL) => boolean,
   shown: ArrivedRequest['shown'],
+  callbackField: Behaviour['callbackField'],
 ): { departures: Departure[]; body: WithdrawBody | undefined } {
   if (!parsed.json) {
     return {
@@ -411,7 +401,8 @@ export function withdrawBodyDepartures(
       ],
     };
   }
-  const body = value as WithdrawBody;
+  const body =
+    callbackField === 'any-case' ? callbackAnyCase(value as WithdrawBody) : (value as WithdrawBody);
   const keys = Object.keys(body);
   const departures: Departure[] = [];
   const spelt = new Set<string>();
@@ -491,6 +482,14 @@ export function withdrawBodyDepartures(
       );
   }
   return { departures, body };
+}
+
+/** The fault's reading: a field spelt PostBackUrl in any case counts as PostBackUrl. */
+function callbackAnyCase(body: WithdrawBody): WithdrawBody {
+  const spelling = Object.keys(body).find((key) => key.toLowerCase() === 'postbackurl');
+  return spelling === undefined || spelling === 'PostBackUrl'
+    ? body
+    : { ...body, PostBackUrl: body[spelling] };
 }
 
 /** A resend of a code already taken: the payment exists, so the refusal never counsels a new code (a double payout). */

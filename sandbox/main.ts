@@ -112,7 +112,10 @@ export function sandboxHelp(
     ...[
       ['', 'serve until Ctrl-C (prints the control token and the variables of a run)'],
       ['--outcomes [--json]', 'the outcome table: what a valid withdrawal meets, by the cents of its amount'],
-      ['--profiles [--json]', 'the provider profiles and faults, behind /s/<scenario>'],
+      [
+        '--profiles [--json]',
+        'the provider profiles and faults: /s/<scenario>, or a namespace\'s "profile" and "faults"',
+      ],
       ['trigger …', "send a withdrawal's webhook again through a running sandbox"],
       ['--help', 'this help'],
     ].map(

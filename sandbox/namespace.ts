@@ -1,13 +1,18 @@
 /**
- * A namespace: one test client's world (credentials, tokens, codes, withdrawals, journal), so that
- * parallel CI jobs against one simulator never see each other's state. Its credentials derive from
- * its name and the control token: the same name gives the same credentials, run after run.
+ * A namespace: one client's world (the provider it plays, credentials, tokens, codes, withdrawals,
+ * journal), so that parallel CI jobs against one simulator never see each other's state. An
+ * integrator's credentials derive from its name and the control token (the same name gives the same
+ * credentials, run after run); each /s/<scenario> is a namespace too, with the sandbox's one client
+ * and no journal.
  */
-import { createHmac, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey } from 'node:crypto';
+import type { Behaviour } from './behaviour.ts';
 import type { NamespaceCredentials } from './departures.ts';
 import { Bounded, BoundedMap, type ByteBudget } from './bounded.ts';
 import type { components } from './generated/simulator-control.ts';
-import { TOKEN_LIFETIME_SECONDS } from './state.ts';
+import type { Withdrawal } from './outcomes.ts';
+import { RateWindow } from './rate-window.ts';
+import { TokenStore } from './token-store.ts';
 
 export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Requests and deliveries kept per namespace; older ones are dropped and counted. */
@@ -36,24 +41,28 @@ type DueDelivery = Schemas['DueDelivery'];
 /** A delivery attempt planned or under way, as the namespace keeps it until the attempt is journaled. */
 type Due = Omit<DueDelivery, 'dueAt' | 'dueInMs'> & { readonly dueAt: number };
 
-export interface Withdrawal {
-  readonly id: string;
-  readonly code: string | null;
-  readonly amount: unknown;
-  /** PostBackUrl as the withdrawal gave it. */
-  readonly url: string | undefined;
+export type Credentials = NamespaceCredentials & { readonly certPem: string };
+
+/** The provider a namespace plays: a profile with faults on top, by name, and the behaviour they make. */
+export interface Provider {
+  readonly profile: string;
+  readonly faults: readonly string[];
+  readonly behaviour: Behaviour;
 }
 
-interface IssuedToken {
-  readonly id: string;
-  readonly issuedAt: number;
-  readonly requestSeq: number;
+export interface NamespaceOptions {
+  readonly name: string;
+  readonly faults: Faults;
+  readonly credentials: Credentials;
+  readonly provider: Provider;
+  /** The budget every journal shares; undefined keeps no journal (a scenario's namespace). */
+  readonly budget: ByteBudget | undefined;
 }
 
 /** Ed25519 keys can be made from a seed: a namespace's key pair follows from its name. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-export function credentialsOf(name: string, secret: string): NamespaceCredentials & { certPem: string } {
+export function credentialsOf(name: string, secret: string): Credentials {
   const derive = (purpose: string): Buffer =>
     createHmac('sha256', secret).update(`${purpose}:${name}`).digest();
   const privateKey = createPrivateKey({
@@ -83,10 +92,10 @@ function requestBytes(entry: JournalRequest): number {
 const deliveryBytes = (entry: JournalDelivery): number => 512 + entry.url.length + (entry.code?.length ?? 0);
 
 export class Namespace {
-  readonly credentials: NamespaceCredentials & { certPem: string };
-  private tokens = new BoundedMap<string, IssuedToken>(JOURNAL_MAX_ENTRIES);
-  private tokenList = new Bounded<IssuedToken>(JOURNAL_MAX_ENTRIES);
-  private codes = new BoundedMap<string, true>(MAX_CODES);
+  readonly credentials: Credentials;
+  tokens = new TokenStore(JOURNAL_MAX_ENTRIES);
+  /** Accepted codes, with when each was accepted (a profile's duplicate memory may expire). */
+  private codes = new BoundedMap<string, number>(MAX_CODES);
   private limitedCodes = new BoundedMap<string, true>(MAX_LIMITED_CODES);
   private withdrawals = new BoundedMap<string, Withdrawal>(JOURNAL_MAX_ENTRIES);
   private readonly requests: Bounded<JournalRequest>;
@@ -95,35 +104,43 @@ export class Namespace {
   private requestSeq = 0;
   private deliverySeq = 0;
   private dueSeq = 0;
-  private tokenSeq = 0;
   /** Paid withdrawals so far: `realistic` doubles the first one's webhook and disorders the second's. */
   paidCount = 0;
   /** Counts resets: a delivery planned before one is never sent nor journaled after it. */
   generation = 0;
+  /** Every POST /pix/payment that arrived, answered or not: what a run really sent. */
+  withdrawalsReceived = 0;
+  readonly rate = new RateWindow();
 
   readonly name: string;
   readonly faults: Faults;
+  readonly provider: Provider;
+  readonly behaviour: Behaviour;
+  /** False for a scenario's namespace: nothing is journaled, nothing waits in the due list. */
+  readonly journaled: boolean;
 
-  constructor(name: string, faults: Faults, secret: string, budget: ByteBudget) {
+  constructor({ name, faults, credentials, provider, budget }: NamespaceOptions) {
     this.name = name;
     this.faults = faults;
-    this.credentials = credentialsOf(name, secret);
+    this.credentials = credentials;
+    this.provider = provider;
+    this.behaviour = provider.behaviour;
+    this.journaled = budget !== undefined;
     this.requests = new Bounded(JOURNAL_MAX_ENTRIES, {
       sizeOf: requestBytes,
       maxBytes: JOURNAL_REQUEST_BYTES,
-      shared: budget,
+      ...(budget === undefined ? {} : { shared: budget }),
     });
     this.deliveries = new Bounded(JOURNAL_MAX_ENTRIES, {
       sizeOf: deliveryBytes,
       maxBytes: JOURNAL_DELIVERY_BYTES,
-      shared: budget,
+      ...(budget === undefined ? {} : { shared: budget }),
     });
   }
 
   reset(): void {
     this.generation += 1;
-    this.tokens = new BoundedMap(JOURNAL_MAX_ENTRIES);
-    this.tokenList = new Bounded(JOURNAL_MAX_ENTRIES);
+    this.tokens = new TokenStore(JOURNAL_MAX_ENTRIES);
     this.codes = new BoundedMap(MAX_CODES);
     this.limitedCodes = new BoundedMap(MAX_LIMITED_CODES);
     this.withdrawals = new BoundedMap(JOURNAL_MAX_ENTRIES);
@@ -131,7 +148,7 @@ export class Namespace {
     this.deliveries.clear();
     this.due = new Map();
     // dueSeq goes on: an attempt under way before the reset must not take a new key from the due list.
-    this.requestSeq = this.deliverySeq = this.tokenSeq = this.paidCount = 0;
+    this.requestSeq = this.deliverySeq = this.paidCount = 0;
   }
 
   /** rate-limited-429 answers a code 429 once: true the first time, and its resend is served. */
@@ -151,7 +168,7 @@ export class Namespace {
   }
 
   record(entry: JournalRequest): void {
-    this.requests.push(entry);
+    if (this.journaled) this.requests.push(entry);
   }
 
   /**
@@ -163,7 +180,7 @@ export class Namespace {
     attempt: Pick<Due, 'url' | 'event' | 'kind' | 'attempt'>,
     inMs: number,
   ): number | undefined {
-    if (this.due.size >= JOURNAL_MAX_ENTRIES) return undefined;
+    if (!this.journaled || this.due.size >= JOURNAL_MAX_ENTRIES) return undefined;
     this.due.set(++this.dueSeq, {
       withdrawalId: withdrawal.id,
       code: withdrawal.code,
@@ -178,30 +195,18 @@ export class Namespace {
    * longer due if it was expected.
    */
   recordDelivery(generation: number, entry: Omit<JournalDelivery, 'seq'>, due: number | undefined): void {
-    if (generation === this.generation) this.deliveries.push({ seq: ++this.deliverySeq, ...entry });
+    if (this.journaled && generation === this.generation)
+      this.deliveries.push({ seq: ++this.deliverySeq, ...entry });
     if (due !== undefined) this.due.delete(due);
   }
 
-  issueToken(requestSeq: number, now = Date.now()): { token: string; id: string } {
-    const token = randomBytes(32).toString('hex');
-    const issued = { id: `t${++this.tokenSeq}`, issuedAt: now, requestSeq };
-    this.tokens.set(token, issued);
-    this.tokenList.push(issued);
-    return { token, id: issued.id };
+  /** When the code was accepted, if it was. */
+  codeTakenAt(code: string): number | undefined {
+    return this.codes.get(code);
   }
 
-  lookupToken(token: string, now = Date.now()): { id: string; expired: boolean } | undefined {
-    const issued = this.tokens.get(token);
-    if (issued === undefined) return undefined;
-    return { id: issued.id, expired: issued.issuedAt + TOKEN_LIFETIME_SECONDS * 1000 <= now };
-  }
-
-  hasCode(code: string): boolean {
-    return this.codes.has(code);
-  }
-
-  takeCode(code: string): void {
-    this.codes.set(code, true);
+  takeCode(code: string, now = Date.now()): void {
+    this.codes.set(code, now);
   }
 
   addWithdrawal(withdrawal: Withdrawal): void {
@@ -229,11 +234,7 @@ export class Namespace {
         simulatorJournalBytes: SIMULATOR_JOURNAL_BYTES,
       },
       dropped: { requests: requests.dropped, deliveries: deliveries.dropped },
-      tokens: this.tokenList.snapshot().items.map(({ id, issuedAt, requestSeq }) => ({
-        id,
-        issuedAt: new Date(issuedAt).toISOString(),
-        requestSeq,
-      })),
+      tokens: this.tokens.journal(),
       requests: requests.items,
       deliveries: deliveries.items,
       due: due.map(({ dueAt, ...planned }) => ({

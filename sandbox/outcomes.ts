@@ -13,6 +13,14 @@ export type PlannedWebhook = Schemas['PlannedWebhook'];
 export type OutcomeName = Schemas['OutcomeName'];
 export type OutcomeRow = Schemas['OutcomeRow'];
 
+export interface Withdrawal {
+  readonly id: string;
+  readonly code: string | null;
+  readonly amount: unknown;
+  /** PostBackUrl as the withdrawal gave it. */
+  readonly url: string | undefined;
+}
+
 /** How long no-answer-paid holds the connection before closing it unanswered. */
 export const NO_ANSWER_HOLD_SECONDS = 60;
 /** webhook-retried and trigger: attempts in all, and the wait before each attempt after the first. */

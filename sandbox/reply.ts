@@ -1,26 +1,9 @@
 /** What a handler answers, before the server writes it; every error is JSON unless a fault says otherwise. */
-import type { Withdrawal } from './namespace.ts';
-import type { PlannedWebhook } from './outcomes.ts';
-import type { WebhookNotice } from './webhook.ts';
 
 export type Reply = {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
 } & ({ readonly json: unknown } | { readonly text: string });
-
-/** What an operation answers, and the webhook it calls for, if any. */
-export interface Outcome {
-  readonly reply: Reply;
-  readonly notice?: WebhookNotice;
-  /** Work the provider finishes a while after it decided, before it answers: a store written after its check. */
-  readonly commit?: { readonly afterMs: number; readonly run: () => void };
-  /** An outcome of the table other than paid: its webhooks instead of the scenario's, its answer withheld or not. */
-  readonly planned?: {
-    readonly withdrawal: Withdrawal;
-    readonly webhooks: readonly PlannedWebhook[];
-    readonly withheld: boolean;
-  };
-}
 
 export function json(status: number, value: unknown, headers?: Readonly<Record<string, string>>): Reply {
   return headers === undefined ? { status, json: value } : { status, json: value, headers };

@@ -14,7 +14,7 @@ import {
   WITHDRAW_FIELD_TYPES,
   type WithdrawField,
 } from './behaviour.ts';
-import { TOKEN_LIFETIME_SECONDS } from './state.ts';
+import { TOKEN_LIFETIME_SECONDS } from './token-store.ts';
 
 interface ScenarioBase {
   readonly name: string;
@@ -45,6 +45,8 @@ export interface FaultScenario extends ScenarioBase {
    * member (the members it names, the elements it lists), so a value with times in it can be declared.
    */
   readonly observes?: { readonly topic: string; readonly value: unknown };
+  /** The switches it changes: on top of the reference here, of any profile in a namespace. */
+  readonly breaks: Partial<Behaviour>;
 }
 
 export type Scenario = ProfileScenario | FaultScenario;
@@ -56,6 +58,7 @@ const ALL_FIELDS_BUT_CHECK_CODE = (Object.keys(WITHDRAW_FIELD_TYPES) as Withdraw
 /** The document read strictly wherever it is silent. */
 const REFERENCE: Behaviour = {
   credentialRefusal: 403,
+  malformedCert: 'bad-request',
   acceptHeader: 'enforce',
   tokenClientId: CHECKED,
   certClient: CHECKED,
@@ -70,8 +73,10 @@ const REFERENCE: Behaviour = {
   wrongTypes: 'refuse',
   bodyRefusal: 400,
   requiredFields: ALL_FIELDS_BUT_CHECK_CODE,
+  misspeltFields: 'as-missing',
   callbackField: 'exact',
   valueRules: true,
+  absoluteCallback: true,
   checkCodeDefault: true,
   duplicateCheck: 'as-asked',
   codeStore: 'atomic',
@@ -112,14 +117,34 @@ const LENIENT: Behaviour = {
   webhookSigned: false,
 };
 
+/**
+ * A namespace's provider unless it names a profile: the reference, serving what the document leaves
+ * open (fields it does not require, Pix value rules) so that a client learns it from the journal and
+ * the client certification, not from a refusal that would stop its run; a misspelt field, a relative
+ * PostBackUrl and a malformed cert_client are refused as the document's own rules.
+ */
+export const NAMESPACE_DEFAULT: ProfileScenario = {
+  kind: 'profile',
+  name: 'simulator',
+  description:
+    "a namespace's default: the reference, serving missing fields and Pix value rules (recorded in the journal), 403 for a cert_client that is not base64",
+  suiteEnv: {},
+  behaviour: {
+    ...REFERENCE,
+    requiredFields: [],
+    valueRules: false,
+    misspeltFields: 'refuse',
+    malformedCert: 'as-wrong',
+  },
+};
+
 type FaultSpec = Omit<FaultScenario, 'kind' | 'suiteEnv' | 'behaviour'> & {
-  readonly breaks: Partial<Behaviour>;
   /** Variables the run needs to see the fault at all (a probe that is off by default). */
   readonly suiteEnv?: Readonly<Record<string, string>>;
 };
 
-function fault({ breaks, suiteEnv = {}, ...spec }: FaultSpec): FaultScenario {
-  return { kind: 'fault', suiteEnv, behaviour: { ...REFERENCE, ...breaks }, ...spec };
+function fault({ suiteEnv = {}, ...spec }: FaultSpec): FaultScenario {
+  return { kind: 'fault', suiteEnv, behaviour: { ...REFERENCE, ...spec.breaks }, ...spec };
 }
 
 const FAULTS: readonly FaultScenario[] = [
@@ -564,7 +589,7 @@ const FAULTS: readonly FaultScenario[] = [
       'PAYMENT-BODY-KEY-TYPE-UNKNOWN',
       'PAYMENT-BODY-NAME-TOO-LONG',
     ],
-    breaks: { requiredFields: [], valueRules: false },
+    breaks: { requiredFields: [], valueRules: false, absoluteCallback: false },
   }),
   fault({
     name: 'webhook-anonymous',

@@ -1,32 +1,25 @@
 /**
- * The sandbox: a stateful provider of the interface on plain node:http, or https with mutual TLS if
- * asked. The scenario is chosen per request by a path prefix (/s/<scenario>/auth/token); without one
- * the reference profile answers. Integrators' namespaces live under /ns/<name>, the control API
- * under /_sim/ (docs/simulator.md).
+ * The sandbox's routes, on plain node:http, or https with mutual TLS if asked: the control API under
+ * /_sim/, integrators' namespaces under /ns/<name>, a scenario by a path prefix (/s/<scenario>/auth/
+ * token), the reference profile without one (docs/simulator.md). Every request is answered by the one
+ * core (simulator.ts); a scenario is a namespace of the sandbox's one client that keeps no journal.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Behaviour } from './behaviour.ts';
 import { ByteBudget } from './bounded.ts';
 import { consoleLine, jsonWire } from './console-line.ts';
 import { authorised, control, CONTROL_PREFIX } from './control.ts';
 import { SANDBOX_CREDENTIALS, type SandboxCredentials } from './credentials.ts';
 import { Deliverer } from './deliveries.ts';
-import { Invented } from './invented.ts';
-import { errorAsText, type Outcome, type Reply, refuse, serverError } from './reply.ts';
-import type { SandboxRequest } from './request.ts';
+import { type Reply, refuse, serverError } from './reply.ts';
 import { DEFAULT_SCENARIO, findScenario, SCENARIOS } from './scenarios.ts';
-import { newScenarioState, type ScenarioState } from './state.ts';
-import { type Namespace, SIMULATOR_JOURNAL_BYTES } from './namespace.ts';
-import { NO_ANSWER_HOLD_SECONDS } from './outcomes.ts';
+import { Namespace, SIMULATOR_JOURNAL_BYTES } from './namespace.ts';
 import { Secrets } from './secrets.ts';
-import { Simulator } from './simulator.ts';
-import { createToken } from './token.ts';
-import { WEBHOOK_TIMEOUT_MS, WebhookSender } from './webhook.ts';
-import { createWithdraw } from './withdraw.ts';
+import { type Answer, Simulator } from './simulator.ts';
+import { WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 export type { SandboxCredentials } from './credentials.ts';
 
@@ -49,8 +42,6 @@ export interface SandboxOptions {
   readonly log?: (line: string) => void;
   /** Told the path of every request as it arrives, before anything is read: what a rate limit counts. */
   readonly onArrival?: (path: string) => void;
-  /** The seed of the ids the sandbox makes up; default: a random one. */
-  readonly seed?: number;
   /** Serve https instead of http. */
   readonly tls?: SandboxTls;
   /**
@@ -81,18 +72,6 @@ export interface SandboxTls {
   readonly clientCa?: string | Buffer;
 }
 
-type Operation = (
-  request: SandboxRequest,
-  behaviour: Behaviour,
-  state: ScenarioState,
-  invented: Invented,
-) => Outcome;
-
-const OPERATIONS = new Map<string, Operation>([
-  ['/auth/token', (request, behaviour, state) => ({ reply: createToken(request, behaviour, state) })],
-  ['/pix/payment', createWithdraw],
-]);
-
 const SCENARIO_PREFIX = /^\/s\/([^/]+)(\/.*)?$/;
 const NAMESPACE_PREFIX = /^\/ns\/([^/]+)(\/.*)?$/;
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -101,14 +80,6 @@ const LOG_LINE_MAX = 1024;
 
 export function scenarioUrl(sandbox: RunningSandbox, scenario: string): string {
   return `${sandbox.url}/s/${scenario}`;
-}
-
-function routeOf(target: string): { scenario: string; path: string } {
-  const path = target.split('?')[0] ?? '';
-  const match = SCENARIO_PREFIX.exec(path);
-  return match === null
-    ? { scenario: DEFAULT_SCENARIO, path }
-    : { scenario: match[1] ?? '', path: match[2] ?? '/' };
 }
 
 /** The body, or 'too-large' as soon as it passes the cap; the rest is then read and dropped. */
@@ -185,8 +156,9 @@ function serverFor(tls: SandboxTls | undefined, listener: RequestListener) {
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const namespaces = new Map<string, Namespace>();
   const controlToken = options.controlToken ?? randomBytes(24).toString('base64url');
+  const scenarios = new Map<string, Namespace>();
   const secrets = new Secrets((token) =>
-    [...namespaces.values()].some((namespace) => namespace.issued(token)),
+    [...namespaces.values(), ...scenarios.values()].some((namespace) => namespace.issued(token)),
   );
   secrets.add(controlToken);
   const sink = options.log;
@@ -195,8 +167,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     sink === undefined
       ? (): void => undefined
       : (line: string): void => sink(consoleLine(secrets.cut(line, LOG_LINE_MAX)));
-  const states = new Map<string, ScenarioState>();
-  const invented = new Invented(options.seed ?? randomInt(2 ** 32 - 1));
   const timeScale = options.timeScale ?? 1;
   const webhookTimeoutMs = options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const deliverer = new Deliverer({
@@ -207,13 +177,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     shown: secrets.cut,
     ...(options.webhookLookup === undefined ? {} : { lookup: options.webhookLookup }),
   });
-  const webhooks = new WebhookSender(log, invented, webhookTimeoutMs, deliverer.hostAllowed);
   const simulator = new Simulator(deliverer, timeScale, secrets);
   const budget = new ByteBudget(SIMULATOR_JOURNAL_BYTES);
   const held = new Set<NodeJS.Timeout>();
   const scheme = options.tls === undefined ? 'http' : 'https';
   let ownUrl = '';
-  const simulatorHoldMs = NO_ANSWER_HOLD_SECONDS * 1000 * timeScale;
   /** No answer: the connection is closed unanswered after `ms`; 0 stands for no status in the log. */
   const hold = (response: ServerResponse, ms: number): number => {
     const timer = setTimeout(() => {
@@ -224,62 +192,114 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return 0;
   };
 
-  /** A control call or a namespace's request; undefined for the reference profile and scenarios. */
-  const answerSimulator = async (
+  /** A scenario's namespace, made on its first request: the sandbox's one client, no journal. */
+  const scenarioNamespace = (name: string): Namespace | undefined => {
+    const existing = scenarios.get(name);
+    if (existing !== undefined) return existing;
+    const scenario = findScenario(name);
+    if (scenario === undefined) return undefined;
+    const breaks = scenario.kind === 'fault' ? [scenario.name] : [];
+    const provider = {
+      profile: scenario.kind === 'fault' ? DEFAULT_SCENARIO : scenario.name,
+      faults: breaks,
+      behaviour: scenario.behaviour,
+    };
+    const created = new Namespace({
+      name,
+      faults: 'none',
+      credentials: SANDBOX_CREDENTIALS,
+      provider,
+      budget: undefined,
+    });
+    scenarios.set(name, created);
+    return created;
+  };
+
+  /** The control API's answer, or undefined for a request to the interface. */
+  const answerControl = async (
     request: IncomingMessage,
     response: ServerResponse,
-  ): Promise<number | undefined> => {
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
-    if (path.startsWith(CONTROL_PREFIX)) {
-      if (!authorised(request.headers, controlToken)) {
-        request.resume();
-        send(
-          response,
-          refuse(
-            401,
-            'unauthorized',
-            'The control API needs Authorization: Bearer <control token> (printed by pix-certify sandbox, or PIX_SANDBOX_CONTROL_TOKEN).',
-            { 'www-authenticate': 'Bearer realm="pix-simulator-control"' },
-          ),
-        );
-        return 401;
-      }
-      const body = await readBody(request);
-      const reply =
-        body === 'too-large'
-          ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.')
-          : await control(
-              {
-                controlToken,
-                namespaces,
-                deliverer,
-                timeScale,
-                webhookTimeoutMs,
-                budget,
-                secrets,
-                url: () => ownUrl,
-              },
-              request.method ?? '',
-              path,
-              body,
-            );
-      send(response, reply);
-      return reply.status;
-    }
-    const match = NAMESPACE_PREFIX.exec(path);
-    if (match === null) return undefined;
-    const namespace = namespaces.get(match[1] ?? '');
-    if (namespace === undefined) {
+    path: string,
+  ): Promise<number> => {
+    if (!authorised(request.headers, controlToken)) {
       request.resume();
       send(
         response,
         refuse(
-          404,
-          'unknown_namespace',
-          `No namespace ${consoleLine(secrets.cut(match[1] ?? '', 64))}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`,
+          401,
+          'unauthorized',
+          'The control API needs Authorization: Bearer <control token> (printed by pix-certify sandbox, or PIX_SANDBOX_CONTROL_TOKEN).',
+          { 'www-authenticate': 'Bearer realm="pix-simulator-control"' },
         ),
       );
-      return 404;
+      return 401;
+    }
+    const body = await readBody(request);
+    const reply =
+      body === 'too-large'
+        ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.')
+        : await control(
+            {
+              controlToken,
+              namespaces,
+              deliverer,
+              timeScale,
+              webhookTimeoutMs,
+              budget,
+              secrets,
+              url: () => ownUrl,
+            },
+            request.method ?? '',
+            path,
+            body,
+          );
+    send(response, reply);
+    return reply.status;
+  };
+
+  /** The namespace a request is for, and the operation's path within it; or the 404 that says none is. */
+  const routeOf = (path: string): { namespace: Namespace; path: string } | Reply => {
+    const named = NAMESPACE_PREFIX.exec(path);
+    if (named !== null) {
+      const namespace = namespaces.get(named[1] ?? '');
+      if (namespace !== undefined) return { namespace, path: named[2] ?? '/' };
+      return refuse(
+        404,
+        'unknown_namespace',
+        `No namespace ${consoleLine(secrets.cut(named[1] ?? '', 64))}: create it first with POST /_sim/namespaces {"name": "…"} (docs/simulator.md).`,
+      );
+    }
+    const prefixed = SCENARIO_PREFIX.exec(path);
+    const name = prefixed === null ? DEFAULT_SCENARIO : (prefixed[1] ?? '');
+    const namespace = scenarioNamespace(name);
+    if (namespace !== undefined) return { namespace, path: prefixed === null ? path : (prefixed[2] ?? '/') };
+    const known = SCENARIOS.map((s) => s.name).join(', ');
+    return refuse(
+      404,
+      'unknown_scenario',
+      `No scenario '${consoleLine(secrets.cut(name, 64))}'. Known: ${known}.`,
+    );
+  };
+
+  /** The core's answer written: at once, after what the provider does first, or never (held). */
+  const write = async (response: ServerResponse, answer: Answer): Promise<number> => {
+    if (!('reply' in answer)) return hold(response, answer.holdMs);
+    if (answer.before !== undefined) await answer.before;
+    send(response, answer.reply, answer.cutShort);
+    return answer.reply.status;
+  };
+
+  const delayMs = options.delayMs ?? 0;
+  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<number> => {
+    options.onArrival?.(request.url ?? '/');
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    if (path.startsWith(CONTROL_PREFIX)) return answerControl(request, response, path);
+    const route = routeOf(path);
+    if (!('namespace' in route)) {
+      request.resume();
+      send(response, route);
+      return route.status;
     }
     const body = await readBody(request);
     if (body === 'too-large') {
@@ -289,108 +309,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       );
       return 413;
     }
-    const answer = simulator.answer(namespace, request, match[2] ?? '/', body, scheme);
-    if ('reply' in answer) {
-      send(response, answer.reply);
-      return answer.reply.status;
-    }
-    return hold(response, answer.holdMs);
-  };
-
-  const stateOf = (scenario: string): ScenarioState => {
-    const existing = states.get(scenario);
-    if (existing !== undefined) return existing;
-    const created = newScenarioState();
-    states.set(scenario, created);
-    return created;
-  };
-
-  const delayMs = options.delayMs ?? 0;
-  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<number> => {
-    options.onArrival?.(request.url ?? '/');
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const simulated = await answerSimulator(request, response);
-    if (simulated !== undefined) return simulated;
-    const route = routeOf(request.url ?? '/');
-    const scenario = findScenario(route.scenario);
-    if (scenario === undefined) {
-      const known = SCENARIOS.map((s) => s.name).join(', ');
-      send(
-        response,
-        refuse(
-          404,
-          'unknown_scenario',
-          `No scenario '${consoleLine(secrets.cut(route.scenario, 64))}'. Known: ${known}.`,
-        ),
-      );
-      return 404;
-    }
-    const { behaviour } = scenario;
-    const reply = (r: Reply): number => {
-      const cutShort = behaviour.withdrawalAnswer === 'cut-short' && route.path === '/pix/payment';
-      send(response, behaviour.errorsAsText && r.status >= 400 ? errorAsText(r) : r, cutShort);
-      return r.status;
-    };
-    const operation = OPERATIONS.get(route.path);
-    if (operation === undefined) {
-      return reply(
-        refuse(
-          404,
-          'not_found',
-          `No operation at ${route.path}; there are POST /auth/token and POST /pix/payment.`,
-        ),
-      );
-    }
-    if (request.method !== 'POST') {
-      return reply(refuse(405, 'method_not_allowed', `${route.path} only answers POST.`, { allow: 'POST' }));
-    }
-    const limit = behaviour.rateLimit;
-    const { rate } = stateOf(scenario.name);
-    if (
-      limit !== undefined &&
-      ('perSecond' in limit ? rate.exceeds(limit.perSecond) : rate.isNth(limit.everyNth))
-    ) {
-      const quota =
-        'perSecond' in limit
-          ? `At most ${limit.perSecond} requests a second.`
-          : `Every ${limit.everyNth}th request is over quota.`;
-      return reply(
-        refuse(429, 'too_many_requests', quota, {
-          'retry-after': String(limit.retryAfterSeconds),
-        }),
-      );
-    }
-    if (operation === createWithdraw) stateOf(scenario.name).withdrawalsReceived++;
-    const body = await readBody(request);
-    if (body === 'too-large') {
-      return reply(refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }));
-    }
-    const outcome = operation(
-      { headers: request.headers, body },
-      behaviour,
-      stateOf(scenario.name),
-      invented,
-    );
-    if (outcome.commit !== undefined) {
-      const { afterMs, run } = outcome.commit;
-      await new Promise((done) => setTimeout(done, afterMs));
-      run();
-    }
-    if (outcome.planned !== undefined) {
-      const { withdrawal, webhooks: planned, withheld } = outcome.planned;
-      deliverer.plan(undefined, withdrawal, planned, withheld);
-      if (withheld) return hold(response, simulatorHoldMs);
-      const status = reply(outcome.reply);
-      return status;
-    }
-    const { notice } = outcome;
-    // A provider that posts its webhooks before it answers: the suite must match them all the same.
-    if (notice !== undefined && behaviour.webhookTiming === 'before-answer')
-      await webhooks.deliverNow(notice, behaviour);
-    const status = reply(outcome.reply);
-    if (notice !== undefined && behaviour.webhookTiming === 'after-answer')
-      webhooks.schedule(notice, behaviour);
-    return status;
+    return write(response, simulator.answer(route.namespace, request, route.path, body, scheme));
   };
 
   const server = serverFor(options.tls, (request, response) => {
@@ -421,10 +340,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     url: ownUrl,
     credentials: SANDBOX_CREDENTIALS,
     controlToken,
-    withdrawalsReceived: (scenario) => states.get(scenario)?.withdrawalsReceived ?? 0,
+    withdrawalsReceived: (scenario) => scenarios.get(scenario)?.withdrawalsReceived ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
-        webhooks.cancelAll();
         deliverer.close();
         for (const timer of held) clearTimeout(timer);
         // Resolves also when already closed: closing twice is not an error.

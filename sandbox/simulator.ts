@@ -1,20 +1,22 @@
 /**
- * The two operations as a namespace serves them (the reference reading, strictly): every request is
- * journaled with every departure from the document; a refusal teaches it; a valid withdrawal meets
- * the outcome its amount chooses (outcomes.ts).
+ * The one provider core: every request to a namespace or a scenario is checked by the one validator
+ * (departures.ts), answered as its behaviour (a profile, faults on top) says of each departure
+ * (refusal-status.ts), journaled where the namespace keeps a journal, and a valid withdrawal meets the
+ * outcome its amount chooses (outcomes.ts) with the webhooks its behaviour posts (deliveries.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Behaviour } from './behaviour.ts';
 import { isoNow } from './clock.ts';
-import type { Deliverer } from './deliveries.ts';
+import type { Deliverer, Timing } from './deliveries.ts';
 import {
   type ArrivedRequest,
   type Departure,
   duplicateDeparture,
   parseBody,
-  refusalStatus,
   routeDeparture,
   tokenRequestDepartures,
+  type WithdrawBody,
   withdrawBodyDepartures,
   withdrawHeaderDepartures,
 } from './departures.ts';
@@ -26,13 +28,29 @@ import {
   type Namespace,
 } from './namespace.ts';
 import { outcomeAnswer } from './outcome-answer.ts';
-import { limitedOnce, NO_ANSWER_HOLD_SECONDS, outcomeOf, type OutcomeRow, outcomeTable } from './outcomes.ts';
-import { json, type Reply, serverError } from './reply.ts';
+import {
+  limitedOnce,
+  NO_ANSWER_HOLD_SECONDS,
+  outcomeOf,
+  type OutcomeRow,
+  outcomeTable,
+  type PlannedWebhook,
+  type Withdrawal,
+} from './outcomes.ts';
+import { firstRefusal, type Operation } from './refusal-status.ts';
+import { errorAsText, json, type Reply, serverError, text } from './reply.ts';
 import type { Secrets } from './secrets.ts';
-import { TOKEN_LIFETIME_SECONDS } from './state.ts';
 
-/** What the server does with a namespace's request: answer it, or hold it and close it unanswered. */
-export type Answer = { readonly reply: Reply } | { readonly holdMs: number };
+/**
+ * What the server does with a request: answer it (cut short, or once `before` settles: webhooks a
+ * provider posts first, a store it writes after its check), or hold it and close it unanswered.
+ */
+export type Answer =
+  | { readonly reply: Reply; readonly cutShort?: boolean; readonly before?: Promise<unknown> }
+  | { readonly holdMs: number };
+
+/** How long a check-then-write store takes to write what it checked. */
+const WRITE_AFTER_CHECK_MS = 150;
 
 /** Credential names squashed (no case, dashes or underscores): client-secret is masked as client_secret is. */
 const MASKED = new Set([
@@ -111,17 +129,74 @@ function maskedValue(value: unknown, cut: Secrets['cut']): unknown {
   );
 }
 
-/** The refusal a request's departures earn: the first refusing one decides the status, all are listed. */
-function teach(status: number, departures: readonly Departure[]): Reply {
-  const first = departures.find((d) => refusalStatus([d]) !== undefined) ?? departures[0];
+/**
+ * The refusal a request's departures earn: the first refused one names it; an integrator's namespace
+ * lists them all (a scenario answers {error, message}, as the provider profile it plays).
+ */
+function teach(status: number, first: Departure, departures: readonly Departure[] | undefined): Reply {
   const headers: Record<string, string> =
     status === 401 ? { 'www-authenticate': 'Bearer realm="pix-simulator"' } : {};
   if (status === 405) headers.allow = 'POST';
+  if (status === 500) return serverError(first.message);
+  const body = { error: first.code, message: first.message };
+  return json(status, departures === undefined ? body : { ...body, departures }, headers);
+}
+
+function tokenReply(behaviour: Behaviour, token: string): Reply {
+  const lifetime = behaviour.tokenLifetimeSeconds;
+  switch (behaviour.tokenReply) {
+    case 'access_token':
+    case 'server-error':
+      return json(200, { access_token: token, token_type: 'Bearer', expires_in: lifetime });
+    case 'token':
+      return json(200, { token, expiresIn: lifetime });
+    case 'text':
+      return text(200, `access_token=${token}`);
+    case 'empty-object':
+      return json(200, {});
+    case 'array':
+      return json(200, [token]);
+  }
+}
+
+function acceptedReply(behaviour: Behaviour, id: string, code: string | null): Reply {
+  const status = behaviour.acceptedStatus;
+  switch (behaviour.acceptedReply) {
+    case 'reference':
+      return json(status, { id, code, status: 'PROCESSING' });
+    case 'lenient':
+      return json(status, { transaction_id: id, status: 'pending' });
+    case 'text':
+      return text(status, `id=${id} status=PROCESSING`);
+  }
+}
+
+/** A 429 before anything is read, for a behaviour that limits the pace or the share of requests. */
+function rateLimited(namespace: Namespace): Reply | undefined {
+  const limit = namespace.behaviour.rateLimit;
+  if (limit === undefined) return undefined;
+  const { rate } = namespace;
+  const over = 'perSecond' in limit ? rate.exceeds(limit.perSecond) : rate.isNth(limit.everyNth);
+  if (!over) return undefined;
+  const quota =
+    'perSecond' in limit
+      ? `At most ${limit.perSecond} requests a second.`
+      : `Every ${limit.everyNth}th request is over quota.`;
   return json(
-    status,
-    { error: first?.code ?? 'refused', message: first?.message ?? 'refused', departures },
-    headers,
+    429,
+    { error: 'too_many_requests', message: quota },
+    { 'retry-after': String(limit.retryAfterSeconds) },
   );
+}
+
+/** §2.1: with check_code true the service looks for another record with the same code; false skips it. */
+function isDuplicate(namespace: Namespace, body: WithdrawBody, code: string): boolean {
+  const { behaviour } = namespace;
+  const acceptedAt = namespace.codeTakenAt(code);
+  if (acceptedAt === undefined) return false;
+  if (behaviour.codeMemoryMs !== undefined && Date.now() - acceptedAt > behaviour.codeMemoryMs) return false;
+  const checkCode = typeof body.check_code === 'boolean' ? body.check_code : behaviour.checkCodeDefault;
+  return behaviour.duplicateCheck === 'always' || (behaviour.duplicateCheck === 'as-asked' && checkCode);
 }
 
 export class Simulator {
@@ -143,6 +218,7 @@ export class Simulator {
     scheme: 'http' | 'https',
   ): Answer {
     const started = performance.now();
+    const { journaled } = namespace;
     const arrived: ArrivedRequest = {
       headers: request.headers,
       headerNames: request.rawHeaders.filter((_, i) => i % 2 === 0),
@@ -159,19 +235,32 @@ export class Simulator {
       at: isoNow(),
       elapsedMs: 0,
       method,
-      path: arrived.shown(path, JOURNAL_PATH_MAX),
+      path: journaled ? arrived.shown(path, JOURNAL_PATH_MAX) : path,
       operation,
       scheme,
       host: arrived.host,
       remoteLoopback: isLoopbackAddress(request.socket.remoteAddress),
       headerNames: arrived.headerNames,
-      headers: maskedHeaders(request, this.secrets.cut),
+      headers: journaled ? maskedHeaders(request, this.secrets.cut) : {},
       credentials: {},
       body: { bytes: raw.length, truncated: false, json: parsed.json },
       departures: [],
       answer: { status: null, retryAfterSeconds: null, withdrawalId: null, tokenId: null },
     };
-    const result = this.decide(namespace, arrived, method, operation, parsed, entry);
+    const decided = this.decide(namespace, arrived, method, operation, parsed, entry);
+    const { behaviour } = namespace;
+    const result: Answer =
+      'reply' in decided
+        ? {
+            ...decided,
+            reply:
+              behaviour.errorsAsText && decided.reply.status >= 400
+                ? errorAsText(decided.reply)
+                : decided.reply,
+            cutShort: behaviour.withdrawalAnswer === 'cut-short' && operation === 'withdraw',
+          }
+        : decided;
+    if (!journaled) return result;
     // A refused request keeps a shorter body: anyone who knows a namespace's name can send one.
     const refused = entry.answer.status !== null && entry.answer.status >= 400 && entry.outcome === undefined;
     entry.body = journaledBody(
@@ -193,89 +282,174 @@ export class Simulator {
     parsed: { value: unknown; json: boolean },
     entry: JournalRequest,
   ): Answer {
-    const refuseWith = (departures: Departure[]): Answer | undefined => {
-      entry.departures.push(...departures);
-      const status = refusalStatus(entry.departures);
-      if (status === undefined) return undefined;
-      entry.answer.status = status;
-      return { reply: teach(status, entry.departures) };
+    const { behaviour } = namespace;
+    const taught = namespace.journaled ? entry.departures : undefined;
+    const answered = (reply: Reply): Answer => {
+      entry.answer.status = reply.status;
+      return { reply };
     };
     if (operation === 'unknown' || method !== 'POST') {
-      return (
-        refuseWith([routeDeparture(method, entry.path, arrived.shown)]) ?? {
-          reply: serverError('unreachable'),
-        }
-      );
+      const departure = routeDeparture(method, entry.path, arrived.shown);
+      entry.departures.push(departure);
+      return answered(teach(departure.code === 'path-unknown' ? 404 : 405, departure, taught));
     }
+    const limited = rateLimited(namespace);
+    if (limited !== undefined) return answered(limited);
+    const refuseWith = (departures: Departure[], judged: Operation): Answer | undefined => {
+      entry.departures.push(...departures);
+      const refusal = firstRefusal(entry.departures, behaviour, judged);
+      return refusal && answered(teach(refusal.status, refusal.departure, taught));
+    };
     if (operation === 'token') {
-      const judged = tokenRequestDepartures(arrived, namespace.credentials);
+      const judged = tokenRequestDepartures(arrived, namespace.credentials, behaviour);
       Object.assign(entry.credentials, judged.credentials);
-      const refused = refuseWith(judged.departures);
+      const refused = refuseWith(judged.departures, 'token');
       if (refused !== undefined) return refused;
-      const { token, id } = namespace.issueToken(entry.seq);
-      entry.answer.status = 200;
+      if (behaviour.tokenReply === 'server-error')
+        return answered(serverError('The token could not be issued.'));
+      const { tokenLifetimeSeconds, tokenForm, activeTokens } = behaviour;
+      const { token, id } = namespace.tokens.issue(
+        tokenLifetimeSeconds,
+        tokenForm,
+        activeTokens === 'newest',
+        entry.seq,
+      );
       entry.answer.tokenId = id;
-      return {
-        reply: json(200, { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS }),
-      };
+      return answered(tokenReply(behaviour, token));
     }
-    const headers = withdrawHeaderDepartures(arrived, namespace.credentials, (token) =>
-      namespace.lookupToken(token),
+    namespace.withdrawalsReceived += 1;
+    const rules = {
+      singleUse: behaviour.tokenUses === 'once',
+      diesAfterSeconds: behaviour.tokenDiesAfterSeconds,
+      compare: behaviour.tokenCompare,
+    };
+    const headers = withdrawHeaderDepartures(
+      arrived,
+      namespace.credentials,
+      (token) => namespace.tokens.use(token, rules),
+      behaviour,
     );
     Object.assign(entry.credentials, headers.credentials);
-    const checked = withdrawBodyDepartures(parsed, this.deliverer.hostAllowed, arrived.shown);
-    const body = checked.body;
-    if (typeof body?.code === 'string') entry.code = arrived.shown(body.code, JOURNAL_CODE_MAX);
-    const refused = refuseWith([...headers.departures, ...checked.departures]);
-    if (refused !== undefined || body === undefined) return refused ?? { reply: serverError('unreachable') };
+    const checked = withdrawBodyDepartures(
+      parsed,
+      this.deliverer.hostAllowed,
+      arrived.shown,
+      behaviour.callbackField,
+    );
+    if (typeof checked.body?.code === 'string')
+      entry.code = arrived.shown(checked.body.code, JOURNAL_CODE_MAX);
+    const refused = refuseWith([...headers.departures, ...checked.departures], 'withdraw');
+    // A body refused (or served) as unparsable is an empty withdrawal.
+    const body = checked.body ?? {};
     const code = typeof body.code === 'string' ? body.code : null;
-    if (code !== null && body.check_code !== false && namespace.hasCode(code)) {
-      return refuseWith([duplicateDeparture(code, arrived.shown)]) ?? { reply: serverError('unreachable') };
-    }
+    const duplicate = refused === undefined && code !== null && isDuplicate(namespace, body, code);
+    const refusal = duplicate ? refuseWith([duplicateDeparture(code, arrived.shown)], 'withdraw') : refused;
+    if (refusal !== undefined) return this.refused(namespace, refusal, body);
+    // A provider failing every withdrawal it would make: nothing recorded, nothing paid, no webhook.
+    if (behaviour.acceptedAnswer === 'server-error')
+      return answered(serverError('The withdrawal could not be processed.'));
     const outcome = limitedOnce(outcomeOf(body.amount), code, (first) => namespace.firstLimit(first));
-    entry.outcome = { name: outcome.name, amount: body.amount as number };
+    if (typeof body.amount === 'number') entry.outcome = { name: outcome.name, amount: body.amount };
     return this.meet(namespace, outcome, body, code, entry);
   }
 
-  /** What the outcome table says of a valid withdrawal. */
+  /** What the outcome table says of a valid withdrawal, answered and paid as the behaviour does. */
   private meet(
     namespace: Namespace,
     outcome: OutcomeRow,
-    body: Readonly<Record<string, unknown>>,
+    body: WithdrawBody,
     code: string | null,
     entry: JournalRequest,
   ): Answer {
+    const { behaviour } = namespace;
     entry.answer.status = outcome.status;
     if (outcome.retryAfterSeconds !== undefined) entry.answer.retryAfterSeconds = outcome.retryAfterSeconds;
     const instead = outcomeAnswer(outcome);
     if (instead?.processed === false) return { reply: instead.reply };
-    const id = randomUUID();
+    const id = behaviour.withdrawalId === 'status' ? 'status' : randomUUID();
     entry.answer.withdrawalId = id;
-    if (code !== null) namespace.takeCode(code);
-    const withdrawal = {
+    const take = (): void => {
+      if (code !== null) namespace.takeCode(code);
+    };
+    const written =
+      behaviour.codeStore === 'check-then-write' ? delay(WRITE_AFTER_CHECK_MS).then(take) : undefined;
+    if (written === undefined) take();
+    const withdrawal: Withdrawal = {
       id,
       code,
       amount: body.amount,
       url: typeof body.PostBackUrl === 'string' ? body.PostBackUrl : undefined,
     };
     namespace.addWithdrawal(withdrawal);
+    const webhooks = outcome.name === 'paid' ? this.paidWebhooks(namespace) : outcome.webhooks;
     if (outcome.status === null) {
-      this.deliverer.plan(namespace, withdrawal, outcome.webhooks, true);
+      void this.deliverer.plan(namespace, withdrawal, webhooks, 'from-arrival');
       return { holdMs: NO_ANSWER_HOLD_SECONDS * 1000 * this.timeScale };
     }
-    this.deliverer.plan(namespace, withdrawal, this.webhooksOf(namespace, outcome));
-    return { reply: instead?.reply ?? json(200, { id, code, status: 'PROCESSING' }) };
+    const posted = this.post(namespace, withdrawal, webhooks);
+    const reply =
+      behaviour.acceptedAnswer === 'gateway-timeout'
+        ? json(504, { error: 'gateway_timeout', message: 'The upstream did not answer in time.' })
+        : acceptedReply(behaviour, id, code);
+    const final = instead?.reply ?? reply;
+    entry.answer.status = final.status;
+    const before = [written, posted].filter((p) => p !== undefined);
+    return { reply: final, ...(before.length === 0 ? {} : { before: Promise.all(before) }) };
   }
 
-  /** `realistic` namespaces: the first paid withdrawal's webhook comes twice, the second's out of order. */
-  private webhooksOf(namespace: Namespace, outcome: OutcomeRow): OutcomeRow['webhooks'] {
-    if (outcome.name !== 'paid' || namespace.faults !== 'realistic') return outcome.webhooks;
+  /** Plans the webhooks; the promise to wait for before answering when the behaviour posts them first. */
+  private post(
+    namespace: Namespace,
+    withdrawal: Withdrawal,
+    webhooks: readonly PlannedWebhook[],
+  ): Promise<void> | undefined {
+    const timing: Timing = namespace.behaviour.webhookTiming;
+    const posted = this.deliverer.plan(namespace, withdrawal, webhooks, timing);
+    return timing === 'before-answer' ? posted : undefined;
+  }
+
+  /**
+   * A refused withdrawal gets no webhook, except under the faults that send one anyway: shaped like a
+   * payment, or REJECTED for a body refused with 400; the confusion the rule guards against.
+   */
+  private refused(namespace: Namespace, refusal: Answer, body: WithdrawBody): Answer {
+    const { webhookOnRefused } = namespace.behaviour;
+    const status = 'reply' in refusal ? refusal.reply.status : 0;
+    const sends = webhookOnRefused === 'always' || (webhookOnRefused === 'bad-request' && status === 400);
+    if (!sends || typeof body.PostBackUrl !== 'string') return refusal;
+    const withdrawal: Withdrawal = {
+      id: randomUUID(),
+      code: typeof body.code === 'string' ? body.code : null,
+      amount: body.amount,
+      url: body.PostBackUrl,
+    };
+    const webhooks: PlannedWebhook[] =
+      webhookOnRefused === 'bad-request'
+        ? [{ status: 'REJECTED', afterSeconds: 0, kind: 'valid' }]
+        : statusWebhooks(namespace.behaviour);
+    const posted = this.post(namespace, withdrawal, webhooks);
+    return posted === undefined ? refusal : { ...refusal, before: posted };
+  }
+
+  /**
+   * A paid withdrawal's webhooks: each status the behaviour posts; in `realistic` namespaces the first
+   * paid withdrawal's webhook comes twice and the second's out of order.
+   */
+  private paidWebhooks(namespace: Namespace): PlannedWebhook[] {
+    const statuses = statusWebhooks(namespace.behaviour);
+    if (namespace.faults !== 'realistic') return statuses;
     namespace.paidCount += 1;
     const borrowed =
       namespace.paidCount === 1 ? 'webhook-twice' : namespace.paidCount === 2 ? 'out-of-order' : undefined;
-    return TABLE.find((row) => row.name === borrowed)?.webhooks ?? outcome.webhooks;
+    return TABLE.find((row) => row.name === borrowed)?.webhooks ?? statuses;
   }
 }
+
+/** One webhook now for each status the behaviour posts, in order. */
+const statusWebhooks = (behaviour: Behaviour): PlannedWebhook[] =>
+  behaviour.webhookStatuses.map((status) => ({ status, afterSeconds: 0, kind: 'valid' }));
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function isLoopbackAddress(address: string | undefined): boolean {
   return (

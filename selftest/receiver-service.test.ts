@@ -255,7 +255,7 @@ describe('the receiver as a service, used by the suite', () => {
     );
 
     // The reference run's webhooks went to its own addresses; the other run never saw one of them.
-    const delivered = sandboxLog.flatMap((line) => /^webhook POST (\S+) -> 200$/.exec(line)?.[1] ?? []);
+    const delivered = sandboxLog.flatMap((line) => /^webhook POST (\S+) -> 200 /.exec(line)?.[1] ?? []);
     assert.ok(delivered.length > 0, sandboxLog.join('\n'));
     const otherReport = readFileSync(join(none.reportDir, 'certification.json'), 'utf8');
     for (const url of delivered)

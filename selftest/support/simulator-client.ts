@@ -15,6 +15,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 export interface Delivered {
   readonly at: number;
   readonly path: string;
+  readonly method: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
@@ -43,7 +44,7 @@ export class Handler {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const path = request.url ?? '';
-        this.deliveries.push({ at: performance.now(), path, headers: request.headers, body: Buffer.concat(chunks).toString() });
+        this.deliveries.push({ at: performance.now(), path, method: request.method ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
         response.writeHead(this.answers.get(path) ?? (this.refused.has(path) ? 500 : 200)).end();
         for (const wake of this.waiters.splice(0)) wake();
       });

@@ -158,10 +158,16 @@ export interface components {
          * @enum {string}
          */
         Faults: "realistic" | "none";
-        /** @description What a namespace is made of; both members may be left out. */
+        /** @description A provider profile of the sandbox (pix-certify sandbox --profiles): reference, lenient, retrying, or a run scenario; left out, the namespace plays simulator, the reference serving what the document leaves open. */
+        ProfileName: string;
+        /** @description Provider faults of the sandbox (pix-certify sandbox --profiles) laid on top of the profile, in order, e.g. secret-prefix or token-short-lived; the webhooks then come as under realistic. */
+        ProviderFaults: string[];
+        /** @description What a namespace is made of; every member may be left out. */
         NamespaceRequest: {
             name?: components["schemas"]["NamespaceName"];
-            faults?: components["schemas"]["Faults"];
+            profile?: components["schemas"]["ProfileName"];
+            /** @description How the outcome table's webhooks come (realistic, the default, or none), or a list of provider faults. */
+            faults?: components["schemas"]["Faults"] | components["schemas"]["ProviderFaults"];
         };
         /** @description A namespace and the credentials its client is to use. */
         Namespace: {
@@ -180,6 +186,8 @@ export interface components {
             /** @description The public key PEM that cert_client encodes (PIX_CERT_FILE's content). */
             certPem: string;
             faults: components["schemas"]["Faults"];
+            profile: components["schemas"]["ProfileName"];
+            providerFaults: components["schemas"]["ProviderFaults"];
         };
         /** @description A namespace as listed, without its credentials. */
         NamespaceSummary: {
@@ -316,10 +324,10 @@ export interface components {
             amount: number;
         };
         /**
-         * @description The status a webhook reports (its payload's status).
+         * @description The status a webhook reports (its payload's status); REJECTED only from a provider fault that posts a webhook for a refused withdrawal (sandbox --profiles).
          * @enum {string}
          */
-        WebhookEvent: "PAID" | "PROCESSING" | "FAILED";
+        WebhookEvent: "PAID" | "PROCESSING" | "FAILED" | "REJECTED";
         /**
          * @description How a webhook was sent: valid, duplicate (the same webhook-id again), out-of-order, malformed (its JSON cut short), extra-fields (members the handler does not know) or retry (an attempt after the first).
          * @enum {string}
