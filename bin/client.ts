@@ -7,8 +7,7 @@ import { parseArgs } from 'node:util';
 import { startSandbox } from '../sandbox/server.ts';
 import { parseDuration } from '../src/base/duration.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
-import { CLIENT_CHECKS } from '../src/checks/client-requests.ts';
-import { HANDLER_CHECKS } from '../src/checks/handler.ts';
+import { clientChecks } from '../src/checks/catalogue.ts';
 import { readClientSettings, type ClientSettings } from '../src/config/client-settings.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { buildClientCertification } from '../src/report/client-certification.ts';
@@ -96,7 +95,7 @@ async function certify(
   const handler = evidence.subject === 'handler';
   const report = buildClientCertification({
     ...evidence,
-    checks: handler ? HANDLER_CHECKS : [...CLIENT_CHECKS, ...HANDLER_CHECKS],
+    checks: clientChecks(evidence.subject),
     // Stable from run to run (the port and the namespace are new each time), so that compare and history line runs up.
     baseUrl: invocation.handler ?? 'the simulator on loopback (pix-certify client)',
     ...(settings.environmentName === undefined ? {} : { environmentName: settings.environmentName }),

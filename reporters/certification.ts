@@ -245,7 +245,7 @@ export default class CertificationReporter implements Reporter {
       shown(join(dir, LEDGER_FILE)),
     );
     const report = buildCertification({
-      checks: this.override?.checks ?? catalogue(),
+      checks: this.override?.checks ?? catalogue('provider'),
       clauses: this.override?.clauses ?? documentClauses(),
       metadata: this.metadata,
       tests: [...this.outcomes.values()],

@@ -4,9 +4,7 @@
  * fails when the committed file is not what this renders.
  */
 import { join } from 'node:path';
-import { FAMILIES } from '../src/checks/catalogue.ts';
-import { clientFamily } from '../src/checks/client-requests.ts';
-import { handlerFamily } from '../src/checks/handler.ts';
+import { catalogue, familiesOf } from '../src/checks/catalogue.ts';
 import type { CheckDefinition } from '../src/checks/vocabulary.ts';
 import { ROOT } from '../src/base/paths.ts';
 import { loadSpec } from '../src/spec/spec.ts';
@@ -25,7 +23,9 @@ function row(check: CheckDefinition, file: string): string {
 
 export function renderChecksDoc(): string {
   const spec = loadSpec();
-  const sections = [...FAMILIES, clientFamily, handlerFamily].map((family) => {
+  const provider = familiesOf('provider');
+  const client = familiesOf('client');
+  const sections = [...provider, ...client].map((family) => {
     const checks = family.checks(spec);
     return [
       `## ${family.name} (${checks.length}) — \`${family.file}\``,
@@ -35,7 +35,6 @@ export function renderChecksDoc(): string {
       ...checks.map((check) => row(check, family.file)),
     ].join('\n');
   });
-  const total = FAMILIES.reduce((sum, family) => sum + family.checks(spec).length, 0);
   return [
     '# The checks',
     '',
@@ -43,7 +42,7 @@ export function renderChecksDoc(): string {
     'hand (`selftest/docs.test.ts` fails when it is stale). Some ids are generated from the OpenAPI document, so',
     'this file is where `grep` finds them.',
     '',
-    `${total} checks in ${FAMILIES.length} families. Level \`must\` can end FAILED, \`should\` at most WARNING; a`,
+    `${catalogue('provider').length} checks of a provider in ${provider.length} families, and ${catalogue('client').length} of an integrator in ${client.length}. Level \`must\` can end FAILED, \`should\` at most WARNING; a`,
     'clause marked `(not shown)` is one the document is silent on, where a check only warns. Which sentence of',
     '`interface.md` each check enforces is in [traceability.md](traceability.md).',
     '',

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FAMILIES, catalogue } from '../src/checks/catalogue.ts';
+import { FAMILIES, catalogue, clientChecks } from '../src/checks/catalogue.ts';
+import { clientUnknownOutcome } from '../src/checks/client-requests.ts';
 import { declaredChecks, judging, titleOf } from '../src/checks/declare.ts';
 import { needsFor, slug } from '../src/checks/operation-names.ts';
 import { responseComplete } from '../src/checks/responses.ts';
@@ -29,7 +30,7 @@ describe('the catalogue', () => {
 
   it("holds each family's checks once, as definitions without their judge", () => {
     const spec = loadSpec();
-    const all = catalogue();
+    const all = catalogue('provider');
     assert.deepEqual(
       all.map((c) => c.id),
       FAMILIES.flatMap((f) => f.checks(spec).map((c) => c.id)),
@@ -44,7 +45,27 @@ describe('the catalogue', () => {
       remedy: tokenIssued.remedy,
       needs: tokenIssued.needs,
     });
-    assert.equal(catalogue(), all, 'built once');
+    assert.equal(catalogue('provider'), all, 'built once');
+  });
+
+  it("holds the integrator's side as families of the same catalogue: the client's checks, then its handler's", () => {
+    const client = catalogue('client');
+    assert.deepEqual(
+      client.map((c) => c.id),
+      clientChecks('client').map((c) => c.id),
+    );
+    assert.ok(
+      client.every((c) => /^(CLIENT|HANDLER)-/.test(c.id)),
+      'no provider check judges a journal',
+    );
+    assert.deepEqual(
+      clientChecks('handler').map((c) => c.id),
+      client.filter((c) => c.id.startsWith('HANDLER-')).map((c) => c.id),
+    );
+    const unknownOutcome = client.find((c) => c.id === clientUnknownOutcome.id);
+    assert.ok(unknownOutcome);
+    assert.equal(unknownOutcome.money, 'a double payout', 'a definition keeps what a finding can cost');
+    assert.equal('judge' in unknownOutcome, false, 'definitions, without their judge');
   });
 });
 

@@ -63,7 +63,7 @@ function listed(run: SuiteRun): Map<string, { level: string; clause: string; tag
   assert.equal(run.report, undefined, 'a listing writes no report');
   assert.match(run.stdout, /Listed only: nothing was sent and no report was written\.\n$/);
   const rows = new Map<string, { level: string; clause: string; tags: string[] }>();
-  const definitions = new Map(catalogue().map((c) => [c.id, c]));
+  const definitions = new Map(catalogue('provider').map((c) => [c.id, c]));
   for (const line of run.stdout.split('\n')) {
     const id = /^ {2}([A-Z0-9-]+) {2,}/.exec(line)?.[1];
     const check = id === undefined ? undefined : definitions.get(id);
@@ -103,7 +103,7 @@ describe(
       const [first, second] = await Promise.all(
         ['1/2', '2/2'].map(async (shard) => listed(await runSuite({}, ['--list', '--shard', shard]))),
       );
-      const all = catalogue().map((c) => c.id);
+      const all = catalogue('provider').map((c) => c.id);
       assert.deepEqual(new Set([...(first?.keys() ?? []), ...(second?.keys() ?? [])]), new Set(all));
       assert.ok((first?.size ?? 0) < all.length && (second?.size ?? 0) < all.length);
     });
@@ -114,7 +114,7 @@ describe(
       const rows = listed(
         await runSuite({ PIX_BASE_URL: double.url, ...DOUBLE_CREDENTIALS, ...TEST_PAYEE }, ['--list']),
       );
-      assert.equal(rows.size, catalogue().length);
+      assert.equal(rows.size, catalogue('provider').length);
       assert.deepEqual(double.received, []);
     });
   },

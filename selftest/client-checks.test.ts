@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CLIENT_CHECKS, type ClientCheck, type ClientRun } from '../src/checks/client-requests.ts';
-import { HANDLER_CHECKS } from '../src/checks/handler.ts';
+import { clientChecks } from '../src/checks/catalogue.ts';
+import type { ClientCheck, ClientRun } from '../src/checks/client-requests.ts';
 import {
   awaitedDeliveries,
   type DepartureCode,
@@ -90,7 +90,7 @@ function correctRun(): ClientRun {
   );
 } // prettier-ignore
 
-const ALL: readonly ClientCheck[] = [...CLIENT_CHECKS, ...HANDLER_CHECKS];
+const ALL = clientChecks('client');
 const byId = (id: string): ClientCheck => {
   const check = ALL.find((c) => c.id === id);
   assert.ok(check, id);
@@ -178,10 +178,10 @@ test('handler: each kind of delivery answered wrong warns under its own check; a
   assert.deepEqual(verdictOf('HANDLER-EXTRA-FIELDS-2XX', journal(base, [delivery('extra-fields', { status: 422 })])), ['WARNING']);
   assert.deepEqual(verdictOf('HANDLER-MALFORMED-4XX', journal(base, [delivery('malformed', { status: 500 })])), ['WARNING']);
   const crashed = journal(base, [delivery('valid', ok), delivery('malformed', { status: null, error: 'reset' }), delivery('valid', { status: null, error: 'refused' })]);
-  const found = HANDLER_CHECKS.filter((c) => evaluate(c, crashed, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
+  const found = clientChecks('handler').filter((c) => evaluate(c, crashed, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
   assert.deepEqual(found, ['HANDLER-MALFORMED-4XX']);
   const down = journal(base, [delivery('valid', { status: 500 }), delivery('duplicate', { status: 500 }), delivery('malformed', { status: 500 })]);
-  const downFound = HANDLER_CHECKS.filter((c) => evaluate(c, down, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
+  const downFound = clientChecks('handler').filter((c) => evaluate(c, down, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
   assert.deepEqual(downFound, ['HANDLER-VALID-2XX'], 'a handler that answers everything 500 is one finding');
   assert.match(byId('HANDLER-DUPLICATE-2XX').unjudgeable(down) ?? '', /HANDLER-VALID-2XX/);
   assert.match(byId('HANDLER-DUPLICATE-2XX').unjudgeable(journal(base)) ?? '', /first paid withdrawal/);

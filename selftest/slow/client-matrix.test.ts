@@ -16,8 +16,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Certification } from '../../src/report/model.ts';
 import { CODE_ROOT } from '../../src/base/paths.ts';
-import { CLIENT_CHECKS } from '../../src/checks/client-requests.ts';
-import { HANDLER_CHECKS } from '../../src/checks/handler.ts';
+import { catalogue } from '../../src/checks/catalogue.ts';
 import { fingerprintOf } from '../../src/secrets/signing.ts';
 import { nodeReleases } from '../support/installed-package.ts';
 import { alive } from '../support/process-alive.ts';
@@ -28,7 +27,9 @@ const EXAMPLE_TESTS = join(EXAMPLE, 'test', 'withdrawals.test.js');
 const EXAMPLE_COMMAND = ['node', '--test', '--test-concurrency=1', EXAMPLE_TESTS];
 /** The checks whose finding fails the gate whatever its level. */
 const MONEY = new Set(
-  [...CLIENT_CHECKS, ...HANDLER_CHECKS].filter((c) => c.money !== undefined).map((c) => c.id),
+  catalogue('client')
+    .filter((c) => c.money !== undefined)
+    .map((c) => c.id),
 );
 /** Runs of the matrix at once: each mostly waits on timeouts of its own. */
 const PARALLEL = 3;

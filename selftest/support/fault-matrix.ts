@@ -133,7 +133,7 @@ export function faultMatrixRuns(scenarios: readonly Scenario[]): void {
   }
 
   const faults = scenarios.filter((s): s is FaultScenario => s.kind === 'fault');
-  const known = new Set(catalogue().map((c) => c.id));
+  const known = new Set(catalogue('provider').map((c) => c.id));
 
   for (const scenario of faults) {
     it(`catches the fault '${scenario.name}' (${scenario.clause}: ${scenario.level})`, () => {
@@ -227,7 +227,7 @@ export function faultMatrixDeclarations(): void {
   it('declares a fault for every check that can yield FAILED or WARNING', () => {
     // A must-check is proven by a fault declared to make it FAILED, a should-check by one declared to
     // make it WARNING; the runs hold each fault to its declaration.
-    const uncaught = catalogue()
+    const uncaught = catalogue('provider')
       .filter((c) => c.level !== 'observe' && PROVEN_ELSEWHERE[c.id] === undefined)
       .filter(
         (c) =>

@@ -2,8 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { type RunningSandbox, startSandbox } from '../../sandbox/server.ts';
-import { CLIENT_CHECKS } from '../../src/checks/client-requests.ts';
-import { HANDLER_CHECKS } from '../../src/checks/handler.ts';
+import { clientChecks } from '../../src/checks/catalogue.ts';
 import type { Journal, OutcomeRow } from '../../src/evidence/journal.ts';
 import { buildClientCertification } from '../../src/report/client-certification.ts';
 import type { Certification } from '../../src/report/model.ts';
@@ -70,7 +69,7 @@ export async function clientCertificationOf(
   const outcomes = await controlCall<OutcomeRow[]>(sandbox, 'GET', '/_sim/outcomes');
   const report = buildClientCertification({
     run: { journal, outcomes },
-    checks: [...CLIENT_CHECKS, ...HANDLER_CHECKS],
+    checks: clientChecks('client'),
     subject: 'client',
     baseUrl: ns.baseUrl,
     startTime: new Date(),

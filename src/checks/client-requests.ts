@@ -560,7 +560,7 @@ export const clientUnknownOutcome = defineClientCheck(
   },
 );
 
-export const CLIENT_CHECKS: readonly ClientCheck[] = [
+const CLIENT_CHECKS: readonly ClientCheck[] = [
   clientOperations,
   clientTokenAccept,
   clientTokenClientId,
@@ -582,7 +582,7 @@ export const CLIENT_CHECKS: readonly ClientCheck[] = [
   clientHttps,
 ];
 
-export const clientFamily: Family = {
+export const clientFamily: Family<ClientCheck> = {
   name: 'client (pix-certify client)',
   file: familyFile(import.meta.url),
   checks: () => CLIENT_CHECKS,

@@ -26,13 +26,14 @@ export const DEFAULT_RUN_SHAPE: RunShape = {
   webhookRetryProbe: false,
 };
 
-export interface Family {
+/** `Judging`: what its checks judge, a test's exchanges for a provider's family, a journal for a client's. */
+export interface Family<Judging extends Check<never> = Check<never>> {
   /** A few words, shown in the payout plan and in docs/checks.md. */
   readonly name: string;
   /** The module, from the repository root: where a reader finds the family's checks. */
   readonly file: string;
   /** Every check of the family; some are generated from the spec. */
-  checks(spec: SpecModel): readonly Check<never>[];
+  checks(spec: SpecModel): readonly Judging[];
   /** POST /pix/payment requests the family's tests send in a complete run; a lax provider may accept each. */
   withdrawals(spec: SpecModel, shape: RunShape): number;
 }

@@ -205,7 +205,7 @@ export const handlerMalformed = defineClientCheck(
   },
 );
 
-export const HANDLER_CHECKS: readonly ClientCheck[] = [
+const HANDLER_CHECKS: readonly ClientCheck[] = [
   handlerValid,
   handlerDuplicate,
   handlerOutOfOrder,
@@ -213,7 +213,7 @@ export const HANDLER_CHECKS: readonly ClientCheck[] = [
   handlerExtraFields,
 ];
 
-export const handlerFamily: Family = {
+export const handlerFamily: Family<ClientCheck> = {
   name: 'webhook handler (pix-certify client)',
   file: familyFile(import.meta.url),
   checks: () => HANDLER_CHECKS,
