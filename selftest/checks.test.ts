@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { defineCheck, verdictOf, verdictWithin } from '../src/checks/check.ts';
+import { defineCheck, judgement, verdictOf, verdictWithin } from '../src/checks/check.ts';
 import { applyCredentialCase, credentialCases, forgeToken } from '../src/checks/credentials.ts';
 import { REFUSAL_RULES, judgeRefusal, judgeSilentRefusal } from '../src/checks/refusal.ts';
 import { jsonPayload, statusDocumented } from '../src/checks/responses.ts';
@@ -372,5 +372,20 @@ describe('the level belongs to the check', () => {
       () => [{ verdict: 'FAILED', expected: 'e', actual: 'a' }],
     );
     assert.equal(verdictWithin(lax.level, verdictOf(lax.judge(null))), 'WARNING');
+    assert.deepEqual(judgement(lax, null), {
+      violations: [{ verdict: 'WARNING', expected: 'e', actual: 'a' }],
+    });
+  });
+
+  it('is applied one way on both sides: an input with nothing to judge is never judged', () => {
+    const strict = defineCheck<readonly number[]>(
+      { id: 'X-MUST', title: 't', clause: '§1', level: 'must', reason: 'r', remedy: 'm' },
+      (input) => input.map(() => ({ verdict: 'FAILED' as const, expected: 'e', actual: 'a' })),
+      (input) => (input.length === 0 ? 'nothing sent' : undefined),
+    );
+    assert.deepEqual(judgement(strict, []), { unjudged: 'nothing sent' });
+    assert.deepEqual(judgement(strict, [1]), {
+      violations: [{ verdict: 'FAILED', expected: 'e', actual: 'a' }],
+    });
   });
 });

@@ -38,10 +38,25 @@ export function verdictOf(violations: readonly Violation[]): Verdict {
 }
 
 /**
- * The verdict a check of this level may give: only a `must` check can FAIL. The recorder applies it to
- * every verdict, so a `should` check stays below FAILED whatever its call sites say; a `must` check
- * may still warn where its own table calls the document ambiguous (refusal.ts).
+ * The verdict a check of this level may give: only a `must` check can FAIL. Every judgement applies it,
+ * so a `should` check stays below FAILED whatever its call sites say; a `must` check may still warn
+ * where its own table calls the document ambiguous (refusal.ts).
  */
-export function verdictWithin(level: Level, verdict: Verdict): Verdict {
+export function verdictWithin<V extends Verdict>(level: Level, verdict: V): V | 'WARNING' {
   return verdict === 'FAILED' && level !== 'must' ? 'WARNING' : verdict;
+}
+
+/** What one check made of one input: why the input held nothing to judge, or its violations. */
+export type Judgement = { readonly unjudged: string } | { readonly violations: readonly Violation[] };
+
+/**
+ * The one way a check is applied, by certify's recorder and by the client certification alike: an
+ * input it cannot judge is never PASSED, and each violation stays within the check's level.
+ */
+export function judgement<Input>(check: Check<Input>, input: Input): Judgement {
+  const unjudged = check.unjudgeable(input);
+  if (unjudged !== undefined) return { unjudged };
+  return {
+    violations: check.judge(input).map((v) => ({ ...v, verdict: verdictWithin(check.level, v.verdict) })),
+  };
 }

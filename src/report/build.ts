@@ -35,7 +35,7 @@ import {
 import { redact, redactJson } from '../secrets/redact.ts';
 import type { WithdrawalSummary } from './withdrawals.ts';
 import { noWebhookForRefused, type WatchedRefusal } from '../checks/webhook.ts';
-import { verdictOf, verdictWithin } from '../checks/check.ts';
+import { judgement, verdictOf } from '../checks/check.ts';
 
 export interface CertificationInput {
   readonly checks: readonly CheckDefinition[];
@@ -304,11 +304,12 @@ export function withRefusalsWatched(
   const entry = judged.get(noWebhookForRefused.id);
   if (entry === undefined || entry.evaluations.every((e) => e.verdict === 'SKIPPED')) return result;
   const others = refusals.filter((r) => r.checkId !== noWebhookForRefused.id);
-  const violations = others.length === 0 ? [] : noWebhookForRefused.judge({ refusals: others });
+  const watched = judgement(noWebhookForRefused, { refusals: others });
+  const violations = 'unjudged' in watched ? [] : watched.violations;
   if (violations.length === 0) return result;
   const evaluation: Evaluation = {
     checkId: noWebhookForRefused.id,
-    verdict: verdictWithin(noWebhookForRefused.level, verdictOf(violations)),
+    verdict: verdictOf(violations),
     expected: violations.map((v) => v.expected).join(' | '),
     actual: violations.map((v) => v.actual).join(' | '),
   };

@@ -5,7 +5,7 @@
  * SKIPPED naming what would, and makes the run INCOMPLETE.
  */
 import type { ClientCheck, ClientRun } from '../checks/client-requests.ts';
-import { verdictWithin } from '../checks/check.ts';
+import { judgement } from '../checks/check.ts';
 import type { Evaluation } from '../checks/vocabulary.ts';
 import { suiteVersion } from '../run/run-metadata.ts';
 import { loadSpec } from '../spec/spec.ts';
@@ -32,14 +32,15 @@ export const UNEXERCISED_REASON =
 
 /** One check's evaluations: SKIPPED naming what would exercise it, each violation, or one PASSED. */
 export function evaluate(check: ClientCheck, run: ClientRun, at: string): Evaluation[] {
-  const missing = check.unjudgeable(run);
-  if (missing !== undefined)
-    return [{ checkId: check.id, verdict: 'SKIPPED', reason: missing, blockedBy: { answer: missing, at } }];
-  const violations = check.judge(run);
-  if (violations.length === 0) return [{ checkId: check.id, verdict: 'PASSED' }];
-  return violations.map(({ verdict, expected, actual }) => ({
+  const judged = judgement(check, run);
+  if ('unjudged' in judged) {
+    const reason = judged.unjudged;
+    return [{ checkId: check.id, verdict: 'SKIPPED', reason, blockedBy: { answer: reason, at } }];
+  }
+  if (judged.violations.length === 0) return [{ checkId: check.id, verdict: 'PASSED' }];
+  return judged.violations.map(({ verdict, expected, actual }) => ({
     checkId: check.id,
-    verdict: verdictWithin(check.level, verdict),
+    verdict,
     expected,
     actual,
   }));

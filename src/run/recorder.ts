@@ -9,7 +9,7 @@
  */
 import type { TestInfo } from '@playwright/test';
 import type { Check } from '../checks/check.ts';
-import { verdictOf, verdictWithin } from '../checks/check.ts';
+import { judgement, verdictOf } from '../checks/check.ts';
 import {
   EVALUATIONS_ATTACHMENT,
   type Blocker,
@@ -101,16 +101,16 @@ export class Recorder {
       );
       return 'SKIPPED';
     }
-    const nothing = check.unjudgeable(input);
-    if (nothing !== undefined) {
+    const judged = judgement(check, input);
+    if ('unjudged' in judged) {
       const at = new Date().toISOString();
-      this.recordSkips([check], `not judged: ${nothing}`, {
-        blockedBy: exchange === undefined ? { answer: nothing, at } : blockerOf(exchange),
+      this.recordSkips([check], `not judged: ${judged.unjudged}`, {
+        blockedBy: exchange === undefined ? { answer: judged.unjudged, at } : blockerOf(exchange),
       });
       return 'SKIPPED';
     }
-    const violations = check.judge(input);
-    const verdict = verdictWithin(check.level, verdictOf(violations));
+    const { violations } = judged;
+    const verdict = verdictOf(violations);
     this.record({
       checkId: check.id,
       verdict,
