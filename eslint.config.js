@@ -82,6 +82,7 @@ export default defineConfig(
           'Buffer',
           'fetch',
           'AbortSignal',
+          'Response',
           'URL',
           'URLSearchParams',
           'setTimeout',

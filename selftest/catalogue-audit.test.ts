@@ -3,19 +3,30 @@
  * nothing to judge (no delivery, no answer: a 429 the environment did not process, no race, no
  * token), is SKIPPED with a reason or finds something, never PASSED. A check added without an entry
  * here fails the walk, and a check made to pass on empty input is caught (the second test).
+ * Every client and handler check can fail: a fault of the example integrator is declared to trip it
+ * at its level (selftest/support/integrator-faults.ts, run by the slow tier's client matrix).
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestInfo } from '@playwright/test';
 import type { Check } from '../src/checks/check.ts';
-import { FAMILIES } from '../src/checks/catalogue.ts';
+import { CODE_ROOT } from '../src/base/paths.ts';
+import { FAMILIES, catalogue } from '../src/checks/catalogue.ts';
 import { webhookIsJson, type WebhookInput } from '../src/checks/webhook.ts';
-import { CHECKS_ANNOTATION, EVALUATIONS_ATTACHMENT, type Evaluation } from '../src/checks/vocabulary.ts';
+import {
+  CHECKS_ANNOTATION,
+  EVALUATIONS_ATTACHMENT,
+  type CheckDefinition,
+  type Evaluation,
+} from '../src/checks/vocabulary.ts';
 import type { Exchange } from '../src/evidence/exchange.ts';
 import { Recorder } from '../src/run/recorder.ts';
 import type { Target } from '../src/run/target.ts';
 import { loadSpec } from '../src/spec/spec.ts';
 import { answered, delivered } from './support/exchanges.ts';
+import { type Band, INTEGRATOR_FAULTS, PROVEN_ELSEWHERE } from './support/integrator-faults.ts';
 
 /** An input with nothing to judge, and the exchange the call site hands the recorder with it. */
 interface Empty {
@@ -170,6 +181,79 @@ describe('the catalogue audit', () => {
     assert.deepEqual(await passedUnjudged(weakened, families), [
       'WEBHOOK-JSON: PASSED on no delivery',
       'WEBHOOK-JSON: PASSED on a GET, no POSTed body',
+    ]);
+  });
+});
+
+/**
+ * What is wrong with the integrator faults against the client catalogue and the example's sources: a
+ * check no fault trips at its level (a `must` check FAILED, a `should` one WARNING), a band naming a
+ * check the catalogue does not have or a fault the example does not know, a stale exemption.
+ */
+function integratorFaultProblems(
+  checks: readonly CheckDefinition[],
+  faults: Readonly<Record<string, Band>>,
+  provenElsewhere: Readonly<Record<string, string>>,
+  exampleSource: string,
+): string[] {
+  const known = new Set(checks.map((c) => c.id));
+  const named = Object.entries(faults).flatMap(([fault, { failed = [], warned = [] }]) => [
+    ...(exampleSource.includes(`'${fault}'`)
+      ? []
+      : [`${fault}: no such INTEGRATOR_FAULT in examples/integrator/src`]),
+    ...[...failed, ...warned]
+      .filter((id) => !known.has(id))
+      .map((id) => `${fault}: ${id} is no check of the catalogue`),
+  ]);
+  const trippedAt = (check: CheckDefinition): boolean =>
+    Object.values(faults).some((band) =>
+      (check.level === 'must' ? band.failed : band.warned)?.includes(check.id),
+    );
+  const untripped = checks
+    .filter((c) => c.level !== 'observe' && provenElsewhere[c.id] === undefined && !trippedAt(c))
+    .map((c) => `${c.id} (${c.level}): no fault of the example integrator trips it`);
+  const stale = Object.keys(provenElsewhere)
+    .filter((id) => !known.has(id) || checks.some((c) => c.id === id && trippedAt(c)))
+    .map(
+      (id) =>
+        `${id}: proven elsewhere, yet ${known.has(id) ? 'a fault trips it' : 'no check of the catalogue'}`,
+    );
+  return [...named, ...untripped, ...stale];
+}
+
+describe('the integrator fault matrix, declared', () => {
+  const client = catalogue('client');
+  const sources = join(CODE_ROOT, 'examples', 'integrator', 'src');
+  const exampleSource = readdirSync(sources)
+    .map((file) => readFileSync(join(sources, file), 'utf8'))
+    .join('\n');
+
+  it('trips every client and handler check at its level, naming only checks and faults that exist', () => {
+    assert.ok(client.length >= 20, `${client.length} client and handler checks`);
+    assert.deepEqual(integratorFaultProblems(client, INTEGRATOR_FAULTS, PROVEN_ELSEWHERE, exampleSource), []);
+  });
+
+  it('fails when a check has no fault, a fault names no check or no fault of the example', () => {
+    const withoutValues = Object.fromEntries(
+      Object.entries(INTEGRATOR_FAULTS).filter(([fault]) => fault !== 'key-type-lowercase'),
+    );
+    const misspelt = {
+      ...withoutValues,
+      'no-bearer': { failed: ['CLIENT-WITHDRAW-BEARR'] },
+      'no-such-fault': {},
+    };
+    assert.deepEqual(integratorFaultProblems(client, misspelt, PROVEN_ELSEWHERE, exampleSource), [
+      'no-bearer: CLIENT-WITHDRAW-BEARR is no check of the catalogue',
+      'no-such-fault: no such INTEGRATOR_FAULT in examples/integrator/src',
+      'CLIENT-WITHDRAW-BEARER (must): no fault of the example integrator trips it',
+      'CLIENT-BODY-VALUES (should): no fault of the example integrator trips it',
+    ]);
+    const failedShould = { ...INTEGRATOR_FAULTS, 'key-type-lowercase': { failed: ['CLIENT-BODY-VALUES'] } };
+    assert.deepEqual(integratorFaultProblems(client, failedShould, {}, exampleSource), [
+      'CLIENT-BODY-VALUES (should): no fault of the example integrator trips it',
+      ...Object.keys(PROVEN_ELSEWHERE).map(
+        (id) => `${id} (must): no fault of the example integrator trips it`,
+      ),
     ]);
   });
 });

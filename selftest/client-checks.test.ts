@@ -68,6 +68,12 @@ function withdraw(ms: number, tokenId: string, fields: Record<string, unknown> =
   return request({ ms, code, credentials: { token: 'valid', tokenId }, body: { bytes: 100, truncated: false, json: true, value }, answer: { status, retryAfterSeconds: status === 429 ? 1 : null, withdrawalId: status === 200 ? `w${seq}` : null, tokenId: null } });
 } // prettier-ignore
 
+/** A withdrawal the outcome table answered 401 (unauthorized-401), as a served request is journaled. */
+const unauthorized = (ms: number, tokenId: string): JournalRequest => ({
+  ...withdraw(ms, tokenId, {}, 401),
+  outcome: { name: 'unauthorized-401', amount: 0.01 },
+});
+
 let dseq = 0;
 function delivery(kind: JournalDelivery['kind'], answer: JournalDelivery['answer'], url = HOOK): JournalDelivery {
   dseq += 1;
@@ -136,19 +142,25 @@ test('each departure the simulator journaled is the finding of exactly one check
   assert.deepEqual(verdictOf('CLIENT-TOKEN-CERT-CLIENT', journal([privateKey])), ['FAILED']);
 }); // prettier-ignore
 
-test('token use: a token per withdrawal warns; a token older than 7200 s fails', () => {
+test('token use: a token per withdrawal warns; a token older than 7200 s, or one the simulator found expired, fails', () => {
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1'), token(20, 't2'), withdraw(30, 't2')])), ['WARNING']);
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1')])), ['SKIPPED']);
   assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), withdraw(7201_000, 't1')])), ['FAILED']);
+  const expired = { ...withdraw(10, 't1', {}, 401), credentials: { token: 'expired' as const }, departures: [{ code: 'token-expired' as const, name: 'Authorization', clause: '§5.3', level: 'must' as const, message: 'The Bearer token has expired' }] };
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), expired])), ['FAILED']);
 }); // prettier-ignore
 
-test('after a 401 one renewal; three 401s in a row are a loop', () => {
-  const once = journal([token(0, 't1'), withdraw(10, 't1', {}, 401), token(20, 't2'), withdraw(30, 't2')]);
+test('after a 401 of the outcome table one renewal; three 401s in a row are a loop; a refusal for a header is not such a 401', () => {
+  const once = journal([token(0, 't1'), unauthorized(10, 't1'), token(20, 't2'), withdraw(30, 't2')]);
   assert.deepEqual(verdictOf('CLIENT-AFTER-401', once), ['PASSED']);
-  const loop = journal([token(0, 't1'), withdraw(10, 't1', {}, 401), token(20, 't2'), withdraw(30, 't2', {}, 401), token(40, 't3'), withdraw(50, 't3', {}, 401)]);
+  const loop = journal([token(0, 't1'), unauthorized(10, 't1'), token(20, 't2'), unauthorized(30, 't2'), token(40, 't3'), unauthorized(50, 't3')]);
   assert.deepEqual(verdictOf('CLIENT-AFTER-401', loop), ['WARNING']);
-  const renewals = journal([token(0, 't1'), withdraw(10, 't1', {}, 401), token(20, 't2'), token(30, 't3'), withdraw(40, 't3')]);
+  const renewals = journal([token(0, 't1'), unauthorized(10, 't1'), token(20, 't2'), token(30, 't3'), withdraw(40, 't3')]);
   assert.deepEqual(verdictOf('CLIENT-AFTER-401', renewals), ['WARNING']);
+  const overHttp = (r: JournalRequest): JournalRequest => ({ ...r, departures: [{ code: 'credentials-over-http', name: 'base_url', clause: '§5', level: 'should', message: 'plain http' }] });
+  assert.deepEqual(verdictOf('CLIENT-AFTER-401', journal([token(0, 't1'), overHttp(unauthorized(10, 't1')), token(20, 't2'), withdraw(30, 't2')])), ['PASSED']);
+  const refused = { ...withdraw(10, 't1', {}, 401), departures: [{ code: 'token-unknown' as const, name: 'Authorization', clause: '§5.2', level: 'must' as const, message: 'unknown token' }] };
+  assert.deepEqual(verdictOf('CLIENT-AFTER-401', journal([token(0, 't1'), refused])), ['SKIPPED']);
 }); // prettier-ignore
 
 test('after a 429, nothing before Retry-After', () => {

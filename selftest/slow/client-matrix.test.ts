@@ -1,11 +1,12 @@
 /**
  * pix-certify client end to end, on examples/integrator: the correct app is PASSED (exit 0), on this
  * machine's Node and with its own `npm test` on Node 24, and no secret of the namespace reaches an
- * artifact; each fault of the client fault matrix (INTEGRATOR_FAULT) gets exactly its check's band and
- * its exit code (a finding that can cost money exits 1 whatever its level), as the provider matrix
- * does (selftest/matrix.test.ts); `--handler <url>` certifies a handler alone, in a directory of its
- * own. The hostile client: a command that forges the signed report from a child it leaves running,
- * dumps its environment, floods, never stops, or sends nothing.
+ * artifact; each fault of the client fault matrix (INTEGRATOR_FAULT, declared with its band in
+ * selftest/support/integrator-faults.ts) gets exactly its check's band and its exit code (a finding
+ * that can cost money exits 1 whatever its level), as the provider matrix does
+ * (selftest/matrix.test.ts); `--handler <url>` certifies a handler alone, in a directory of its own.
+ * The hostile client: a command that forges the signed report from a child it leaves running, dumps
+ * its environment, floods, never stops, or sends nothing.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { CODE_ROOT } from '../../src/base/paths.ts';
 import { catalogue } from '../../src/checks/catalogue.ts';
 import { fingerprintOf } from '../../src/secrets/signing.ts';
 import { nodeReleases } from '../support/installed-package.ts';
+import { INTEGRATOR_FAULTS } from '../support/integrator-faults.ts';
 import { alive } from '../support/process-alive.ts';
 
 const CLIENT = join(CODE_ROOT, 'bin', 'client.ts');
@@ -33,40 +35,6 @@ const MONEY = new Set(
 );
 /** Runs of the matrix at once: each mostly waits on timeouts of its own. */
 const PARALLEL = 3;
-
-interface Band {
-  readonly failed?: readonly string[];
-  readonly warned?: readonly string[];
-}
-
-/** Each fault of the example and exactly what it must be found as. */
-const MATRIX: Readonly<Record<string, Band>> = {
-  'no-bearer': { failed: ['CLIENT-WITHDRAW-BEARER'] },
-  'no-accept-token': { failed: ['CLIENT-TOKEN-ACCEPT'] },
-  'no-accept': { failed: ['CLIENT-WITHDRAW-ACCEPT'] },
-  'no-client-secret': { failed: ['CLIENT-WITHDRAW-CREDENTIALS'] },
-  'private-key-cert': { failed: ['CLIENT-TOKEN-CERT-CLIENT'] },
-  'cert-not-base64': { failed: ['CLIENT-TOKEN-CERT-CLIENT'] },
-  'postbackurl-case': { failed: ['CLIENT-BODY-FIELD-NAMES'] },
-  'amount-string': { failed: ['CLIENT-BODY-TYPES'] },
-  'check-code-string': { failed: ['CLIENT-BODY-TYPES'] },
-  'postback-relative': { failed: ['CLIENT-BODY-POSTBACK'] },
-  'body-form': { failed: ['CLIENT-BODY-JSON'] },
-  'wrong-path': { failed: ['CLIENT-OPERATIONS'] },
-  'no-document': { warned: ['CLIENT-BODY-FIELDS'] },
-  'token-per-withdrawal': { warned: ['CLIENT-TOKEN-REUSED'] },
-  'new-code-after-5xx': { warned: ['CLIENT-UNKNOWN-OUTCOME'] },
-  'resend-without-check-code': { warned: ['CLIENT-UNKNOWN-OUTCOME'] },
-  'ignore-retry-after': { warned: ['CLIENT-AFTER-429'] },
-  'renew-loop': { warned: ['CLIENT-AFTER-401'] },
-  'handler-500': { warned: ['HANDLER-VALID-2XX'] },
-  'handler-slow': { warned: ['HANDLER-VALID-2XX'] },
-  'handler-500-on-duplicate': { warned: ['HANDLER-DUPLICATE-2XX'] },
-  'handler-409-out-of-order': { warned: ['HANDLER-OUT-OF-ORDER-2XX'] },
-  'handler-strict-fields': { warned: ['HANDLER-EXTRA-FIELDS-2XX'] },
-  'handler-500-on-malformed': { warned: ['HANDLER-MALFORMED-4XX'] },
-  'handler-crash-on-malformed': { warned: ['HANDLER-MALFORMED-4XX'] },
-};
 
 interface Run {
   readonly code: number | null;
@@ -132,7 +100,7 @@ test('the correct integrator app: PASSED, exit 0, no secret of the namespace in 
 }); // prettier-ignore
 
 test('each fault of the client fault matrix gets exactly its check band', async () => {
-  const faults = Object.keys(MATRIX);
+  const faults = Object.keys(INTEGRATOR_FAULTS);
   assert.ok(faults.filter((f) => !f.startsWith('handler-')).length >= 12);
   assert.ok(faults.filter((f) => f.startsWith('handler-')).length >= 5);
   const problems: string[] = [];
@@ -143,7 +111,7 @@ test('each fault of the client fault matrix gets exactly its check band', async 
       const run = await certifyClient(['--', ...EXAMPLE_COMMAND], { INTEGRATOR_FAULT: fault, PIX_REQUIRE_COMPLETE: '0' });
       try {
         const report = certificationOf(run);
-        const band = MATRIX[fault] ?? {};
+        const band = INTEGRATOR_FAULTS[fault] ?? {};
         const failed = idsWith(report, 'FAILED');
         const warned = idsWith(report, 'WARNING');
         if (JSON.stringify(failed) !== JSON.stringify([...(band.failed ?? [])].sort()) || JSON.stringify(warned) !== JSON.stringify([...(band.warned ?? [])].sort()))

@@ -402,9 +402,12 @@ export const clientTokenRenewed = defineClientCheck(
   },
 );
 
-/** 401s the client could not foresee: one for a header it got wrong is that header check's finding. */
+/**
+ * 401s the client could not foresee, the outcome table's: a refusal for a header it got wrong has no
+ * outcome and is that header check's finding (a departure that refuses nothing, plain http, is no cause).
+ */
 const answered401 = (run: ClientRun): JournalRequest[] =>
-  ofOperation(run, 'withdraw').filter((r) => r.answer.status === 401 && r.departures.length === 0);
+  ofOperation(run, 'withdraw').filter((r) => r.answer.status === 401 && r.outcome !== undefined);
 
 export const clientAfter401 = defineClientCheck(
   {

@@ -2,10 +2,43 @@
 // 7200 s, renewed once on a 401, Retry-After honoured on a 429, and after a 5xx or a lost answer the
 // very same code resent with check_code true (never a new code: that could pay twice).
 import { generateKeyPairSync } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { FAULT } from './faults.js';
 
 const TOKEN_RENEW_AFTER_MS = 7000 * 1000;
 const REQUEST_TIMEOUT_MS = Number(process.env.INTEGRATOR_REQUEST_TIMEOUT_MS ?? 2000);
+// http-remote-host: a plain http base URL naming a host beyond this machine (a reserved name that here
+// resolves to loopback, as a hosts-file line would make it), so credentials would cross a network.
+const REMOTE_HOST = 'pix-provider.test';
+
+function toLoopback(_hostname, options, callback) {
+  if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+  else callback(null, '127.0.0.1', 4);
+}
+
+/** fetch's POST, to REMOTE_HOST on the base URL's port: fetch resolves names only its own way. */
+function postToRemoteHost(url, { headers, body, signal }) {
+  const remote = new URL(url);
+  remote.hostname = REMOTE_HOST;
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(remote, { method: 'POST', headers, signal, lookup: toLoopback }, (answer) => {
+      const chunks = [];
+      answer.on('data', (chunk) => chunks.push(chunk));
+      answer.on('error', reject);
+      answer.on('end', () => {
+        const pairs = answer.rawHeaders.flatMap((name, i) =>
+          i % 2 === 0 ? [[name, answer.rawHeaders[i + 1]]] : [],
+        );
+        resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode, headers: pairs }));
+      });
+    });
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}
+
+const post = (url, init) =>
+  FAULT === 'http-remote-host' ? postToRemoteHost(url, init) : fetch(url, { ...init, method: 'POST' });
 
 export class UnknownOutcome extends Error {}
 
@@ -40,8 +73,11 @@ export class PixClient {
     await this.paced();
     const headers = { client_id: this.clientId, cert_client: this.certHeader() };
     if (FAULT !== 'no-accept-token') headers.Accept = 'application/json';
-    const response = await fetch(`${this.baseUrl}/auth/token`, {
-      method: 'POST',
+    if (FAULT === 'token-client-id-hyphen') {
+      headers['client-id'] = headers.client_id;
+      delete headers.client_id;
+    }
+    const response = await post(`${this.baseUrl}/auth/token`, {
       headers,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
@@ -90,6 +126,7 @@ export class PixClient {
     if (FAULT === 'check-code-string') body.check_code = String(body.check_code);
     if (FAULT === 'postback-relative') body.PostBackUrl = new URL(body.PostBackUrl).pathname;
     if (FAULT === 'no-document') delete body.document;
+    if (FAULT === 'key-type-lowercase') body.key_type = body.key_type.toLowerCase();
     if (FAULT === 'body-form')
       return new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString();
     return JSON.stringify(body);
@@ -100,8 +137,7 @@ export class PixClient {
     const path = FAULT === 'wrong-path' ? '/pix/payments' : '/pix/payment';
     await this.paced();
     try {
-      const response = await fetch(`${this.baseUrl}${path}`, {
-        method: 'POST',
+      const response = await post(`${this.baseUrl}${path}`, {
         headers: this.headers(await this.validToken()),
         body: this.body(payment),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
