@@ -111,6 +111,8 @@ export interface Behaviour {
   readonly acceptedStatus: 200 | 201;
   readonly acceptedReply: 'reference' | 'lenient' | 'text';
   readonly errorsAsText: boolean;
+  /** Every error body also carries the Node stack trace of the throw, as an unguarded error handler sends it. */
+  readonly errorStackTraces: boolean;
   readonly webhookPayload: 'reference' | 'lenient' | 'anonymous' | 'text';
   /** Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature). */
   readonly webhookSigned: boolean;

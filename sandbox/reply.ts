@@ -1,4 +1,5 @@
 /** What a handler answers, before the server writes it; every error is JSON unless a fault says otherwise. */
+import type { Behaviour } from './behaviour.ts';
 
 export type Reply = {
   readonly status: number;
@@ -35,4 +36,19 @@ export function errorAsText(reply: Reply): Reply {
     text: `${String(error)}: ${String(message)}`,
     ...(reply.headers && { headers: reply.headers }),
   };
+}
+
+/** Where the stack trace says the error was thrown: the provider's own files, as its server sees them. */
+const STACK_FRAMES = [
+  'at createWithdraw (/srv/pix-provider/src/handler.js:212:11)',
+  'at Layer.handle [as handle_request] (/srv/pix-provider/node_modules/express/lib/router/layer.js:95:5)',
+  'at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+];
+
+/** A JSON error with the stack trace of its throw, when the behaviour leaks one; any other reply as it is. */
+export function withStackTrace(behaviour: Pick<Behaviour, 'errorStackTraces'>, reply: Reply): Reply {
+  if (!behaviour.errorStackTraces || reply.status < 400 || !('json' in reply)) return reply;
+  const { message } = reply.json as { message?: unknown };
+  const stack = [`Error: ${String(message)}`, ...STACK_FRAMES].join('\n    ');
+  return { ...reply, json: { ...(reply.json as object), stack } };
 }

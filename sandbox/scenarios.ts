@@ -86,6 +86,7 @@ const REFERENCE: Behaviour = {
   acceptedStatus: 200,
   acceptedReply: 'reference',
   errorsAsText: false,
+  errorStackTraces: false,
   webhookPayload: 'reference',
   webhookSigned: true,
   webhookMethod: 'POST',
@@ -385,6 +386,15 @@ const FAULTS: readonly FaultScenario[] = [
     breaks: { errorsAsText: true },
   }),
   fault({
+    name: 'error-stack-traces',
+    clause: '§7 (not shown)',
+    level: 'WARNING',
+    description:
+      "answers every error with its JSON body and the Node stack trace of the throw, the server's /srv/ paths in it",
+    trips: ['RESPONSE-ERROR-NO-INTERNALS'],
+    breaks: { errorStackTraces: true },
+  }),
+  fault({
     name: 'status-422',
     clause: '§7',
     level: 'FAILED',
@@ -676,6 +686,16 @@ const FAULTS: readonly FaultScenario[] = [
     observes: { topic: 'webhook.retry', value: { retried: false, attempts: 1 } },
     suiteEnv: { PIX_WEBHOOK_RETRY_WAIT_S: '2' },
     breaks: { webhookRetry: undefined },
+  }),
+  fault({
+    name: 'webhook-retry-storm',
+    clause: '§6 (retries: not shown)',
+    level: 'WARNING',
+    description:
+      'sends a webhook answered other than 2xx again 20 ms later, 30 attempts at most (the retry probe on, waiting 2 s, refuses the first)',
+    trips: ['WEBHOOK-RETRY-PACE'],
+    suiteEnv: { PIX_WEBHOOK_RETRY_WAIT_S: '2' },
+    breaks: { webhookRetry: { delayMs: 20, attempts: 30 } },
   }),
 ];
 

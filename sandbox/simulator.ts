@@ -38,7 +38,7 @@ import {
   type Withdrawal,
 } from './outcomes.ts';
 import { firstRefusal, type Operation } from './refusal-status.ts';
-import { errorAsText, json, type Reply, serverError, text } from './reply.ts';
+import { errorAsText, json, type Reply, serverError, text, withStackTrace } from './reply.ts';
 import type { Secrets } from './secrets.ts';
 
 /**
@@ -256,7 +256,7 @@ export class Simulator {
             reply:
               behaviour.errorsAsText && decided.reply.status >= 400
                 ? errorAsText(decided.reply)
-                : decided.reply,
+                : withStackTrace(behaviour, decided.reply),
             cutShort: behaviour.withdrawalAnswer === 'cut-short' && operation === 'withdraw',
           }
         : decided;

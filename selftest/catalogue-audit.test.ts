@@ -96,6 +96,10 @@ const EMPTY: Readonly<Record<string, readonly Empty[] | { none: string }>> = {
   'RESPONSE-JSON': [noAnswer(judgedResponse)],
   'RESPONSE-SCHEMA': [noAnswer(judgedResponse)],
   'RESPONSE-COMPLETE': [noAnswer({ failure: undefined })],
+  'RESPONSE-ERROR-NO-INTERNALS': [
+    noAnswer({ exchange: notProcessed }),
+    { label: 'an answer that is no error', input: { exchange: accepted }, exchange: accepted },
+  ],
   'CHECK-CODE-TRUE-REFUSES-DUPLICATE': [noAnswer({ first: notProcessed, second: notProcessed })],
   'CHECK-CODE-FALSE-ALLOWS-DUPLICATE': [noAnswer({ first: notProcessed, second: notProcessed })],
   'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE': [noAnswer({ exchange: notProcessed, afterMs: 40_000 })],
@@ -113,6 +117,7 @@ const EMPTY: Readonly<Record<string, readonly Empty[] | { none: string }>> = {
     { label: 'no withdrawal refused', input: { refusals: [] } },
   ],
   'WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE': [noAnswer({ deliveries: [] })],
+  'WEBHOOK-RETRY-PACE': [{ label: 'no request to the address', input: { attempts: [] }, exchange: accepted }],
   'TRANSPORT-ENCRYPTED': { none: 'it judges the configured base URL, which every run has' },
 };
 

@@ -480,6 +480,28 @@ describe('sandbox: faults', () => {
     assert.match(answer.contentType, /^text\/plain/);
   });
 
+  it("error-stack-traces: a refusal keeps its JSON error and adds the throw's stack, the server's /srv/ paths in it", async () => {
+    const answer = await requestToken('error-stack-traces', { client_id: undefined });
+    assertJsonError(answer, 403);
+    assert.match(
+      String(answer.json?.stack),
+      /^Error: .+\n {4}at createWithdraw \(\/srv\/[^)]+\.js:\d+:\d+\)/,
+    );
+  });
+
+  it('webhook-retry-storm: sends a webhook answered 503 again 20 ms later', async () => {
+    const { body, path } = withdrawBody();
+    refuseOnce.add(path);
+    const answer = await withdraw(
+      'webhook-retry-storm',
+      paymentHeaders(await tokenFor('webhook-retry-storm')),
+      body,
+    );
+    assert.equal(answer.status, 200);
+    assert.equal((await deliveriesAt(path, 2)).length, 2, 'two deliveries');
+    assert.ok(sandboxLog.some((line) => line.endsWith(`${path}: sending it again in 20 ms`)));
+  });
+
   it('webhook-duplicate: the webhook arrives twice', async () => {
     const { body, path } = withdrawBody();
     assert.equal(

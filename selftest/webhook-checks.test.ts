@@ -58,6 +58,7 @@ describe('the webhook family: what each check is', () => {
         { id: 'WEBHOOK-MATCHES-WITHDRAWAL', clause: '§6 (not shown)', level: 'should', needs: ['payout', 'webhook'] },
         { id: 'WEBHOOK-NONE-FOR-REFUSED', clause: '§4.2, §6 (not shown)', level: 'should', needs: ['provider', 'payout', 'webhook'] },
         { id: 'WEBHOOK-CALLBACK-FIELD-CASE-SENSITIVE', clause: '§2.1, §6', level: 'must', needs: ['provider', 'payout', 'webhook'] },
+        { id: 'WEBHOOK-RETRY-PACE', clause: '§6 (retries: not shown)', level: 'should', needs: ['payout', 'webhook'] },
       ],
     ); // prettier-ignore
   });

@@ -439,6 +439,16 @@ export const BANDS: Readonly<Record<string, Band>> = {
       'error.response.shape.403': 'not JSON',
     },
   },
+  // The stack is one more field of every error body; nothing else changes.
+  'error-stack-traces': {
+    failed: [],
+    warning: ['RESPONSE-ERROR-NO-INTERNALS'],
+    observes: {
+      'error.response.shape.400': { ...ERROR_SHAPE, stack: 'string' },
+      'error.response.shape.401': { ...ERROR_SHAPE, stack: 'string' },
+      'error.response.shape.403': { ...ERROR_SHAPE, stack: 'string' },
+    },
+  },
   'status-422': {
     failed: [...NOT_AN_OBJECT, ...WRONG_TYPES, 'RESPONSE-STATUS-DOCUMENTED'],
     warning: [],
@@ -608,6 +618,14 @@ export const BANDS: Readonly<Record<string, Band>> = {
     failed: [],
     warning: [],
     observes: { 'webhook.retry': { retried: false, attempts: 1, waitSeconds: 2, refusedWith: 503 } },
+  },
+  // The retry comes about 20 ms after the refusal and is answered 200, which ends the storm: two attempts.
+  'webhook-retry-storm': {
+    failed: [],
+    warning: ['WEBHOOK-RETRY-PACE'],
+    observes: {
+      'webhook.retry': new Matching({ retried: true, attempts: 2, waitSeconds: 2, refusedWith: 503 }),
+    },
   },
   // The retry comes about 1 s after the refusal (not pinned), and is answered 200: two attempts.
   retrying: {

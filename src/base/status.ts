@@ -10,6 +10,11 @@ export function isClientError(status: number): boolean {
   return status >= 400 && status < 500;
 }
 
+/** Any 4xx or 5xx: an error, whose body §7 does not show. */
+export function isError(status: number): boolean {
+  return status >= 400;
+}
+
 export function isServerError(status: number): boolean {
   return status >= 500;
 }

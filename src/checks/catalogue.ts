@@ -10,6 +10,7 @@ import { bodiesFamily } from './bodies.ts';
 import { checkCodeFamily } from './check-code.ts';
 import { clientFamily, type ClientCheck } from './client-requests.ts';
 import { credentialsFamily } from './credentials.ts';
+import { errorBodiesFamily } from './leaked-internals.ts';
 import type { Family } from './family.ts';
 import { handlerFamily } from './handler.ts';
 import { responsesFamily } from './responses.ts';
@@ -31,6 +32,7 @@ export const FAMILIES: readonly Family[] = [
   silentValuesFamily,
   checkCodeFamily,
   responsesFamily,
+  errorBodiesFamily,
   webhookFamily,
   transportFamily,
 ];
@@ -54,7 +56,20 @@ export function clientChecks(subject: 'client' | 'handler'): readonly ClientChec
 
 /** A check as data: what reports and listings need, without its judge. */
 function definitionOf(check: CheckDefinition): CheckDefinition {
-  const { id, title, clause, level, ambiguous, reason, remedy, needs, variantOf, subsumedBy, money } = check;
+  const {
+    id,
+    title,
+    clause,
+    level,
+    ambiguous,
+    reason,
+    remedy,
+    needs,
+    variantOf,
+    subsumedBy,
+    money,
+    onePerRun,
+  } = check;
   return {
     id,
     title,
@@ -67,6 +82,7 @@ function definitionOf(check: CheckDefinition): CheckDefinition {
     ...(variantOf === undefined ? {} : { variantOf }),
     ...(subsumedBy === undefined ? {} : { subsumedBy }),
     ...(money === undefined ? {} : { money }),
+    ...(onePerRun === undefined ? {} : { onePerRun }),
   };
 }
 

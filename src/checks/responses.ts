@@ -8,6 +8,7 @@ import { describeResponse, type Exchange } from '../evidence/exchange.ts';
 import { isJsonContentType } from '../base/json.ts';
 import { defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
+import { errorShowsNoInternals } from './leaked-internals.ts';
 
 export interface JudgedResponse {
   readonly exchange: Exchange;
@@ -128,11 +129,11 @@ export const responseComplete = defineCheck<AnswerOutcome>(
 );
 
 /** Every check a request's answer is held to: declared by every test that sends one. */
-export const ANSWER_CHECKS = [...RESPONSE_CHECKS, responseComplete] as const;
+export const ANSWER_CHECKS = [...RESPONSE_CHECKS, responseComplete, errorShowsNoInternals] as const;
 
 export const responsesFamily: Family = {
   name: 'every response',
   file: familyFile(import.meta.url),
-  checks: () => ANSWER_CHECKS,
+  checks: () => [...RESPONSE_CHECKS, responseComplete],
   withdrawals: () => 0,
 };

@@ -48,6 +48,11 @@ export interface CheckDefinition {
    */
   readonly subsumedBy?: string;
   /**
+   * Every finding of this check in a run has one root cause (one error handler writes every answer it
+   * judges): the certification keeps the first as the check's one finding, counting the others.
+   */
+  readonly onePerRun?: true;
+  /**
    * What a finding of this check can cost in money (a double payout, a payout never recorded): any
    * finding of it, WARNING included, fails the gate (exit 1) whatever the check's level.
    */

@@ -1,6 +1,7 @@
 /**
  * Webhook family (§4.2, §6): the webhook posted to PostBackUrl after an accepted withdrawal, and none
- * after a refused one. The payload, retries and signing are not shown, so they are only observed.
+ * after a refused one. The payload, retries and signing are not shown: they are observed, and only the
+ * pace of retries is judged (webhook-pace.ts).
  */
 import {
   describeNonDelivery,
@@ -15,6 +16,7 @@ import { isJsonContentType, readPath, type JsonValue } from '../base/json.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
 import { defineCheck, violation } from './check.ts';
 import { familyFile, type Family } from './family.ts';
+import { webhookRetryPace } from './webhook-pace.ts';
 
 export interface WebhookInput {
   readonly withdrawal: Exchange;
@@ -332,6 +334,7 @@ export const webhookFamily: Family = {
     webhookMatchesWithdrawal,
     noWebhookForRefused,
     callbackFieldCaseSensitive,
+    webhookRetryPace,
   ],
   withdrawals: (_spec, { webhookRetryProbe }) =>
     WEBHOOK_WITHDRAWALS + (webhookRetryProbe ? RETRY_PROBE_WITHDRAWALS : 0),

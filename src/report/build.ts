@@ -106,6 +106,24 @@ function evidenceOf(evaluations: readonly Evaluation[]): Evidence[] {
   return [...distinct.values()];
 }
 
+/**
+ * A check whose findings share one root cause (`onePerRun`): its first finding alone, noting how many
+ * distinct answers showed it, and none of its skips beside it.
+ */
+function firstFindingOf(evidence: readonly Evidence[]): Evidence[] {
+  const findings = evidence.filter((e) => e.verdict === 'FAILED' || e.verdict === 'WARNING');
+  const [first] = findings;
+  if (first === undefined) return [...evidence];
+  return findings.length === 1
+    ? [first]
+    : [
+        {
+          ...first,
+          reason: `the first of ${findings.length} distinct answers that showed it: one root cause, one finding`,
+        },
+      ];
+}
+
 /** What the tests said about one check: its evaluations and the time of the tests that made them. */
 interface Judged {
   readonly evaluations: readonly Evaluation[];
@@ -123,7 +141,9 @@ function checkResult(
   const evidence =
     evaluations.length === 0 && notJudged !== undefined
       ? [{ verdict, reason: unevaluatedReason(notJudged, facts) }]
-      : evidenceOf(evaluations);
+      : check.onePerRun === true
+        ? firstFindingOf(evidenceOf(evaluations))
+        : evidenceOf(evaluations);
   return {
     id: check.id,
     title: check.title,

@@ -1,12 +1,14 @@
 /**
  * Judging responses: every response of the run goes through the checks every response must pass,
- * given what they judge from the spec, and its shape is observed where the document shows none.
+ * given what they judge from the spec, every error body through the leak check, and its shape is
+ * observed where the document shows none.
  */
+import { errorShowsNoInternals } from '../checks/leaked-internals.ts';
 import { RESPONSE_CHECKS, responseComplete } from '../checks/responses.ts';
 import type { Exchange } from '../evidence/exchange.ts';
 import { shapeOf } from '../evidence/shape.ts';
 import type { SpecModel } from '../spec/spec.ts';
-import { isSuccess } from '../base/status.ts';
+import { isError, isSuccess } from '../base/status.ts';
 import type { Recorder } from './recorder.ts';
 
 const SHAPE_TOPIC = { createToken: 'token', createWithdraw: 'withdraw' } as const;
@@ -36,6 +38,7 @@ export class ResponseJudge {
     };
     this.verify.check(responseComplete, { failure: undefined }, exchange);
     for (const check of RESPONSE_CHECKS) this.verify.check(check, input, exchange);
+    if (isError(response.status)) this.verify.check(errorShowsNoInternals, input, exchange);
     if (exchange.rateLimited !== undefined)
       this.verify.observe(
         `rate-limit.${operation}`,

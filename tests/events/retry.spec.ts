@@ -1,10 +1,12 @@
 /**
  * §6: delivery retries are "not shown". The retry probe (PIX_WEBHOOK_RETRY_WAIT_S, off by default)
  * sends one more withdrawal, whose first delivery the receiver answers 503, and records whether the
- * provider sends it again within the wait, after how long and in how many attempts. An observation,
- * never a verdict; WEBHOOK-DELIVERED is judged on the other withdrawals (webhook.spec.ts).
+ * provider sends it again within the wait, after how long and in how many attempts: an observation.
+ * Only the pace of those attempts is judged (WEBHOOK-RETRY-PACE); WEBHOOK-DELIVERED is judged on the
+ * other withdrawals (webhook.spec.ts).
  */
 import { judging } from '../../src/checks/declare.ts';
+import { webhookRetryPace } from '../../src/checks/webhook-pace.ts';
 import { configOfThisProcess } from '../../src/config/config.ts';
 import { test } from '../_support/fixtures.ts';
 import type { Capability } from '../../src/checks/vocabulary.ts';
@@ -88,8 +90,10 @@ async function verifyRetries(
     return;
   }
   const { deliveries, incomplete } = await watch(target, webhooks, withdrawal);
+  const requests = [...deliveries, ...incomplete];
+  verify.check(webhookRetryPace, { attempts: requests }, exchange);
   const observation = retryObservation({
-    requests: [...deliveries, ...incomplete],
+    requests,
     waitMs: retryWaitMs,
     firstWaitMs: target.config.webhook.timeoutMs,
   });
@@ -100,7 +104,7 @@ async function verifyRetries(
 if (retryWaitMs > 0)
   test(
     'records whether the provider sends again a webhook the receiver answered 503, after how long and in how many attempts (§6, not shown)',
-    judging({ checks: [], tags: ['@webhook', '@payout', '@mutating'] }),
+    judging({ checks: [webhookRetryPace], tags: ['@webhook', '@payout', '@mutating'] }),
     async ({ pix, verify, webhooks, target }) => {
       test.setTimeout(test.info().timeout + retryWaitMs + MARGIN_MS);
       await verifyRetries(pix, verify, webhooks, target);

@@ -1,6 +1,7 @@
 /**
  * §4.2 and §6: after acceptance, a webhook is POSTed to exactly the PostBackUrl of the withdrawal.
- * Payload, retries and signing are not shown, so they are recorded as observations.
+ * Payload, retries and signing are not shown, so they are recorded as observations; the pace of the
+ * attempts that arrived is judged (WEBHOOK-RETRY-PACE).
  */
 import type { Check } from '../../src/checks/check.ts';
 import { paymentAccepted } from '../../src/checks/bodies.ts';
@@ -17,6 +18,7 @@ import {
   wrongCaseCallbackBody,
 } from '../../src/checks/webhook.ts';
 import { judging } from '../../src/checks/declare.ts';
+import { webhookRetryPace } from '../../src/checks/webhook-pace.ts';
 import { test } from '../_support/fixtures.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 import type { NewWithdrawal } from '../../src/run/payouts.ts';
@@ -36,7 +38,13 @@ const CONTENT_CHECKS: readonly Check<WebhookInput>[] = [
 ];
 
 /** Every check the test judges; each withdrawal it sends is judged after the one wait for the accepted one. */
-const CHECKS = [webhookDelivered, ...CONTENT_CHECKS, noWebhookForRefused, callbackFieldCaseSensitive];
+const CHECKS = [
+  webhookDelivered,
+  ...CONTENT_CHECKS,
+  webhookRetryPace,
+  noWebhookForRefused,
+  callbackFieldCaseSensitive,
+];
 
 interface Sent {
   readonly withdrawal: NewWithdrawal;
@@ -46,6 +54,7 @@ interface Sent {
 /** Judges what arrived for the accepted withdrawal; content checks need a delivery to look at. */
 function verifyDeliveries(verify: Recorder, input: WebhookInput): void {
   verify.check(webhookDelivered, input, input.withdrawal);
+  verify.check(webhookRetryPace, { attempts: [...input.deliveries, ...input.incomplete] }, input.withdrawal);
   if (input.deliveries.length === 0) {
     verify.skipSome(
       CONTENT_CHECKS,
