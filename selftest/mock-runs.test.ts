@@ -1,9 +1,10 @@
 /**
  * Runs against the embedded mock. A plain run ends with no FAILED and writes every report; two
- * shards merged give the same certification; and the mock never outlives its run: after a passing
- * run, a failing one, Ctrl-C, or even a SIGKILL of the suite, no mock is left listening (certify
- * serves it from its own process; Playwright started alone starts a Prism process, which exits with
- * it). The tests run one after another because they count Prism processes.
+ * shards merged give the same certification, and under --trace on record no trace; and the mock
+ * never outlives its run: after a passing run, a failing one, Ctrl-C, or even a SIGKILL of the suite,
+ * no mock is left listening (certify serves it from its own process; Playwright started alone starts
+ * a Prism process, which exits with it). The tests run one after another because they count Prism
+ * processes.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -12,7 +13,7 @@ import { promisify } from 'node:util';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PLAYWRIGHT_CLI, runSuite, type Certification } from './support/run-suite.ts';
+import { PLAYWRIGHT_CLI, runSuite, TYPESCRIPT_LOADER, type Certification } from './support/run-suite.ts';
 import { answers } from '../src/run/mock/prism.ts';
 import { temporaryDir } from './support/temporary.ts';
 import { watchProcessTree } from './support/process-tree.ts';
@@ -70,6 +71,8 @@ function occupiedPort(): Promise<{ server: Server; port: number }> {
 
 describe('runs against the embedded mock', { concurrency: 1 }, () => {
   let single: Certification | undefined;
+  /** Playwright's output directory of each shard run, which ran under --trace on. */
+  const shardOutputDirs: string[] = [];
 
   it('ends INCOMPLETE with exit 0, no FAILED and no WARNING, writes only its reports, and leaves no Prism behind', async () => {
     const before = prismProcesses();
@@ -111,29 +114,27 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     single = run.report;
   });
 
-  it('records no trace even under --trace on: the fixtures extend _baseTest, without tracing fixtures', async () => {
-    // Playwright's `test` would write a trace.zip per test into its output directory; `_baseTest` has no
-    // tracing fixture, so nothing can record a request and its credentials (tests/_support/fixtures.ts).
-    const outputDir = temporaryDir('pix-output-');
-    const run = await runSuite({ PIX_OUTPUT_DIR: outputDir }, ['--trace=on', 'issue.spec']);
-    assert.equal(run.code, 0, run.stdout.slice(-2000) + run.stderr);
-    const files = readdirSync(outputDir, { recursive: true }).map(String);
-    assert.deepEqual(
-      files.filter((file) => file.endsWith('.zip')),
-      [],
-    );
-  });
-
   it('gives the same certification from two merged shards as from one run', async () => {
-    // Each shard runs as if on its own machine; the blob reporter empties its own directory first.
+    // Each shard runs as if on its own machine, both at once; the blob reporter empties its own directory
+    // first. Under --trace on, so that their output directories hold the whole suite's traces, if any.
     const blobs = temporaryDir('pix-blobs-');
-    for (const shard of [1, 2]) {
-      const own = temporaryDir(`pix-shard-${shard}-`);
-      const run = await runSuite({ PLAYWRIGHT_BLOB_OUTPUT_DIR: own }, [
-        `--shard=${shard}/2`,
-        '--reporter=blob',
-      ]);
-      assert.equal(run.code, 0, run.stderr);
+    const shards = [1, 2].map((shard) => ({
+      shard,
+      own: temporaryDir(`pix-shard-${shard}-`),
+      outputDir: temporaryDir(`pix-output-${shard}-`),
+    }));
+    const runs = await Promise.all(
+      shards.map(({ shard, own, outputDir }) =>
+        runSuite({ PLAYWRIGHT_BLOB_OUTPUT_DIR: own, PIX_OUTPUT_DIR: outputDir }, [
+          `--shard=${shard}/2`,
+          '--reporter=blob',
+          '--trace=on',
+        ]),
+      ),
+    );
+    for (const [index, { own, outputDir }] of shards.entries()) {
+      assert.equal(runs[index]?.code, 0, runs[index]?.stderr);
+      shardOutputDirs.push(outputDir);
       for (const file of readdirSync(own).filter((f) => f.endsWith('.zip')))
         copyFileSync(join(own, file), join(blobs, file));
     }
@@ -150,6 +151,17 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     assert.ok(single !== undefined, 'the single run above produced a certification');
     assert.deepEqual(verdicts(report), verdicts(single));
     assert.equal(report.verdict, single.verdict);
+  });
+
+  it('records no trace even under --trace on: the fixtures extend _baseTest, without tracing fixtures', () => {
+    // Playwright's `test` would write a trace.zip per test into its output directory; `_baseTest` has no
+    // tracing fixture, so nothing can record a request and its credentials (tests/_support/fixtures.ts).
+    assert.equal(shardOutputDirs.length, 2, 'both shard runs above passed under --trace on');
+    const files = shardOutputDirs.flatMap((dir) => readdirSync(dir, { recursive: true }).map(String));
+    assert.deepEqual(
+      files.filter((file) => file.endsWith('.zip')),
+      [],
+    );
   });
 
   it('leaves no Prism behind when the run fails to set up (webhook port taken)', async () => {
@@ -172,12 +184,16 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
       const before = prismProcesses();
       const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
       const reportDir = temporaryDir(`pix-lifecycle-${signal}-`);
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'certify.ts')], {
-        cwd: ROOT,
-        env: { ...env, PIX_REPORT_DIR: reportDir },
-        stdio: 'ignore',
-        detached: true,
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'certify.ts')],
+        {
+          cwd: ROOT,
+          env: { ...env, PIX_REPORT_DIR: reportDir },
+          stdio: 'ignore',
+          detached: true,
+        },
+      );
       const exited = new Promise((resolve) => child.once('exit', resolve));
       const pid = child.pid ?? 0;
       // The mock is served from the suite's own process: its address is in the run state Playwright got.

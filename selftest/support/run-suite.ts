@@ -41,9 +41,12 @@ export function cleanEnvironment(env: Record<string, string>): NodeJS.ProcessEnv
 
 export const PLAYWRIGHT_CLI = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
+/** How a clone's npm scripts load a command's TypeScript (`node --import <this> bin/<command>.ts`). */
+export const TYPESCRIPT_LOADER = join(ROOT, 'scripts', 'typescript.mjs');
+
 /** How a user starts the suite: npm run certify (as package.json starts it), or Playwright's own command line. */
 const ENTRY_POINTS = {
-  certify: ['--import', join(ROOT, 'scripts', 'typescript.mjs'), join(ROOT, 'bin', 'certify.ts')],
+  certify: ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'certify.ts')],
   playwright: [PLAYWRIGHT_CLI, 'test'],
 } as const;
 
