@@ -80,9 +80,15 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     const tree = watchProcessTree(`PIX_REPORT_DIR=${reportDir}`);
     const run = await runSuite({ PIX_REPORT_DIR: reportDir });
     tree.stop();
+    // First, so that a run that failed says why rather than which of its processes are missing.
+    assert.equal(run.code, 0, run.stdout.slice(-2000));
     // Playwright's runner and Prism's thread live in pix-certify's process: the tree is it and one worker.
     const nodes = tree.commands.filter((command) => /^\S*node /.test(command));
-    assert.equal(nodes.length, 2, `pix-certify and one Playwright worker: ${nodes.join('; ')}`);
+    assert.equal(
+      nodes.length,
+      2,
+      `pix-certify and one Playwright worker, seen in ${tree.samples} samples: ${tree.commands.join('; ')}`,
+    );
     // The young generation's bound reaches the worker as it runs, and npm run certify's own process.
     const worker = nodes.find((command) => command.includes('workerProcessEntry')) ?? '';
     assert.ok(worker.split(' ').includes(YOUNG_GENERATION_FLAG), worker);
@@ -90,7 +96,6 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
       JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
     assert.ok(scripts.certify?.split(' ').includes(YOUNG_GENERATION_FLAG), scripts.certify);
-    assert.equal(run.code, 0, run.stdout.slice(-2000));
     assert.deepEqual(run.idsWith('FAILED'), []);
     // The mock answers as the document reads (a missing key 403, §5.4): no WARNING describes only it.
     assert.deepEqual(run.idsWith('WARNING'), []);

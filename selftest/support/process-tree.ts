@@ -36,12 +36,23 @@ function rssBytes(pid: string): number {
   return kb === undefined ? 0 : Number(kb) * 1024;
 }
 
-/** utime + stime from /proc/<pid>/stat, read after the command name, which may hold spaces. */
-function cpuTicks(pid: string): number | undefined {
+/** The fields of /proc/<pid>/stat from its state on, read after the command name, which may hold spaces. */
+function statFields(pid: string): string[] | undefined {
   const stat = read(`/proc/${pid}/stat`);
-  if (stat === undefined) return undefined;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** utime + stime. */
+function cpuTicks(pid: string): number | undefined {
+  const fields = statFields(pid);
+  return fields && Number(fields[11]) + Number(fields[12]);
+}
+
+/** PF_KTHREAD among the process's flags (include/linux/sched.h). */
+const KERNEL_THREAD_FLAG = 0x00200000;
+
+function isKernelThread(pid: string): boolean {
+  return (Number(statFields(pid)?.[6] ?? 0) & KERNEL_THREAD_FLAG) !== 0;
 }
 
 export function watchProcessTree(marker: string): TreeWatch {
@@ -55,9 +66,9 @@ export function watchProcessTree(marker: string): TreeWatch {
     for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
       if (!seen.has(pid)) {
         const raw = read(`/proc/${pid}/environ`) ?? '';
-        // A process being started may show no environment yet: look again at the next sample. Kernel
-        // threads, with no environment ever, have no command line either.
-        if (raw === '' && (read(`/proc/${pid}/cmdline`) ?? '') !== '') continue;
+        // A process being started shows no environment (nor command line) while it execs: look again at
+        // the next sample. Only a kernel thread has none for good.
+        if (raw === '' && !isKernelThread(pid)) continue;
         const environment = raw.split('\0');
         seen.set(pid, environment.includes(marker));
         const registry = environment.find((entry) => entry.startsWith('PIX_SECRETS_DIR='));
