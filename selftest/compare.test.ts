@@ -19,7 +19,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import type { Verdict } from '../src/checks/vocabulary.ts';
 import { certificationValidator } from '../src/report/read.ts';
-import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { runSuite, TYPESCRIPT_LOADER, type SuiteRun } from './support/run-suite.ts';
 import { certification, RUN, type Sketch } from './support/certification.ts';
 import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import type { JsonValue } from '../src/base/json.ts';
@@ -676,7 +676,7 @@ function npmRunCompare(...files: string[]): Promise<Compare> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bin', 'compare.ts'), ...files],
+      ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'compare.ts'), ...files],
       { cwd: ROOT },
       (error, stdout, stderr) => {
         resolve({

@@ -12,6 +12,7 @@ import { loadConfig, reportDirOf } from '../src/config/config.ts';
 import { reportDirProblem } from '../src/run/report-dir.ts';
 import { summariseLedger } from '../src/report/withdrawals.ts';
 import { temporaryDir } from './support/temporary.ts';
+import { TYPESCRIPT_LOADER } from './support/run-suite.ts';
 import { certification } from './support/certification.ts';
 import { renderConsole } from '../reporters/certification/console.ts';
 import { describePlan, planFor } from '../src/run/plan.ts';
@@ -125,7 +126,7 @@ describe('a report directory that lives in a repository or CI', () => {
 
 describe("the sandbox's copy-paste line", () => {
   it('runs the certification with PIX_CERT_FILE, the file the README uses, holding the public key', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'bin', 'sandbox.ts')], {
+    const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, join(import.meta.dirname, '..', 'bin', 'sandbox.ts')], {
       env: { ...process.env, PIX_SANDBOX_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

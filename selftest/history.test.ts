@@ -15,7 +15,13 @@ import { buildHistory, readHistory } from '../src/report/history.ts';
 import { certification } from './support/certification.ts';
 import type { Certification } from '../src/report/model.ts';
 import { sandboxEnv } from './support/live-env.ts';
-import { cleanEnvironment, runCommand, runSuite, type SuiteRun } from './support/run-suite.ts';
+import {
+  cleanEnvironment,
+  runCommand,
+  runSuite,
+  TYPESCRIPT_LOADER,
+  type SuiteRun,
+} from './support/run-suite.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -49,7 +55,7 @@ describe('pix-certify history', () => {
         process.execPath,
         [
           '--import',
-          'tsx',
+          TYPESCRIPT_LOADER,
           join(ROOT, 'bin', 'history.ts'),
           ...runs.map((run) => run.reportDir).reverse(),
           runs[0]?.reportDir ?? '',

@@ -11,11 +11,11 @@ import { after, before, describe, it } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { agesUpTo, describeLifetime, type LifetimeResult } from '../src/run/lifetime.ts';
 import { ROOT } from '../src/base/paths.ts';
-import { cleanEnvironment, runCommand } from './support/run-suite.ts';
+import { cleanEnvironment, runCommand, TYPESCRIPT_LOADER } from './support/run-suite.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { temporaryDir } from './support/temporary.ts';
 
-const LIFETIME = ['--import', 'tsx', join(ROOT, 'bin', 'lifetime.ts')];
+const LIFETIME = ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'lifetime.ts')];
 
 /** The one lifetime-<run id> directory a probe wrote under `reportDir`, and its lifetime.json. */
 function reportOf(reportDir: string): LifetimeResult & { runId: string } {

@@ -14,6 +14,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { serveMockFront, RELAY_PATH, type MockFront } from '../src/run/mock/front.ts';
 import { startMock, type RunningMock } from '../src/run/mock/prism.ts';
+import { TYPESCRIPT_LOADER } from './support/run-suite.ts';
 
 interface Received {
   readonly path: string;
@@ -235,10 +236,14 @@ describe('mock --help and receiver --help', () => {
       const bin = join(import.meta.dirname, '..', 'bin', `${command}.ts`);
       // PIX_RECEIVER_TOKEN unset: a receiver that started would stop with exit 2 instead.
       const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('PIX_')));
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', bin, '--help'], {
-        env,
-        timeout: 20_000,
-      });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', TYPESCRIPT_LOADER, bin, '--help'],
+        {
+          env,
+          timeout: 20_000,
+        },
+      );
       assert.match(stdout, new RegExp(`^Usage: npm run ${command}$`, 'm'));
       assert.match(stdout, new RegExp(`^  ${variable} `, 'm'));
     });

@@ -19,7 +19,7 @@ import { loadReceiverSettings } from '../src/receiver/settings.ts';
 import { certificateAuthority, type Certificate } from './support/certificates.ts';
 import { sandboxEnv } from './support/live-env.ts';
 import { send, type Answer } from './support/receiver-requests.ts';
-import { runSuite } from './support/run-suite.ts';
+import { runSuite, TYPESCRIPT_LOADER } from './support/run-suite.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { temporaryDir } from './support/temporary.ts';
 
@@ -43,7 +43,7 @@ function receiverEnvironment(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function spawnReceiver(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'receiver.ts')], {
+  return spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'receiver.ts')], {
     cwd: ROOT,
     env: receiverEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -25,7 +25,13 @@ import { loadConfig } from '../src/config/config.ts';
 import { redact } from '../src/secrets/redact.ts';
 import { encryptedKey } from './support/certificates.ts';
 import { leaksOf } from './support/leaks.ts';
-import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+import {
+  assertStoppedBeforeTheRun,
+  runSuite,
+  stopLines,
+  TYPESCRIPT_LOADER,
+  type SuiteRun,
+} from './support/run-suite.ts';
 import { IN_PROCESS_ONLY } from './support/in-process.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
@@ -159,7 +165,7 @@ describe('a signed report, verified as its signer would (npm run verify)', { ski
   it('is valid untouched (npm run verify, exit 0), and says what an unpinned signature proves', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'bin', 'verify.ts'), run.reportDir],
+      ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'verify.ts'), run.reportDir],
       { cwd: ROOT },
     );
     assert.match(

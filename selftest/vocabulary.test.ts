@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { COMMAND_HELP, exitCodesText, type Command } from '../bin/command-help.ts';
 import { VARIABLE_TABLE } from '../src/config/variables.ts';
+import { TYPESCRIPT_LOADER } from './support/run-suite.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -38,7 +39,7 @@ describe('every command of pix-certify', () => {
     it(`${command} --help prints its usage and exit codes and exits 0, starting nothing`, async () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
-        ['--import', 'tsx', join(ROOT, 'bin', 'pix-certify.ts'), command, '--help'],
+        ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'pix-certify.ts'), command, '--help'],
         { cwd: ROOT, timeout: 60_000, env: { ...process.env, PIX_BASE_URL: '' } },
       );
       assert.ok(stdout.includes(exitCodesText(command)), stdout);

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { RunningSandbox } from '../../sandbox/server.ts';
 import { inventWithdrawal } from './data.ts';
 import { TEST_PAYEE } from './live-env.ts';
+import { TYPESCRIPT_LOADER } from './run-suite.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -141,7 +142,7 @@ export function withdrawalBody(amount: number, postBackUrl: string, code = inven
 }
 
 export const sandboxCli = (args: string[], env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number }> =>
-  run(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'sandbox.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }).then(
+  run(process.execPath, ['--import', TYPESCRIPT_LOADER, join(ROOT, 'bin', 'sandbox.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 }).then(
     ({ stdout, stderr }) => ({ stdout, stderr, code: 0 }),
     (error: unknown) => {
       const failed = error as { stdout: string; stderr: string; code: number };
