@@ -41,9 +41,12 @@ describe('pix-certify history', () => {
     async () => {
       sandbox = await startSandbox();
       work = temporaryDir('pix-history-');
-      // One after the other, so that the runs' start times order them as they ran.
+      // One after the other, so that the runs' start times order them as they ran; one worker each, as
+      // only their reports are read here (a second worker's start costs about 2 s of processor time).
       for (const scenario of ['reference', 'webhook-get', 'reference'] as const)
-        runs.push(await runSuite(sandboxEnv(sandbox, scenario, { PIX_ENV_NAME: 'Nightly' })));
+        runs.push(
+          await runSuite(sandboxEnv(sandbox, scenario, { PIX_ENV_NAME: 'Nightly' }), ['--workers=1']),
+        );
       // The first as an older suite wrote it: report schema version 2, without integrity.
       const first = join(runs[0]?.reportDir ?? '', 'certification.json');
       const older = JSON.parse(readFileSync(first, 'utf8')) as Record<string, unknown>;
