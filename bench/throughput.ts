@@ -121,7 +121,7 @@ async function startSimulatorProcess(controlToken: string): Promise<{ url: strin
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      const found = /Pix sandbox on (\S+?):? /.exec(output);
+      const found = /Pix sandbox on (\S+?)[.:]?\s/.exec(output);
       if (found?.[1] !== undefined) resolve(found[1].replace(/:$/, ''));
     });
     child.once('exit', (code) => {
