@@ -43,7 +43,7 @@ const refuseOr500 = (
   answer === 'accept' ? undefined : answer === 'server-error' ? 500 : behaviour.bodyRefusal;
 
 /** The status a departure is answered with under the behaviour; undefined: it is served all the same. */
-export function statusUnder(
+function statusUnder(
   departure: Departure,
   behaviour: Behaviour,
   operation: Operation,
