@@ -44,7 +44,7 @@ export function renderChecksDoc(): string {
     '',
     `${catalogue('provider').length} checks of a provider in ${provider.length} families, and ${catalogue('client').length} of an integrator in ${client.length}. Level \`must\` can end FAILED, \`should\` at most WARNING; a`,
     'clause marked `(not shown)` is one the document is silent on, where a check only warns. Which sentence of',
-    '`interface.md` each check enforces is in [traceability.md](traceability.md).',
+    '`interface.md` each check of a provider enforces is in [traceability.md](traceability.md); a check of an integrator names its clause here.',
     '',
     "The last two families judge an integrator's own client and webhook handler, not a provider: `pix-certify client`",
     "runs them on the simulator's journal ([integrators.md](integrators.md)); `certify` never selects them.",
