@@ -1,5 +1,6 @@
 /** The configuration is the suite's public interface: every mistake stops the run with a message naming the variable. */
 import assert from 'node:assert/strict';
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -409,6 +410,30 @@ describe('private CAs and mutual TLS: every problem at once, naming the file, ne
   for (const [what, env, expected] of cases) {
     it(`stops on ${what}`, () => assert.deepEqual(linesFor(env), expected));
   }
+
+  it('blames the passphrase also when a wrong one passes OpenSSL padding check and the key does not parse', () => {
+    const encrypted = readFileSync(files.encrypted, 'utf8');
+    // About one wrong passphrase in 256 decrypts to bytes that are no key instead of failing the padding check.
+    const rare = Array.from({ length: 3000 }, (_, i) => `wrong-${i}`).find((wrong) => {
+      try {
+        createPrivateKey({ key: encrypted, passphrase: wrong });
+        return false;
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code !== 'ERR_OSSL_BAD_DECRYPT';
+      }
+    });
+    assert.ok(rare !== undefined, 'no wrong passphrase of 3000 got past the padding check');
+    assert.deepEqual(
+      linesFor({
+        PIX_TLS_CERT_FILE: files.cert,
+        PIX_TLS_KEY_FILE: files.encrypted,
+        PIX_TLS_PASSPHRASE: rare,
+      }),
+      [
+        'PIX_TLS_PASSPHRASE: does not decrypt the key in PIX_TLS_KEY_FILE. Give the passphrase the key was encrypted with.',
+      ],
+    );
+  });
 });
 
 describe('the variables table', () => {

@@ -89,7 +89,9 @@ function privateKey(path: string, passphrase: string | undefined): string {
   try {
     createPrivateKey(passphrase === undefined ? block : { key: block, passphrase });
   } catch (error) {
-    throw (error as NodeJS.ErrnoException).code === 'ERR_OSSL_BAD_DECRYPT'
+    // A wrong passphrase passes OpenSSL's padding check about once in 256 tries; the key then does not parse.
+    const encrypted = passphrase !== undefined && ENCRYPTED_KEY.test(block);
+    throw encrypted || (error as NodeJS.ErrnoException).code === 'ERR_OSSL_BAD_DECRYPT'
       ? problem(
           PASSPHRASE,
           `does not decrypt the key in ${KEY}`,
