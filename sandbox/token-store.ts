@@ -3,13 +3,14 @@
  * by count, with the journal's view of each (its id and the request that asked for it).
  */
 import { randomBytes } from 'node:crypto';
-import { type Comparison, sameCredential } from './behaviour.ts';
+import { type Behaviour, type Comparison, sameCredential } from './behaviour.ts';
 import { Bounded, BoundedMap } from './bounded.ts';
 
 /** §5.3: the client renews its token every 7200 s; the reference honours a token exactly that long. */
 export const TOKEN_LIFETIME_SECONDS = 7200;
 
-export type TokenForm = 'hex' | 'line-break' | 'huge';
+/** How an issued token looks, as the behaviour says. */
+export type TokenForm = Behaviour['tokenForm'];
 
 interface IssuedToken {
   readonly id: string;
