@@ -1,5 +1,5 @@
 /**
- * The fault matrix (selftest/slow/matrix.test.ts runs it whole, selftest/matrix.test.ts a sample): the real suite, in live mode, against the reference sandbox once per conforming
+ * The fault matrix (selftest/slow/matrix.test.ts runs it, selftest/matrix.test.ts holds its declarations): the real suite, in live mode, against the reference sandbox once per conforming
  * reading (no FAILED, exit 0, and exactly the withdrawals of the payout plan sent) and once per fault.
  * Each fault declares in sandbox/scenarios.ts the clause it breaks and the checks it must trip: the
  * matrix holds it to that (exit 1 and those checks FAILED, or WARNING for a silent-area fault, or the

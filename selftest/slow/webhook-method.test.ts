@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
-import { sandboxEnv } from './support/live-env.ts';
-import { runSuite, type SuiteRun } from './support/run-suite.ts';
+import { startSandbox, type RunningSandbox } from '../../sandbox/server.ts';
+import { sandboxEnv } from '../support/live-env.ts';
+import { runSuite, type SuiteRun } from '../support/run-suite.ts';
 
 describe('a GET webhook with a declared body (sandbox fault webhook-get-declared-body)', () => {
   let sandbox: RunningSandbox;
