@@ -1,28 +1,23 @@
 /**
- * Runs against the embedded mock. A plain run ends with no FAILED and writes every report; two
- * shards merged give the same certification, and under --trace on record no trace; and the mock
- * never outlives its run: after a passing run, a failing one, Ctrl-C, or even a SIGKILL of the suite,
- * no mock is left listening (certify serves it from its own process; Playwright started alone starts
- * a Prism process, which exits with it). The tests run one after another because they count Prism
- * processes.
+ * Runs against the embedded mock. A plain run ends with no FAILED and writes every report (two shards
+ * merged: selftest/slow/mock-shards.test.ts); and the mock never outlives its run: after a passing
+ * run, a failing one, Ctrl-C, or even a SIGKILL of the suite, no mock is left listening (certify
+ * serves it from its own process; Playwright started alone starts a Prism process, which exits with
+ * it). The tests run one after another because they count Prism processes.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PLAYWRIGHT_CLI, runSuite, TYPESCRIPT_LOADER, type Certification } from './support/run-suite.ts';
+import { runSuite, TYPESCRIPT_LOADER } from './support/run-suite.ts';
 import { answers } from '../src/run/mock/prism.ts';
 import { temporaryDir } from './support/temporary.ts';
 import { watchProcessTree } from './support/process-tree.ts';
 import { YOUNG_GENERATION_FLAG } from '../src/base/young-generation.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-
-const verdicts = (report: Certification | undefined): Record<string, string> =>
-  Object.fromEntries((report?.checks ?? []).map((c) => [c.id, c.verdict]));
 
 /** PIDs of Prism mock processes serving this repository's spec. */
 function prismProcesses(): number[] {
@@ -70,10 +65,6 @@ function occupiedPort(): Promise<{ server: Server; port: number }> {
 }
 
 describe('runs against the embedded mock', { concurrency: 1 }, () => {
-  let single: Certification | undefined;
-  /** Playwright's output directory of each shard run, which ran under --trace on. */
-  const shardOutputDirs: string[] = [];
-
   it('ends INCOMPLETE with exit 0, no FAILED and no WARNING, writes only its reports, and leaves no Prism behind', async () => {
     const before = prismProcesses();
     const reportDir = join(temporaryDir('pix-run-'), 'reports');
@@ -114,57 +105,6 @@ describe('runs against the embedded mock', { concurrency: 1 }, () => {
     );
     assert.deepEqual(
       prismProcesses().filter((pid) => !before.includes(pid)),
-      [],
-    );
-    single = run.report;
-  });
-
-  it('gives the same certification from two merged shards as from one run', async () => {
-    // Each shard runs as if on its own machine, both at once; the blob reporter empties its own directory
-    // first. Under --trace on, so that their output directories hold the whole suite's traces, if any.
-    const blobs = temporaryDir('pix-blobs-');
-    const shards = [1, 2].map((shard) => ({
-      shard,
-      own: temporaryDir(`pix-shard-${shard}-`),
-      outputDir: temporaryDir(`pix-output-${shard}-`),
-    }));
-    const runs = await Promise.all(
-      shards.map(({ shard, own, outputDir }) =>
-        runSuite({ PLAYWRIGHT_BLOB_OUTPUT_DIR: own, PIX_OUTPUT_DIR: outputDir }, [
-          `--shard=${shard}/2`,
-          '--reporter=blob',
-          '--trace=on',
-        ]),
-      ),
-    );
-    for (const [index, { own, outputDir }] of shards.entries()) {
-      assert.equal(runs[index]?.code, 0, runs[index]?.stderr);
-      shardOutputDirs.push(outputDir);
-      for (const file of readdirSync(own).filter((f) => f.endsWith('.zip')))
-        copyFileSync(join(own, file), join(blobs, file));
-    }
-    const merged = temporaryDir('pix-merged-');
-    await promisify(execFile)(
-      process.execPath,
-      [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', './reporters/certification.ts', blobs],
-      {
-        cwd: ROOT,
-        env: { ...process.env, PIX_REPORT_DIR: merged },
-      },
-    );
-    const report = JSON.parse(readFileSync(join(merged, 'certification.json'), 'utf8')) as Certification;
-    assert.ok(single !== undefined, 'the single run above produced a certification');
-    assert.deepEqual(verdicts(report), verdicts(single));
-    assert.equal(report.verdict, single.verdict);
-  });
-
-  it('records no trace even under --trace on: the fixtures extend _baseTest, without tracing fixtures', () => {
-    // Playwright's `test` would write a trace.zip per test into its output directory; `_baseTest` has no
-    // tracing fixture, so nothing can record a request and its credentials (tests/_support/fixtures.ts).
-    assert.equal(shardOutputDirs.length, 2, 'both shard runs above passed under --trace on');
-    const files = shardOutputDirs.flatMap((dir) => readdirSync(dir, { recursive: true }).map(String));
-    assert.deepEqual(
-      files.filter((file) => file.endsWith('.zip')),
       [],
     );
   });

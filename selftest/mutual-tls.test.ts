@@ -1,120 +1,49 @@
 /**
- * Mutual TLS and a private CA, end to end: the sandbox serves https with a certificate from a CA made
- * here and demands client certificates that CA signed, as a gateway before go-live does. npm run
- * certify passes through it with PIX_CA_FILE and a PEM client certificate (its key encrypted, so the
- * passphrase is in play) in one full run, which proves every request presents it, and with a PFX in a
- * short one; it stops with exit 2 and the one line that names the fix without a client certificate,
- * with one from another CA, without PIX_CA_FILE and with a key that does not match. No artifact of
- * a passing run holds the passphrase, the key or a line of its PEM body.
+ * Mutual TLS and a private CA: the sandbox serves https with a certificate from a CA made here and
+ * demands client certificates that CA signed, as a gateway before go-live does
+ * (support/mutual-tls-sandbox.ts). npm run certify passes through it with a PFX in a short run; it
+ * stops with exit 2 and the one line that names the fix without a client certificate, with one from
+ * another CA, without PIX_CA_FILE and with a key that does not match. The full run through it, with a
+ * PEM certificate whose key is encrypted: selftest/slow/mutual-tls-run.test.ts.
  */
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fixFor } from '../src/report/errors.ts';
-import { findScenario } from '../sandbox/scenarios.ts';
-import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { withdrawalPlan } from '../src/run/plan.ts';
-import { DEFAULT_RUN_SHAPE } from '../src/checks/family.ts';
 import { redact } from '../src/secrets/redact.ts';
-import { loadSpec } from '../src/spec/spec.ts';
 import { receiverTls } from '../src/transport/tls.ts';
 import { WebhookClient } from '../src/webhook/receiver-client.ts';
 import { startReceiver, type RunningReceiver } from '../src/receiver/receiver.ts';
 import { checkReceiver, openReceiverRun } from '../src/webhook/setup.ts';
-import {
-  certificateAuthority,
-  encryptedKey,
-  pkcs12,
-  type Authority,
-  type Certificate,
-} from './support/certificates.ts';
+import { certificateAuthority, encryptedKey, type Authority } from './support/certificates.ts';
 import { leaksOf } from './support/leaks.ts';
-import { sandboxEnv } from './support/live-env.ts';
-import { assertStoppedBeforeTheRun, runSuite, stopLines, type SuiteRun } from './support/run-suite.ts';
+import { assertStoppedBeforeTheRun, runSuite, stopLines } from './support/run-suite.ts';
+import {
+  describeRun,
+  PASSPHRASE,
+  pemBody,
+  startMutualTlsSandbox,
+  type MutualTlsSandbox,
+} from './support/mutual-tls-sandbox.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { temporaryDir } from './support/temporary.ts';
 
-const PASSPHRASE = 'selftest-mtls-passphrase-7c1e';
-
-/** The lines of a PEM text between its BEGIN and END lines. */
-const pemBody = (pem: string): string[] =>
-  pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
-
-function describeRun(run: SuiteRun): string {
-  return `exit ${run.code}; FAILED: ${run.idsWith('FAILED').join(', ') || 'none'}\n${run.stderr.slice(-2000)}`;
-}
-
 describe('certify through mutual TLS with a private CA (a CA made here)', { concurrency: true }, () => {
-  const dir = temporaryDir('pix-mtls-');
-  const file = (name: string, contents: string | Buffer): string => {
-    const path = join(dir, name);
-    writeFileSync(path, contents, { mode: 0o600 });
-    return path;
-  };
-  let sandbox: RunningSandbox;
-  let client: Certificate;
-  let files: Record<'ca' | 'cert' | 'key' | 'encryptedKey' | 'pfx' | 'strangerCert' | 'strangerKey', string>;
-
+  let gateway: MutualTlsSandbox;
   before(async () => {
-    const ca = certificateAuthority('Selftest Gateway CA');
-    const server = ca.issue({ names: ['127.0.0.1'] });
-    client = ca.issue({ client: '/O=Integrator/CN=pix-certify' });
-    const stranger = certificateAuthority('Someone Else CA').issue({ client: '/CN=stranger' });
-    files = {
-      ca: file('ca.pem', ca.cert),
-      cert: file('client.pem', client.cert),
-      key: file('client.key', client.key),
-      encryptedKey: file('client-encrypted.key', encryptedKey(client.key, PASSPHRASE)),
-      pfx: file('client.p12', pkcs12(client, PASSPHRASE)),
-      strangerCert: file('stranger.pem', stranger.cert),
-      strangerKey: file('stranger.key', stranger.key),
-    };
-    sandbox = await startSandbox({ tls: { ...server, clientCa: ca.cert } });
+    gateway = await startMutualTlsSandbox();
   });
-  after(async () => {
-    await sandbox.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  // The full run has the reference profile to itself, so that its withdrawals can be counted.
-  const env = (extra: Record<string, string>, scenario = 'lenient'): Record<string, string> =>
-    sandboxEnv(sandbox, scenario, { ...findScenario(scenario)?.suiteEnv, ...extra });
-
-  it('passes a full run with PIX_CA_FILE and a PEM certificate whose key is encrypted, leaking none of it', async () => {
-    const run = await runSuite(
-      env(
-        {
-          PIX_CA_FILE: files.ca,
-          PIX_TLS_CERT_FILE: files.cert,
-          PIX_TLS_KEY_FILE: files.encryptedKey,
-          PIX_TLS_PASSPHRASE: PASSPHRASE,
-        },
-        'reference',
-      ),
-    );
-    assert.equal(run.code, 0, describeRun(run));
-    assert.deepEqual(run.idsWith('FAILED'), [], describeRun(run));
-    assert.equal(run.report?.verdict, 'PASSED', describeRun(run));
-    assert.equal(run.verdictOf('TRANSPORT-ENCRYPTED'), 'PASSED');
-    assert.equal(
-      sandbox.withdrawalsReceived('reference'),
-      withdrawalPlan(loadSpec(), 0.01, DEFAULT_RUN_SHAPE, true).requests,
-      'every withdrawal of the plan went through the mutual TLS gateway',
-    );
-    const encrypted = encryptedKey(client.key, PASSPHRASE);
-    const secrets = [PASSPHRASE, ...pemBody(client.key), ...pemBody(encrypted), pemBody(client.key).join('')];
-    assert.deepEqual(leaksOf(run, secrets), []);
-  });
+  after(() => gateway.close());
 
   it('passes with a PFX and its passphrase (--grep @smoke)', async () => {
     const run = await runSuite(
       // A selected run is INCOMPLETE, which a live run only lets pass when asked to.
-      env({
-        PIX_CA_FILE: files.ca,
-        PIX_TLS_PFX_FILE: files.pfx,
+      gateway.env({
+        PIX_CA_FILE: gateway.files.ca,
+        PIX_TLS_PFX_FILE: gateway.files.pfx,
         PIX_TLS_PASSPHRASE: PASSPHRASE,
         PIX_REQUIRE_COMPLETE: '0',
       }),
@@ -129,28 +58,28 @@ describe('certify through mutual TLS with a private CA (a CA made here)', { conc
   const stops: [string, () => Record<string, string>, RegExp][] = [
     [
       'without a client certificate',
-      () => ({ PIX_CA_FILE: files.ca }),
+      () => ({ PIX_CA_FILE: gateway.files.ca }),
       /^PIX_TLS_CERT_FILE: is not set, but 127\.0\.0\.1:\d+ wants a client certificate \(TLS alert: certificate required\)\. Set PIX_TLS_CERT_FILE and PIX_TLS_KEY_FILE/,
     ],
     [
       'with a client certificate from another CA',
-      () => ({ PIX_CA_FILE: files.ca, PIX_TLS_CERT_FILE: files.strangerCert, PIX_TLS_KEY_FILE: files.strangerKey }),
+      () => ({ PIX_CA_FILE: gateway.files.ca, PIX_TLS_CERT_FILE: gateway.files.strangerCert, PIX_TLS_KEY_FILE: gateway.files.strangerKey }),
       /^PIX_TLS_CERT_FILE: 127\.0\.0\.1:\d+ refused the client certificate presented/,
     ],
     [
       'without PIX_CA_FILE',
-      () => ({ PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.key }),
+      () => ({ PIX_TLS_CERT_FILE: gateway.files.cert, PIX_TLS_KEY_FILE: gateway.files.key }),
       /^PIX_CA_FILE: the certificate of 127\.0\.0\.1 is not trusted \(issued by Selftest Gateway CA, [A-Z_]+\)\. If the environment uses a private certificate authority, set PIX_CA_FILE/,
     ],
     [
       'with a key that does not match the certificate',
-      () => ({ PIX_CA_FILE: files.ca, PIX_TLS_CERT_FILE: files.cert, PIX_TLS_KEY_FILE: files.strangerKey }),
+      () => ({ PIX_CA_FILE: gateway.files.ca, PIX_TLS_CERT_FILE: gateway.files.cert, PIX_TLS_KEY_FILE: gateway.files.strangerKey }),
       /^PIX_TLS_KEY_FILE: does not match the certificate in PIX_TLS_CERT_FILE/,
     ],
   ]; // prettier-ignore
   for (const [what, extra, line] of stops) {
     it(`stops ${what}: exit 2, one line`, async () => {
-      const run = await runSuite(env(extra()));
+      const run = await runSuite(gateway.env(extra()));
       assertStoppedBeforeTheRun(run);
       const lines = stopLines(run);
       assert.equal(lines.length, 1, run.stderr);

@@ -6,7 +6,7 @@
  * It extends Playwright's base test type (`_baseTest`), not `test`: the suite opens no browser, and
  * `test`'s thirty browser, context and tracing fixtures cost more than the tests against the mock;
  * without them nothing records a request and its credentials, whatever `--trace` says
- * (selftest/mock-runs.test.ts; docs/performance.md).
+ * (selftest/slow/mock-shards.test.ts; docs/performance.md).
  */
 import { _baseTest as base } from '@playwright/test';
 import PQueue from 'p-queue';
