@@ -43,11 +43,7 @@ const refuseOr500 = (
   answer === 'accept' ? undefined : answer === 'server-error' ? 500 : behaviour.bodyRefusal;
 
 /** The status a departure is answered with under the behaviour; undefined: it is served all the same. */
-function statusUnder(
-  departure: Departure,
-  behaviour: Behaviour,
-  operation: Operation,
-): number | undefined {
+function statusUnder(departure: Departure, behaviour: Behaviour, operation: Operation): number | undefined {
   const rule = credentialRule(departure.code, behaviour, operation);
   if (rule !== undefined) return credentialStatus(departure, rule, behaviour);
   const field = departure.name as Behaviour['requiredFields'][number];
