@@ -20,10 +20,10 @@ export type WithdrawField = keyof typeof WITHDRAW_FIELD_TYPES;
 
 /**
  * How a presented credential is compared with the client's: wholly, or as lax providers do: a prefix
- * either way, the first 32 characters (a VARCHAR(32) column), the first 72 (bcrypt's limit), or
- * ignoring case.
+ * either way, the first 32 characters (a VARCHAR(32) column), the first 72 (bcrypt's limit), ignoring
+ * case, or trimmed of white space first (JavaScript's trim(), which removes a no-break space too).
  */
-export type Comparison = 'exact' | 'prefix' | 'first-32' | 'first-72' | 'any-case';
+export type Comparison = 'exact' | 'prefix' | 'first-32' | 'first-72' | 'any-case' | 'trimmed';
 
 /** What happens to a request whose credential header is missing, or present but not the client's. */
 export interface CredentialRule {
@@ -46,6 +46,8 @@ export function sameCredential(presented: string, expected: string, compare: Com
       return presented.slice(0, 72) === expected.slice(0, 72);
     case 'any-case':
       return presented.toLowerCase() === expected.toLowerCase();
+    case 'trimmed':
+      return presented.trim() === expected;
   }
 }
 
@@ -160,4 +162,10 @@ export interface Behaviour {
    * request whatever the pace (a quota no pacing satisfies); undefined limits nothing.
    */
   readonly rateLimit: RateLimit | undefined;
+  /**
+   * A duplicate check made against the withdrawals still processing and an archive of settled ones: a
+   * withdrawal settles (its webhooks go out) `settleMs` after it is accepted and reaches the archive
+   * `archivedAfterMs` later; in between its code is in neither. undefined: no such gap.
+   */
+  readonly settledCodeGap: { readonly settleMs: number; readonly archivedAfterMs: number } | undefined;
 }

@@ -103,6 +103,7 @@ const REFERENCE: Behaviour = {
   webhookPaddingBytes: 0,
   webhookAmount: 'as-sent',
   rateLimit: undefined,
+  settledCodeGap: undefined,
 };
 
 /** Also conforming: the silent parts read the other way a real provider might. */
@@ -697,6 +698,34 @@ const FAULTS: readonly FaultScenario[] = [
     suiteEnv: { PIX_WEBHOOK_RETRY_WAIT_S: '2' },
     breaks: { webhookRetry: { delayMs: 20, attempts: 30 } },
   }),
+  fault({
+    name: 'duplicate-forgotten-once-settled',
+    clause: '§2.1',
+    level: 'FAILED',
+    description:
+      "settles a withdrawal 1 s after accepting it (its webhook goes out then) and checks a code against the withdrawals still processing and an archive that a settled one reaches 3 s later: a duplicate sent at once or at the run's end is refused, the same code right after its webhook is accepted and paid again",
+    trips: ['CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE'],
+    // The webhook comes 1 s late: a longer wait for it than the matrix's 1.5 s keeps load from missing it.
+    suiteEnv: { PIX_WEBHOOK_TIMEOUT_MS: '5000' },
+    breaks: { settledCodeGap: { settleMs: 1_000, archivedAfterMs: 3_000 } },
+  }),
+  fault({
+    name: 'secret-trimmed',
+    clause: '§5.4',
+    level: 'WARNING',
+    description:
+      'trims white space off client_id and client_secret before comparing them (value.trim(), which removes a no-break space too), in both operations',
+    trips: [
+      'TOKEN-REFUSE-WRONG-CLIENT-ID',
+      'PAYMENT-REFUSE-WRONG-CLIENT-ID',
+      'PAYMENT-REFUSE-WRONG-CLIENT-SECRET',
+    ],
+    breaks: {
+      tokenClientId: COMPARED('trimmed'),
+      paymentClientId: COMPARED('trimmed'),
+      clientSecret: COMPARED('trimmed'),
+    },
+  }),
 ];
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -749,6 +778,9 @@ export const RUN_SCENARIOS: readonly RunScenario[] = [
   run('id-status', 'gives withdrawals the id "status" and names none in the webhook {"status":"PAID"}', {
     withdrawalId: 'status',
     webhookPayload: 'anonymous',
+  }),
+  run('rate-limited-6', 'answers 429 with Retry-After: 1 past 6 requests a second', {
+    rateLimit: { perSecond: 6, retryAfterSeconds: 1 },
   }),
 ];
 

@@ -189,12 +189,21 @@ function rateLimited(namespace: Namespace): Reply | undefined {
   );
 }
 
+/** Whether a code accepted at `acceptedAt` is now between its withdrawal's settlement and its archiving. */
+function inSettledGap(behaviour: Behaviour, acceptedAt: number, timeScale: number): boolean {
+  const gap = behaviour.settledCodeGap;
+  if (gap === undefined) return false;
+  const sinceSettled = Date.now() - acceptedAt - gap.settleMs * timeScale;
+  return sinceSettled >= 0 && sinceSettled < gap.archivedAfterMs * timeScale;
+}
+
 /** §2.1: with check_code true the service looks for another record with the same code; false skips it. */
-function isDuplicate(namespace: Namespace, body: WithdrawBody, code: string): boolean {
+function isDuplicate(namespace: Namespace, body: WithdrawBody, code: string, timeScale: number): boolean {
   const { behaviour } = namespace;
   const acceptedAt = namespace.codeTakenAt(code);
   if (acceptedAt === undefined) return false;
   if (behaviour.codeMemoryMs !== undefined && Date.now() - acceptedAt > behaviour.codeMemoryMs) return false;
+  if (inSettledGap(behaviour, acceptedAt, timeScale)) return false;
   const checkCode = typeof body.check_code === 'boolean' ? body.check_code : behaviour.checkCodeDefault;
   return behaviour.duplicateCheck === 'always' || (behaviour.duplicateCheck === 'as-asked' && checkCode);
 }
@@ -342,7 +351,8 @@ export class Simulator {
     // A body refused (or served) as unparsable is an empty withdrawal.
     const body = checked.body ?? {};
     const code = typeof body.code === 'string' ? body.code : null;
-    const duplicate = refused === undefined && code !== null && isDuplicate(namespace, body, code);
+    const duplicate =
+      refused === undefined && code !== null && isDuplicate(namespace, body, code, this.timeScale);
     const refusal = duplicate ? refuseWith([duplicateDeparture(code, arrived.shown)], 'withdraw') : refused;
     if (refusal !== undefined) return this.refused(namespace, refusal, body);
     // A provider failing every withdrawal it would make: nothing recorded, nothing paid, no webhook.
@@ -381,7 +391,10 @@ export class Simulator {
       url: typeof body.PostBackUrl === 'string' ? body.PostBackUrl : undefined,
     };
     namespace.addWithdrawal(withdrawal);
-    const webhooks = outcome.name === 'paid' ? this.paidWebhooks(namespace) : outcome.webhooks;
+    const webhooks = settledLater(
+      behaviour,
+      outcome.name === 'paid' ? this.paidWebhooks(namespace) : outcome.webhooks,
+    );
     if (outcome.status === null) {
       void this.deliverer.plan(namespace, withdrawal, webhooks, 'from-arrival');
       return { holdMs: NO_ANSWER_HOLD_SECONDS * 1000 * this.timeScale };
@@ -443,6 +456,14 @@ export class Simulator {
       namespace.paidCount === 1 ? 'webhook-twice' : namespace.paidCount === 2 ? 'out-of-order' : undefined;
     return TABLE.find((row) => row.name === borrowed)?.webhooks ?? statuses;
   }
+}
+
+/** The webhooks planned, each as late as the behaviour's settlement (settledCodeGap) makes it. */
+function settledLater(behaviour: Behaviour, webhooks: readonly PlannedWebhook[]): readonly PlannedWebhook[] {
+  const settleMs = behaviour.settledCodeGap?.settleMs;
+  return settleMs === undefined
+    ? webhooks
+    : webhooks.map((webhook) => ({ ...webhook, afterSeconds: webhook.afterSeconds + settleMs / 1000 }));
 }
 
 /** One webhook now for each status the behaviour posts, in order. */

@@ -49,6 +49,13 @@ export function renderChecksDoc(): string {
     "The last two families judge an integrator's own client and webhook handler, not a provider: `pix-certify client`",
     "runs them on the simulator's journal ([integrators.md](integrators.md)); `certify` never selects them.",
     '',
+    "A wrong credential's check (`…-REFUSE-WRONG-…`, `…-FORGED-AUTHORIZATION`) also sends near misses of the real value:",
+    'one edit at its end, its case changed, for `cert_client` another real key, and around `client_id` and `client_secret` a',
+    "no-break space (U+00A0, the byte 0xA0) before and after it, which JavaScript's `trim()` and Python's `str.strip()`",
+    'remove; accepting only those is a WARNING (lenient, but a value that is not the registered one). No ASCII space or',
+    'tab is sent: HTTP strips them around a header value (RFC 9110 §5.5), so every provider reads the real value and',
+    'nothing could be told apart.',
+    '',
     ...sections.flatMap((section) => [section, '']),
   ].join('\n');
 }

@@ -102,7 +102,9 @@ const EMPTY: Readonly<Record<string, readonly Empty[] | { none: string }>> = {
   ],
   'CHECK-CODE-TRUE-REFUSES-DUPLICATE': [noAnswer({ first: notProcessed, second: notProcessed })],
   'CHECK-CODE-FALSE-ALLOWS-DUPLICATE': [noAnswer({ first: notProcessed, second: notProcessed })],
-  'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE': [noAnswer({ exchange: notProcessed, afterMs: 40_000 })],
+  'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE': [
+    noAnswer({ exchange: notProcessed, afterMs: 40_000, moment: 'near the end of the run' }),
+  ],
   'CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE': [
     { label: 'no copy answered', input: [] },
     { label: 'one copy answered', input: [accepted] },

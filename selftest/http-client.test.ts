@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { HttpClient, IDLE_CONNECTION_MS, send, TransportError } from '../src/transport/http.ts';
@@ -79,6 +79,31 @@ describe('the HTTP client', () => {
       'Connection',
     ]);
     assert.equal(arrivals.at(-1)?.body, '{}');
+  });
+
+  it('sends a no-break space around a header value as the one byte 0xA0, which the server reads back', async () => {
+    const bytes: Buffer[] = [];
+    const raw = createNetServer((socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        bytes.push(chunk);
+        if (Buffer.concat(bytes).includes('\r\n\r\n'))
+          socket.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/raw`;
+    await send(
+      client,
+      'createToken',
+      { method: 'POST', url, headers: { client_secret: '\u00a0s3cret\u00a0' }, body: undefined },
+      5_000,
+    );
+    raw.close();
+    // latin1: one byte per character, so U+00A0 is the byte 0xA0 (UTF-8 would send 0xC2 0xA0).
+    const line = Buffer.from('\r\nclient_secret: \u00a0s3cret\u00a0\r\n', 'latin1');
+    assert.ok(Buffer.concat(bytes).includes(line), Buffer.concat(bytes).toString('hex'));
+    await post('/ok', { client_id: '\u00a0c\u00a0' });
+    assert.deepEqual(arrivals.at(-1)?.headers.slice(2, 4), ['client_id', '\u00a0c\u00a0']);
   });
 
   it('leaves out a header the case leaves out, and never sends URL user-info', async () => {

@@ -1,7 +1,8 @@
 /**
  * Near-miss credentials (issue 40 item 3): the values one edit from the real one that a prefix, a
  * truncated or a case-insensitive compare takes for it, sent beside each wholly wrong credential and
- * judged with it as one finding that names the values that were not refused.
+ * judged with it as one finding that names the values that were not refused; for client_id and
+ * client_secret, a no-break space around the real value, which a trimming compare takes (issue 53).
  */
 import assert from 'node:assert/strict';
 import { createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
@@ -14,6 +15,7 @@ import {
   otherPublicKey,
   plainNearMisses,
   tokenNearMisses,
+  whiteSpaceNearMisses,
 } from '../src/checks/near-miss.ts';
 import { loadSpec, type OperationId } from '../src/spec/spec.ts';
 import { registerSecret } from '../src/secrets/registry.ts';
@@ -33,6 +35,25 @@ const truncated = (width: number) => (real: string, sent: string) =>
 const anyCase = (real: string, sent: string) => real.toLowerCase() === sent.toLowerCase();
 
 describe('the near misses of a value', () => {
+  it('around client_id and client_secret are a no-break space before and after, which trim() and strip() remove and HTTP keeps', () => {
+    const real = 'sandbox-secret-0123456789abcdef';
+    const spaced = whiteSpaceNearMisses(real);
+    assert.deepEqual(
+      spaced.map((n) => n.variant),
+      ['space-before', 'space-after'],
+    );
+    assert.deepEqual(
+      spaced.map((n) => n.value),
+      [`\u00a0${real}`, `${real}\u00a0`],
+    );
+    for (const { value } of spaced) {
+      assert.equal(value.trim(), real);
+      assert.notEqual(value, real);
+      // What HTTP strips around a field value (RFC 9110 §5.5) is only space and tab.
+      assert.equal(value.replace(/^[ \t]+|[ \t]+$/g, ''), value);
+    }
+  });
+
   it('are one edit at the end each, the shape kept, and the case where case can matter', () => {
     assert.deepEqual(plainNearMisses('sandbox-secret-0123456789abcdef'), [
       { variant: 'last-changed', value: 'sandbox-secret-0123456789abcdeg' },
@@ -141,10 +162,10 @@ describe('the near misses of a value', () => {
 describe('the cases that send near misses', () => {
   it('are the wholly wrong client_id, client_secret and cert_client and the forged token, with their requests counted', () => {
     const table = (operation: OperationId) => credentialCases(loadSpec(), operation).filter((c) => c.nearMissesBeside !== undefined).map((c) => [c.check.id, c.requests]);
-    assert.deepEqual(table('createToken'), [['TOKEN-REFUSE-WRONG-CLIENT-ID', 5], ['TOKEN-REFUSE-WRONG-CERT-CLIENT', 6]]);
+    assert.deepEqual(table('createToken'), [['TOKEN-REFUSE-WRONG-CLIENT-ID', 7], ['TOKEN-REFUSE-WRONG-CERT-CLIENT', 6]]);
     assert.deepEqual(table('createWithdraw'), [
-      ['PAYMENT-REFUSE-WRONG-CLIENT-ID', 5],
-      ['PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 5],
+      ['PAYMENT-REFUSE-WRONG-CLIENT-ID', 7],
+      ['PAYMENT-REFUSE-WRONG-CLIENT-SECRET', 7],
       ['PAYMENT-REFUSE-FORGED-AUTHORIZATION', 5],
     ]);
   }); // prettier-ignore
@@ -152,7 +173,7 @@ describe('the cases that send near misses', () => {
   it('send each near miss in the header it edits, the other headers as they were', async () => {
     const headers = { client_id: 'Client-7', client_secret: 'shh-secret', accept: 'application/json', Authorization: 'Bearer tok' };
     const sent = await nearMissHeaders(headers, caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-SECRET'), 'tok');
-    assert.deepEqual(sent.map((s) => s.headers.client_secret), ['shh-secreu', 'shh-secre', 'shh-secretu', 'SHH-SECRET']);
+    assert.deepEqual(sent.map((s) => s.headers.client_secret), ['shh-secreu', 'shh-secre', 'shh-secretu', 'SHH-SECRET', '\u00a0shh-secret', 'shh-secret\u00a0']);
     for (const s of sent) assert.deepEqual({ ...s.headers, client_secret: '' }, { ...headers, client_secret: '' });
     const bearer = await nearMissHeaders(headers, caseOf('createWithdraw', 'PAYMENT-REFUSE-FORGED-AUTHORIZATION'), 'tok');
     assert.deepEqual(bearer.map((s) => s.headers.Authorization), ['Bearer tol', 'Bearer to', 'Bearer tokl', 'Bearer TOK']);
@@ -171,7 +192,7 @@ describe('the cases that send near misses', () => {
       caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-SECRET'),
       'tok',
     );
-    assert.equal(sent.length, 4);
+    assert.equal(sent.length, 6);
     for (const { headers: h } of sent) {
       const echoed = redact(`{"message":"client_secret ${h.client_secret ?? ''} is not valid"}`);
       assert.ok(!echoed.includes(secret.slice(0, 20)), echoed);
@@ -207,4 +228,38 @@ describe('the cases that send near misses', () => {
     assert.match(warned[0]?.actual ?? '', /^the wholly wrong value: 401.*; the case changed: 401/);
     assert.equal(secret.check.unjudgeable([]), 'no request of the case was answered');
   }); // prettier-ignore
+
+  it('warn, with the reason, when only the no-break spaces are accepted, and keep every other near miss its verdict', () => {
+    const secret = caseOf('createWithdraw', 'PAYMENT-REFUSE-WRONG-CLIENT-SECRET');
+    const refused = answered(403);
+    const trimmed = [
+      { exchange: refused },
+      { nearMiss: 'one-short' as const, exchange: refused },
+      { nearMiss: 'space-before' as const, exchange: answered(200, '{"id":"w-1"}') },
+      { nearMiss: 'space-after' as const, exchange: answered(200, '{"id":"w-2"}') },
+    ];
+    const warned = secret.check.judge(trimmed);
+    assert.equal(verdictOf(warned), 'WARNING');
+    assert.match(
+      warned[0]?.actual ?? '',
+      /^a no-break space \(U\+00A0\) before it: accepted: 200 .*white space trimmed before the compare: lenient, but it takes a value that is not the registered one\); a no-break space \(U\+00A0\) after it: accepted/,
+    );
+    const alsoShort = secret.check.judge([
+      ...trimmed.slice(0, 1),
+      { nearMiss: 'one-short', exchange: answered(200) },
+      ...trimmed.slice(2),
+    ]);
+    assert.equal(verdictOf(alsoShort), 'FAILED');
+    // A server error on a spaced value is no trimming: it keeps its verdict.
+    assert.equal(
+      verdictOf(
+        secret.check.judge([{ exchange: refused }, { nearMiss: 'space-after', exchange: answered(500) }]),
+      ),
+      'FAILED',
+    );
+    assert.deepEqual(
+      secret.check.judge([{ exchange: refused }, { nearMiss: 'space-after', exchange: refused }]),
+      [],
+    );
+  });
 });

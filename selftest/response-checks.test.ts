@@ -168,10 +168,10 @@ describe('check_code (§2.1): a duplicate refused when true, allowed when false'
     );
   });
 
-  it('sends each case’s pair, the race’s withdrawals, one copy after them and the first code again', () => {
-    assert.equal(checkCodeFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 11);
+  it('sends each case’s pair, the race’s withdrawals, one copy after them, an accepted code once its webhook arrived and the first code again', () => {
+    assert.equal(checkCodeFamily.withdrawals(spec, DEFAULT_RUN_SHAPE), 12);
     assert.equal(checkCodeFamily.name, 'check_code');
-    assert.equal(checkCodeFamily.withdrawals(spec, { ...DEFAULT_RUN_SHAPE, raceWidth: 5 }), 13);
+    assert.equal(checkCodeFamily.withdrawals(spec, { ...DEFAULT_RUN_SHAPE, raceWidth: 5 }), 14);
     assert.deepEqual(
       DUPLICATE_CASES.map((c) => [c.checkCode, c.check?.id, c.clause]),
       [
@@ -199,23 +199,31 @@ describe('check_code (§2.1): a duplicate refused when true, allowed when false'
       ]);
   });
 
-  it('later in the run passes any 4xx, and fails an acceptance or anything else naming the delay', () => {
+  it('later in the run passes any 4xx, and fails an acceptance or anything else naming the delay and the moment', () => {
+    const moment = 'near the end of the run';
     for (const status of [400, 409, 422])
-      assert.deepEqual(laterDuplicateRefused.judge({ exchange: answered(status), afterMs: 41_000 }), []);
+      assert.deepEqual(
+        laterDuplicateRefused.judge({ exchange: answered(status), afterMs: 41_000, moment }),
+        [],
+      );
     assert.deepEqual(
-      laterDuplicateRefused.judge({ exchange: answered(200, '{"id":"p-3"}'), afterMs: 41_260 }),
+      laterDuplicateRefused.judge({ exchange: answered(200, '{"id":"p-3"}'), afterMs: 41_260, moment }),
       [
         {
           verdict: 'FAILED',
           expected: 'the code refused with a 4xx, however long after its first withdrawal',
           actual:
-            'accepted 41.3 s after the first withdrawal with the code was accepted: 200 application/json {"id":"p-3"}',
+            'accepted 41.3 s after the first withdrawal with the code was accepted, near the end of the run: 200 application/json {"id":"p-3"}',
         },
       ],
     );
     assert.deepEqual(
-      laterDuplicateRefused.judge({ exchange: answered(500), afterMs: 2_500 }).map((v) => v.actual),
-      ['answered 2.5 s after the first withdrawal with the code was accepted: 500 application/json {}'],
+      laterDuplicateRefused
+        .judge({ exchange: answered(500), afterMs: 2_500, moment: 'once its webhook had arrived' })
+        .map((v) => v.actual),
+      [
+        'answered 2.5 s after the first withdrawal with the code was accepted, once its webhook had arrived: 500 application/json {}',
+      ],
     );
   });
 

@@ -86,7 +86,7 @@ function nearMisses(
     otherKey,
     edits = rest,
   }: { caseChanged?: number; firstChanged?: number; otherKey?: number; edits?: number } = {},
-): JsonValue {
+): Record<string, number> {
   return {
     ...(otherKey === undefined ? {} : { 'another real public key of the same kind': otherKey }),
     'the last character changed': edits,
@@ -95,6 +95,18 @@ function nearMisses(
     ...(firstChanged === undefined
       ? { 'the case changed': caseChanged }
       : { 'the first character changed': firstChanged }),
+  };
+}
+
+/** client_id's and client_secret's near misses: nearMisses, then a no-break space before and after, each `spaces` or `rest`. */
+function trimmableNearMisses(
+  rest: number,
+  { spaces = rest, ...others }: Parameters<typeof nearMisses>[1] & { spaces?: number } = {},
+): Record<string, number> {
+  return {
+    ...nearMisses(rest, others),
+    'a no-break space (U+00A0) before it': spaces,
+    'a no-break space (U+00A0) after it': spaces,
   };
 }
 
@@ -123,10 +135,10 @@ export const REFERENCE_OBSERVATIONS: Readonly<Record<string, ExpectedObservation
   'refusal.status.TOKEN-REFUSE-WRONG-CLIENT-ID': 403,
   // The sandbox's token is hex, which has no case to change.
   'near-miss.status.PAYMENT-REFUSE-FORGED-AUTHORIZATION': nearMisses(401, { firstChanged: 401 }),
-  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(403),
-  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': nearMisses(403),
+  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(403),
+  'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': trimmableNearMisses(403),
   'near-miss.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': nearMisses(403, { otherKey: 403 }),
-  'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(403),
+  'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(403),
   'token.response.shape': { access_token: 'string', token_type: 'string', expires_in: 'number' },
   'webhook.delayMs': ANY_VALUE,
   'webhook.deliveries': 1,
@@ -236,10 +248,10 @@ export const BANDS: Readonly<Record<string, Band>> = {
       'refusal.status.TOKEN-REFUSE-MISSING-CLIENT-ID': 401,
       'refusal.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': 401,
       'refusal.status.TOKEN-REFUSE-WRONG-CLIENT-ID': 401,
-      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(401),
-      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': nearMisses(401),
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(401),
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': trimmableNearMisses(401),
       'near-miss.status.TOKEN-REFUSE-WRONG-CERT-CLIENT': nearMisses(401, { otherKey: 401 }),
-      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(401),
+      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(401),
       'token.response.shape': { token: 'string', expiresIn: 'number' },
       'webhook.payload.shape': {
         type: 'string',
@@ -311,7 +323,7 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     observes: {
       'refusal.status.TOKEN-REFUSE-WRONG-CLIENT-ID': 200,
-      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(200),
+      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(200),
     },
   },
   'token-ignores-cert': {
@@ -347,7 +359,7 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     observes: {
       'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': 200,
-      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(200),
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(200),
     },
   },
   'payment-ignores-secret': {
@@ -360,7 +372,7 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     observes: {
       'refusal.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': 200,
-      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': nearMisses(200),
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': trimmableNearMisses(200),
     },
   },
   'payment-ignores-authorization': {
@@ -387,11 +399,14 @@ export const BANDS: Readonly<Record<string, Band>> = {
     failed: ['PAYMENT-REFUSE-WRONG-CLIENT-SECRET'],
     warning: [],
     observes: {
+      // The no-break space after the secret makes it a longer value it is a prefix of.
       'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': {
         'the last character changed': 403,
         'one character short': 200,
         'one character more': 200,
         'the case changed': 403,
+        'a no-break space (U+00A0) before it': 403,
+        'a no-break space (U+00A0) after it': 200,
       },
     },
   },
@@ -399,8 +414,8 @@ export const BANDS: Readonly<Record<string, Band>> = {
     failed: ['PAYMENT-REFUSE-WRONG-CLIENT-ID', 'TOKEN-REFUSE-WRONG-CLIENT-ID'],
     warning: [],
     observes: {
-      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': nearMisses(403, { caseChanged: 200 }),
-      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': nearMisses(403, { caseChanged: 200 }),
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(403, { caseChanged: 200 }),
+      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(403, { caseChanged: 200 }),
     },
   },
   // The case change swaps the whole key body, within the first 72 characters: refused.
@@ -476,7 +491,8 @@ export const BANDS: Readonly<Record<string, Band>> = {
     observes: { 'check_code.default': 'false (a repeated code is answered 200)' },
   },
   'check-code-always': { failed: ['CHECK-CODE-FALSE-ALLOWS-DUPLICATE'], warning: [] },
-  // At once the duplicate is refused (CHECK-CODE-TRUE-REFUSES-DUPLICATE passes): only the run's first code sent again at its end shows it.
+  // At once, and once its webhook arrived (within 2 s), the duplicate is refused (CHECK-CODE-TRUE-REFUSES-DUPLICATE
+  // passes): only the run's first code sent again at its end shows it.
   'duplicate-memory-expires': { failed: ['CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE'], warning: [] },
   // One after another the duplicate is refused (CHECK-CODE-TRUE-REFUSES-DUPLICATE passes): only the race shows it.
   'duplicate-race': { failed: ['CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE'], warning: [] },
@@ -627,6 +643,22 @@ export const BANDS: Readonly<Record<string, Band>> = {
       'webhook.retry': new Matching({ retried: true, attempts: 2, waitSeconds: 2, refusedWith: 503 }),
     },
   },
+  // Only the no-break spaces pass a trimming compare: WARNING, every other near miss refused.
+  'secret-trimmed': {
+    failed: [],
+    warning: [
+      'PAYMENT-REFUSE-WRONG-CLIENT-ID',
+      'PAYMENT-REFUSE-WRONG-CLIENT-SECRET',
+      'TOKEN-REFUSE-WRONG-CLIENT-ID',
+    ],
+    observes: {
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(403, { spaces: 200 }),
+      'near-miss.status.PAYMENT-REFUSE-WRONG-CLIENT-SECRET': trimmableNearMisses(403, { spaces: 200 }),
+      'near-miss.status.TOKEN-REFUSE-WRONG-CLIENT-ID': trimmableNearMisses(403, { spaces: 200 }),
+    },
+  },
+  // At once and at the run's end the code is refused: only the copy sent once its webhook arrived shows it.
+  'duplicate-forgotten-once-settled': { failed: ['CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE'], warning: [] },
   // The retry comes about 1 s after the refusal (not pinned), and is answered 200: two attempts.
   retrying: {
     failed: [],

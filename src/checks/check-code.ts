@@ -54,10 +54,12 @@ export const duplicateAllowedWhenUnchecked = defineCheck<DuplicatePair>(
       : [violation('must', 'the second withdrawal accepted (200)', describeResponse(second.response))],
 );
 
-/** A withdrawal sent again with a code the provider accepted earlier, and how long after that acceptance. */
+/** A withdrawal sent again with a code the provider accepted earlier, how long after that acceptance, and when in the run. */
 export interface LaterDuplicate {
   readonly exchange: Exchange;
   readonly afterMs: number;
+  /** When it was sent, for the finding: `once its webhook had arrived`, `near the end of the run`. */
+  readonly moment: string;
 }
 
 export const laterDuplicateRefused = defineCheck<LaterDuplicate>(
@@ -73,7 +75,7 @@ export const laterDuplicateRefused = defineCheck<LaterDuplicate>(
     needs: ['provider', 'payout'],
     subsumedBy: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE',
   },
-  ({ exchange, afterMs }) => {
+  ({ exchange, afterMs, moment }) => {
     const { status } = exchange.response;
     if (isClientError(status)) return [];
     const answered = isSuccess(status) ? 'accepted' : 'answered';
@@ -81,7 +83,7 @@ export const laterDuplicateRefused = defineCheck<LaterDuplicate>(
       violation(
         'must',
         'the code refused with a 4xx, however long after its first withdrawal',
-        `${answered} ${(afterMs / 1000).toFixed(1)} s after the first withdrawal with the code was accepted: ${describeResponse(exchange.response)}`,
+        `${answered} ${(afterMs / 1000).toFixed(1)} s after the first withdrawal with the code was accepted, ${moment}: ${describeResponse(exchange.response)}`,
       ),
     ];
   },
@@ -214,6 +216,9 @@ export const checkCodeFamily: Family = {
     laterDuplicateRefused,
     concurrentDuplicateRefused,
   ],
-  /** Each case's pair, the race's withdrawals and the copy sent after them, and the run's first code sent again. */
-  withdrawals: (_spec, { raceWidth }) => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE + raceWidth + 2,
+  /**
+   * Each case's pair, the race's withdrawals and the copy sent after them, the webhook test's accepted
+   * code sent again once its webhook arrived, and the run's first code sent again near its end.
+   */
+  withdrawals: (_spec, { raceWidth }) => DUPLICATE_CASES.length * WITHDRAWALS_PER_CASE + raceWidth + 3,
 };

@@ -19,7 +19,10 @@ import {
   otherPublicKey,
   plainNearMisses,
   tokenNearMisses,
+  WHITE_SPACE_NEAR_MISSES,
+  whiteSpaceNearMisses,
 } from './near-miss.ts';
+import { isSuccess } from '../base/status.ts';
 import { ambiguityOf, judgeRefusal, REFUSAL_RULES, type RefusalRule } from './refusal.ts';
 
 /** What a `refusal.status.<check>` observation records, in a report's words. */
@@ -66,6 +69,10 @@ interface VariantSpec {
 const BEARER_REMEDY =
   'Accept only Authorization: Bearer <token> with a token this service issued and still honours; answer anything else with 401 or 403 before the withdrawal is processed.';
 
+/** client_id and client_secret, which a provider may trim before comparing; a token or a base64 value it would not. */
+const trimmable = (credential: CredentialHeader): boolean =>
+  (credential.kind === 'identifier' || credential.kind === 'secret') && !credential.base64;
+
 function variantsOf(credential: CredentialHeader): VariantSpec[] {
   if (credential.kind === 'token') {
     const bearer = (variant: CredentialVariant, describe: string, mockCanJudge: boolean): VariantSpec => ({
@@ -102,7 +109,7 @@ function variantsOf(credential: CredentialHeader): VariantSpec[] {
           : `with a wrong ${h}`,
       rule: REFUSAL_RULES.credentialWrong,
       remedy: (h) =>
-        `Compare the whole of ${h}, byte for byte and case-sensitively, with the value registered for the client and refuse a mismatch with 403 (§5.4: key invalid).`,
+        `Compare the whole of ${h}, byte for byte and case-sensitively${trimmable(credential) ? ', without trimming white space off it first,' : ''} with the value registered for the client and refuse a mismatch with 403 (§5.4: key invalid).`,
       mockCanJudge: false,
       nearMissesBeside: 'the wholly wrong value',
     },
@@ -121,28 +128,48 @@ function variantsOf(credential: CredentialHeader): VariantSpec[] {
   ];
 }
 
-/** The near misses a credential's case sends besides its own value, at most: four edits, and another key for cert_client. */
+/**
+ * The near misses a credential's case sends besides its own value, at most: four edits, another key
+ * for cert_client, white space around client_id and client_secret.
+ */
 function nearMissCount(credential: CredentialHeader): number {
-  return credential.base64 ? 5 : 4;
+  return 4 + (credential.base64 ? 1 : 0) + (trimmable(credential) ? WHITE_SPACE_NEAR_MISSES.size : 0);
 }
 
 /** How a case's near misses read in its reason: what each is. */
 const nearMissReason = (credential: CredentialHeader): string =>
-  `; nor one a prefix, truncated or case-insensitive compare takes for the real value (${[
+  `; nor one a prefix, truncated, case-insensitive or trimming compare takes for the real value (${[
     'the last character changed, one character short, one character more, the case changed (or, where case cannot matter, the first character)',
     ...(credential.base64 ? [NEAR_MISS_WORDS['other-key']] : []),
+    ...(trimmable(credential)
+      ? [
+          'a no-break space (U+00A0) before or after it, which trimming removes: a WARNING alone, lenient rather than a wrong key taken; no ASCII space or tab, which HTTP strips around a header value itself (RFC 9110 §5.5)',
+        ]
+      : []),
   ].join('; ')})`;
+
+/** Why an accepted white-space near miss is a WARNING, not a FAILED. */
+const TRIMMED =
+  ' (white space trimmed before the compare: lenient, but it takes a value that is not the registered one)';
 
 /**
  * The case's answers judged as one finding: each refused as the rule says, or the finding names the
- * values that were not (`one character more: accepted: 200 …`).
+ * values that were not (`one character more: accepted: 200 …`). A white-space near miss accepted is a
+ * WARNING, so a provider that only trims is not FAILED for it.
  */
 function judgeAnswers(rule: RefusalRule, own: string, answers: readonly CredentialAnswer[]): Violation[] {
   const found = answers.flatMap(({ nearMiss, exchange }) =>
-    judgeRefusal(rule, exchange).map((v) => ({
-      ...v,
-      actual: `${nearMiss === undefined ? own : NEAR_MISS_WORDS[nearMiss]}: ${v.actual}`,
-    })),
+    judgeRefusal(rule, exchange).map((v): Violation => {
+      const trimmed =
+        nearMiss !== undefined &&
+        WHITE_SPACE_NEAR_MISSES.has(nearMiss) &&
+        isSuccess(exchange.response.status);
+      return {
+        ...v,
+        verdict: trimmed ? 'WARNING' : v.verdict,
+        actual: `${nearMiss === undefined ? own : NEAR_MISS_WORDS[nearMiss]}: ${v.actual}${trimmed ? TRIMMED : ''}`,
+      };
+    }),
   );
   const [first] = found;
   if (first === undefined) return [];
@@ -293,6 +320,7 @@ export async function nearMissHeaders(
   const real = kind === 'token' ? (token ?? '') : current;
   const values: NearMissValue[] = await (async () => {
     if (kind === 'token') return tokenNearMisses(real);
+    if (trimmable(testCase.credential)) return [...plainNearMisses(real), ...whiteSpaceNearMisses(real)];
     if (!base64) return plainNearMisses(real);
     const other = await otherPublicKey(real);
     return [

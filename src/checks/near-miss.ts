@@ -1,13 +1,21 @@
 /**
  * Near-miss credentials (§5.4: a key "invalid" is refused): values one edit away from the real one,
- * which a provider comparing a prefix, a truncated column (VARCHAR(32), bcrypt's 72 bytes) or
- * case-insensitively takes for the real one, while a wholly wrong value is refused by all of them.
+ * which a provider comparing a prefix, a truncated column (VARCHAR(32), bcrypt's 72 bytes),
+ * case-insensitively or after trimming white space takes for the real one, while a wholly wrong value
+ * is refused by all of them.
  */
 import { createPublicKey, generateKeyPair, type KeyObject, X509Certificate } from 'node:crypto';
 import { promisify } from 'node:util';
 
 export type NearMiss =
-  'last-changed' | 'one-short' | 'one-more' | 'case-changed' | 'first-changed' | 'other-key';
+  | 'last-changed'
+  | 'one-short'
+  | 'one-more'
+  | 'case-changed'
+  | 'first-changed'
+  | 'other-key'
+  | 'space-before'
+  | 'space-after';
 
 /** Each near miss in a report's words. */
 export const NEAR_MISS_WORDS: Record<NearMiss, string> = {
@@ -17,7 +25,27 @@ export const NEAR_MISS_WORDS: Record<NearMiss, string> = {
   'case-changed': 'the case changed',
   'first-changed': 'the first character changed',
   'other-key': 'another real public key of the same kind',
+  'space-before': 'a no-break space (U+00A0) before it',
+  'space-after': 'a no-break space (U+00A0) after it',
 };
+
+/**
+ * The near misses only a compare that trims white space takes: lenient, but it takes a value that is
+ * not the registered one, so accepting them is a WARNING where the other near misses FAIL.
+ */
+export const WHITE_SPACE_NEAR_MISSES: ReadonlySet<NearMiss> = new Set(['space-before', 'space-after']);
+
+/**
+ * The real value with a no-break space (U+00A0, sent as the byte 0xA0) before it, then after it:
+ * JavaScript's trim() and Python's str.strip() remove it, HTTP does not. A space or a tab would prove
+ * nothing: HTTP strips them around a field value (RFC 9110 §5.5), so every provider reads the real value.
+ */
+export function whiteSpaceNearMisses(value: string): NearMissValue[] {
+  return [
+    { variant: 'space-before', value: `\u00a0${value}` },
+    { variant: 'space-after', value: `${value}\u00a0` },
+  ];
+}
 
 export interface NearMissValue {
   readonly variant: NearMiss;

@@ -1,10 +1,12 @@
 /**
  * §4.2 and §6: after acceptance, a webhook is POSTed to exactly the PostBackUrl of the withdrawal.
  * Payload, retries and signing are not shown, so they are recorded as observations; the pace of the
- * attempts that arrived is judged (WEBHOOK-RETRY-PACE).
+ * attempts that arrived is judged (WEBHOOK-RETRY-PACE). §2.1 over time: once the webhook arrived, the
+ * accepted code is sent again (check_code true) within the wait for its copies.
  */
 import type { Check } from '../../src/checks/check.ts';
 import { paymentAccepted } from '../../src/checks/bodies.ts';
+import { type LaterDuplicate, laterDuplicateRefused } from '../../src/checks/check-code.ts';
 import {
   callbackFieldCaseSensitive,
   noWebhookForRefused,
@@ -23,10 +25,11 @@ import { test } from '../_support/fixtures.ts';
 import type { Exchange } from '../../src/evidence/exchange.ts';
 import type { NewWithdrawal } from '../../src/run/payouts.ts';
 import type { PixClient } from '../../src/run/pix-client.ts';
+import type { Inventor } from '../../src/spec/invent.ts';
 import { type Headers, withoutHeader } from '../../src/spec/requests.ts';
 import { isClientError } from '../../src/base/status.ts';
 import { allSettledInOrder } from '../../src/base/settled.ts';
-import { blockerOf, type Recorder } from '../../src/run/recorder.ts';
+import { blockerOf, CaseStopped, type Recorder } from '../../src/run/recorder.ts';
 import type { WebhookClient } from '../../src/webhook/receiver-client.ts';
 import { webhookObservations } from '../../src/webhook/observations.ts';
 
@@ -44,6 +47,7 @@ const CHECKS = [
   webhookRetryPace,
   noWebhookForRefused,
   callbackFieldCaseSensitive,
+  laterDuplicateRefused,
 ];
 
 interface Sent {
@@ -130,10 +134,55 @@ async function sendAccepted(
   return { withdrawal, exchange, acceptedAt };
 }
 
+/**
+ * Sends the accepted withdrawal's code again, check_code true, as soon as its first webhook arrived,
+ * and judges the answer: a provider that checks a code only against withdrawals still processing has
+ * forgotten it then. Not sent when no webhook arrived (WEBHOOK-DELIVERED's finding). A case of its
+ * own: a copy the environment leaves unanswered stops only itself, not the webhook's verdicts.
+ */
+async function verifyCodeOnceDelivered(
+  {
+    pix,
+    verify,
+    invent,
+    webhooks,
+  }: { pix: PixClient; verify: Recorder; invent: Inventor; webhooks: WebhookClient },
+  headers: Headers,
+  accepted: Sent & { acceptedAt: number },
+  timeoutMs: number,
+): Promise<void> {
+  const [check] = verify.runnable([laterDuplicateRefused]);
+  if (check === undefined) return;
+  const again = verify.forCase([check]);
+  const againPix = pix.forCase(again, invent.branch(check.id));
+  const { withdrawal, acceptedAt } = accepted;
+  const { deliveries } = await webhooks.waitFor(withdrawal.path, { timeoutMs, graceMs: 0 });
+  if (deliveries.length === 0) {
+    again.skipSome(
+      [check],
+      `no webhook arrived for ${withdrawal.code}, so its code was not sent again once it had (see ${webhookDelivered.id})`,
+      { answer: 'no webhook arrived', at: new Date().toISOString(), check: webhookDelivered.id },
+    );
+    return;
+  }
+  try {
+    const copy = await againPix.newWithdrawal();
+    const body = JSON.stringify({ ...withdrawal.body, PostBackUrl: copy.url, check_code: true });
+    const afterMs = Date.now() - acceptedAt;
+    // The accepted code on purpose: the ledger records the copy under it.
+    const exchange = await againPix.withdraw(check.id, { ...copy, code: withdrawal.code }, headers, body);
+    const later: LaterDuplicate = { exchange, afterMs, moment: 'once its webhook had arrived' };
+    again.check(check, later, exchange);
+  } catch (error) {
+    // The case recorded why it stopped.
+    if (!(error instanceof CaseStopped)) throw error;
+  }
+}
+
 test(
-  'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one or to a wrongly cased postbackurl (§2.1, §4.2, §6)',
+  'posts a webhook by POST, as JSON, to exactly the PostBackUrl of an accepted withdrawal, and none for a refused one or to a wrongly cased postbackurl; refuses the accepted code again once its webhook arrived (§2.1, §4.2, §6)',
   judging({ checks: CHECKS, tags: ['@webhook', '@payout', '@mutating'] }),
-  async ({ pix, verify, webhooks, target }) => {
+  async ({ pix, verify, invent, webhooks, target }) => {
     verify.requires([webhookDelivered]);
     const headers = await pix.paymentHeaders(CHECKS);
 
@@ -148,10 +197,14 @@ test(
     const { withdrawal, exchange, acceptedAt } = accepted;
     const { timeoutMs, graceMs } = target.config.webhook;
 
-    // A step, so that the reporter tells the person at the terminal why the run is quiet meanwhile.
-    const { deliveries, incomplete, strays } =
+    // A step, so that the reporter tells the person at the terminal why the run is quiet meanwhile;
+    // the code goes again as soon as the webhook arrived, while the wait goes on for its copies.
+    const [{ deliveries, incomplete, strays }] =
       await test.step(`waiting up to ${timeoutMs / 1000} s for the webhook of ${withdrawal.code}`, () =>
-        webhooks.waitFor(withdrawal.path, { timeoutMs, graceMs }));
+        allSettledInOrder([
+          webhooks.waitFor(withdrawal.path, { timeoutMs, graceMs }),
+          verifyCodeOnceDelivered({ pix, verify, invent, webhooks }, headers, accepted, timeoutMs),
+        ] as const));
 
     verifyDeliveries(verify, {
       withdrawal: exchange,

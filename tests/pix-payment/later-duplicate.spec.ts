@@ -43,7 +43,7 @@ async function sendFirstCodeAgain(
   const afterMs = Date.now() - firstAccepted;
   // The first withdrawal's code on purpose: the ledger records the copy under it.
   const exchange = await pix.withdraw(laterDuplicateRefused.id, { ...withdrawal, code }, headers, body);
-  return { exchange, afterMs };
+  return { exchange, afterMs, moment: 'near the end of the run' };
 }
 
 test(
