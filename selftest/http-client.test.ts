@@ -81,7 +81,7 @@ describe('the HTTP client', () => {
     assert.equal(arrivals.at(-1)?.body, '{}');
   });
 
-  it('sends a no-break space around a header value as the one byte 0xA0, which the server reads back', async () => {
+  it('sends a no-break space around a header value as the one byte 0xA0 beside a UTF-8 body, which the server reads back', async () => {
     const bytes: Buffer[] = [];
     const raw = createNetServer((socket) => {
       socket.on('data', (chunk: Buffer) => {
@@ -92,17 +92,20 @@ describe('the HTTP client', () => {
     });
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(raw.address() as AddressInfo).port}/raw`;
+    // With a body too: node sends a string body with the head in one write, in the body's encoding.
     await send(
       client,
-      'createToken',
-      { method: 'POST', url, headers: { client_secret: '\u00a0s3cret\u00a0' }, body: undefined },
+      'createWithdraw',
+      { method: 'POST', url, headers: { client_secret: '\u00a0s3cret\u00a0' }, body: '{"a":"é"}' },
       5_000,
     );
     raw.close();
     // latin1: one byte per character, so U+00A0 is the byte 0xA0 (UTF-8 would send 0xC2 0xA0).
     const line = Buffer.from('\r\nclient_secret: \u00a0s3cret\u00a0\r\n', 'latin1');
-    assert.ok(Buffer.concat(bytes).includes(line), Buffer.concat(bytes).toString('hex'));
-    await post('/ok', { client_id: '\u00a0c\u00a0' });
+    const sent = Buffer.concat(bytes);
+    assert.ok(sent.includes(line), sent.toString('hex'));
+    assert.ok(sent.includes(Buffer.from('\r\n\r\n{"a":"é"}', 'utf8')), sent.toString('hex'));
+    await post('/ok', { client_id: '\u00a0c\u00a0' }, '{}');
     assert.deepEqual(arrivals.at(-1)?.headers.slice(2, 4), ['client_id', '\u00a0c\u00a0']);
   });
 

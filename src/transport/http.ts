@@ -238,7 +238,9 @@ function exchangeOnce(client: HttpClient, request: SentRequest, timeoutMs: numbe
           ),
       );
     });
-    outgoing.end(request.body);
+    // As bytes: a string body would carry the head with it in its own encoding (UTF-8), not latin1,
+    // so a header's U+00A0 would leave as two bytes and the provider read another value.
+    outgoing.end(request.body === undefined ? undefined : Buffer.from(request.body, 'utf8'));
   });
 }
 
