@@ -640,7 +640,7 @@ const FAULTS: readonly FaultScenario[] = [
     clause: '§2.1',
     level: 'FAILED',
     description:
-      'checks check_code and writes the code a moment later, and answers 429 past 6 requests a second: the race still fits the pace the run learns, so its copies arrive together',
+      'checks check_code and writes the code a moment later, and answers 429 past 6 requests a second: the race still fits what the run saw it take in a second, so its copies arrive together',
     trips: ['CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE'],
     breaks: { codeStore: 'check-then-write', rateLimit: { perSecond: 6, retryAfterSeconds: 1 } },
   }),

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import {
+  BurstDoesNotFit,
+  burstBeforeLimit,
   localGate,
   WaitBudgetSpent,
   type Gate,
@@ -315,6 +317,48 @@ describe('the request gate', () => {
       await served.close();
     }
   });
+
+  it('tells the burst the environment took: the most starts within a second before one was answered 429', () => {
+    const start = (at: number, limited = false) => ({ at, limited });
+    assert.equal(burstBeforeLimit([start(0), start(10), start(20)]), undefined);
+    assert.equal(burstBeforeLimit([start(0), start(1), start(2), start(3, true), start(4, true)]), 3);
+    // A window is one second: a start a second after the first opens another.
+    assert.equal(burstBeforeLimit([start(0), start(500), start(1_000), start(1_100), start(1_200, true)]), 3);
+    assert.equal(burstBeforeLimit([start(0, true), start(2_000), start(2_100), start(5_000, true)]), 2);
+  });
+
+  it('under a pace learnt from 429s, releases a section’s burst together when it fits what the environment took, and refuses a wider one before sending', async (context) => {
+    mockTime(context);
+    const wide = { ...SETTINGS, concurrency: 6 };
+    const served = await serveGate(localGate(wide, quiet), 5_000);
+    try {
+      const worker = remoteGate(served.url, served.token, wide, quiet);
+      const stamp = (gate: Gate): Promise<number> => gate.run(() => Promise.resolve(Date.now()));
+      const why = '429 on POST /pix/payment';
+      // Six at once, the sixth answered 429: the environment took five; then one at the pace, answered 429.
+      const burst = await driven(context, Promise.all(Array.from({ length: 6 }, () => stamp(worker.gate))));
+      await driven(context, worker.gate.pause({ ms: 50, why, rateLimitedSentAt: Math.max(...burst) }));
+      const paced = await driven(context, stamp(worker.gate));
+      await driven(context, worker.gate.pause({ ms: 50, why, rateLimitedSentAt: paced }));
+      // The pace is now one start every 480 ms (two a window), but three fit the five taken at once.
+      const three = await driven(
+        context,
+        worker.gate.exclusive((inner) => Promise.all([stamp(inner), stamp(inner), stamp(inner)]), 3),
+      );
+      assert.equal(Math.max(...three) - Math.min(...three), 0, `a section's starts ${three.join(', ')}`);
+      let sent = false;
+      const refused: unknown = await driven(
+        context,
+        worker.gate.exclusive(() => Promise.resolve((sent = true)), 6).catch((error: unknown) => error),
+      );
+      assert.ok(refused instanceof BurstDoesNotFit, String(refused));
+      assert.equal(refused.room, 5);
+      assert.match(refused.message, /let 5 requests leave in one window, not the 6 to release together .*took at most 5 within one second/);
+      assert.equal(sent, false);
+    } finally {
+      await served.close();
+    }
+  }); // prettier-ignore
 
   it('holding tokens: other tests’ withdrawals go on, their token requests wait for the section, which waits for theirs', async () => {
     const { gate, sectionAsked } = watched(localGate({ ...SETTINGS, concurrency: 4 }, quiet));

@@ -1,10 +1,10 @@
 /**
  * The story a whole run tells, against sandbox readings that conform to the document but behave as
  * real environments do (sandbox/scenarios.ts RUN_SCENARIOS) and two token faults: a rate limit is
- * waited out and every check is judged but a race the pace spaced; PIX_RATE_LIMIT holds at the
- * provider; a withdrawal answered 504 that was paid is "unknown" in the ledger and reconciled with its
- * PAID webhook; a large webhook is judged whole; an id is found only as a whole value; a token no
- * header can carry is one finding.
+ * waited out and every check is judged, the race too when it fits what the provider took in a
+ * second; PIX_RATE_LIMIT holds at the provider; a withdrawal answered 504 that was paid is "unknown"
+ * in the ledger and reconciled with its PAID webhook; a large webhook is judged whole; an id is found
+ * only as a whole value; a token no header can carry is one finding.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -83,11 +83,16 @@ describe('the run tells one true story', () => {
       'the sandbox did rate-limit this run',
     );
     assert.deepEqual(flagged(run), [], run.stdout);
-    // A pace learnt below three requests a window spaces the race's copies: then the race judged
-    // nothing and says so (SKIPPED, INCOMPLETE), where it used to pass copies that never overlapped.
+    // The race leaves in one burst after a quiet window when three fit what the provider took in a
+    // second (four here); where none fits, or its copies still did not overlap, it judged nothing and
+    // says so (SKIPPED, INCOMPLETE), never passing copies that never overlapped.
     const race = run.report?.checks.find((c) => c.id === 'CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE');
     const raced = race?.verdict === 'PASSED';
-    if (!raced) assert.match(run.stdout.replace(/\s+/g, ' '), /the copies did not overlap at the provider/);
+    if (!raced)
+      assert.match(
+        run.stdout.replace(/\s+/g, ' '),
+        /the copies did not overlap at the provider|no window the environment's rate allows holds the copies/,
+      );
     assert.deepEqual(run.idsWith('SKIPPED'), raced ? [] : [race?.id]);
     assert.equal(run.report?.verdict, raced ? 'PASSED' : 'INCOMPLETE', run.stdout);
     assert.equal(run.code, raced ? 0 : 1, run.stderr);

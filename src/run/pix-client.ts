@@ -22,7 +22,7 @@ import type { WebhookClient } from '../webhook/receiver-client.ts';
 import { isSuccess } from '../base/status.ts';
 import { sendableInHeader } from '../checks/token.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
-import { WaitBudgetSpent } from '../transport/gate.ts';
+import { BurstDoesNotFit, WaitBudgetSpent } from '../transport/gate.ts';
 import { BoundReached } from '../transport/withdrawal-bound.ts';
 
 export interface PixClientParts {
@@ -88,9 +88,12 @@ export class PixClient {
    * Runs `section` with the environment to itself (nothing else of the run in flight, no token
    * issued elsewhere meanwhile), through a client whose requests keep the run's limits.
    */
-  alone<T>(section: (pix: PixClient) => Promise<T>): Promise<T> {
+  alone<T>(section: (pix: PixClient) => Promise<T>, burst?: number): Promise<T> {
     return this.unlessSpent(
-      this.parts.operations.exclusive((operations) => section(new PixClient({ ...this.parts, operations }))),
+      this.parts.operations.exclusive(
+        (operations) => section(new PixClient({ ...this.parts, operations })),
+        burst,
+      ),
     );
   }
 
@@ -106,12 +109,16 @@ export class PixClient {
     );
   }
 
-  /** A section the gate refused to open, its wait budget spent: the test's checks are SKIPPED as rate-limited. */
+  /**
+   * A section the gate refused to open, its wait budget spent or its burst wider than a window of
+   * the environment's rate: the test's checks are SKIPPED saying which.
+   */
   private async unlessSpent<T>(section: Promise<T>): Promise<T> {
     try {
       return await section;
     } catch (error) {
       if (error instanceof WaitBudgetSpent) this.parts.verify.rateLimitSpent(error);
+      if (error instanceof BurstDoesNotFit) this.parts.verify.burstDoesNotFit(error);
       throw error;
     }
   }
@@ -208,7 +215,9 @@ export class PixClient {
    * Sends these withdrawals together, with the environment to itself: each written to the ledger
    * first, then all released at once, each on a connection of its own. What only concurrency shows
    * (a duplicate check that is not atomic). None is sent again with another token: a copy sent
-   * later is no race (a 429 is waited out and sent again, as every request is).
+   * later is no race (a 429 is waited out and sent again, as every request is). Under a rate the
+   * environment taught, they leave after a quiet window when they fit the burst it took; else none
+   * is sent and the test's checks are SKIPPED saying so.
    */
   race(
     checkId: string,
@@ -224,7 +233,7 @@ export class PixClient {
       );
       for (const exchange of exchanges) this.parts.judge.judge(exchange);
       return exchanges;
-    });
+    }, entries.length);
   }
 
   /**

@@ -29,6 +29,7 @@ import type { Target } from './target.ts';
 import type { JsonValue } from '../base/json.ts';
 import { ANSWER_CHECKS, responseComplete } from '../checks/responses.ts';
 import type { TransportError } from '../transport/http.ts';
+import type { BurstDoesNotFit } from '../transport/gate.ts';
 import type { WaitBudgetSpent } from '../transport/gate.ts';
 import type { BoundReached } from '../transport/withdrawal-bound.ts';
 
@@ -170,6 +171,25 @@ export class Recorder {
       answer: 'the environment kept answering 429 until the run spent its wait budget',
       at: new Date().toISOString(),
     });
+  }
+
+  /**
+   * The requests a test must release together do not fit in one window of the run's limits (the
+   * environment's rate): nothing was sent; every check it has not judged is SKIPPED saying so, and
+   * with what PIX_RACE_WIDTH the burst would fit.
+   */
+  burstDoesNotFit(error: BurstDoesNotFit): never {
+    const narrower =
+      error.room >= 2
+        ? `; with PIX_RACE_WIDTH at ${error.room} or less the race fits`
+        : '; no race of 2 or more fits at this rate';
+    return this.skipTheRest(
+      `not judged: no window the environment's rate allows holds the copies released together, so none was sent: ${error.message}${narrower}`,
+      {
+        answer: `the environment answered 429 past ${error.room} request${error.room === 1 ? '' : 's'} in a window`,
+        at: new Date().toISOString(),
+      },
+    );
   }
 
   /**

@@ -18,6 +18,11 @@ export interface GateSettings {
   readonly ratePerSecond: number | undefined;
   /** The pace the environment's 429s taught the run: at least this many ms between two starts. */
   readonly learnedGapMs?: number;
+  /**
+   * Once the environment answered 429: the most requests the run started within one second before
+   * one of them was answered 429, which a section may release together after a quiet window.
+   */
+  readonly observedBurst?: number;
   /** PIX_MAX_RETRY_AFTER_S, in ms: the longest single wait the suite accepts. */
   readonly maxWaitMs: number;
   /**
@@ -51,9 +56,11 @@ export interface Gate {
    * Runs `section` with the environment to itself: once nothing else of the run is in flight, and
    * with nothing else let out until it ends. Its own requests go through `inner`, a gate with the
    * run's limits. For what only a quiet environment shows: a race of requests released together, a
-   * duplicate withdrawals that only count if they arrive together.
+   * duplicate withdrawals that only count if they arrive together. With `burst`, the number of
+   * requests the section releases together: rejects with BurstDoesNotFit, sending nothing, when the
+   * run's limits let fewer leave in one window.
    */
-  exclusive<T>(section: (inner: Gate) => Promise<T>): Promise<T>;
+  exclusive<T>(section: (inner: Gate) => Promise<T>, burst?: number): Promise<T>;
   /**
    * Runs `section` once no other token request of the run is queued or in flight, and lets none out
    * until it ends; every other request goes on. Its own requests, token ones included, go through
@@ -76,6 +83,21 @@ export interface LocalGate extends Gate {
  */
 export class WaitBudgetSpent extends Error {
   override readonly name = 'WaitBudgetSpent';
+}
+
+/**
+ * Thrown instead of opening a section whose burst no window of the run's limits holds: its requests
+ * would leave spaced, and what only their arriving together shows could not be judged.
+ */
+export class BurstDoesNotFit extends Error {
+  override readonly name = 'BurstDoesNotFit';
+  /** The requests the run's limits let leave in one window. */
+  readonly room: number;
+
+  constructor(message: string, room: number) {
+    super(message);
+    this.room = room;
+  }
 }
 
 /** How the gate tells the person running the suite that it waits. */
@@ -102,6 +124,58 @@ function slowerGap(currentGapMs: number, startsInTheSecondBefore: number): numbe
     currentGapMs === 0 ? RATE_WINDOW_MS / Math.max(1, startsInTheSecondBefore - 1) : currentGapMs * 2;
   return Math.min(SLOWEST_GAP_MS, Math.ceil(gap));
 }
+
+/** The requests a section lets leave in one window under a learned pace: the pace's, or the burst the environment took. */
+const perWindow = (gapMs: number, observedBurst: number | undefined): number =>
+  Math.max(1, Math.floor(RATE_WINDOW_MS / gapMs), observedBurst ?? 0);
+
+/** How many requests a section's own gate lets leave in one window under these limits; undefined: any number. */
+export function burstRoom(settings: GateSettings): number | undefined {
+  const gapMs = settings.learnedGapMs ?? 0;
+  const learned = gapMs > 0 ? perWindow(gapMs, settings.observedBurst) : undefined;
+  const rate = settings.ratePerSecond;
+  return rate === undefined ? learned : Math.min(rate, learned ?? rate);
+}
+
+/** Rejects a section of `burst` requests that the limits `now` cannot release in one window. */
+export function fits(burst: number | undefined, now: GateSettings): void {
+  const room = burstRoom(now);
+  if (burst === undefined || room === undefined || burst <= room) return;
+  const taken =
+    now.observedBurst === undefined
+      ? ''
+      : `, and took at most ${now.observedBurst} within one second before answering 429`;
+  throw new BurstDoesNotFit(
+    `the run's limits let ${room} request${room === 1 ? '' : 's'} leave in one window, not the ${burst} to release together (PIX_RATE_LIMIT ${now.ratePerSecond ?? 'unset'}; the pace the environment's 429s taught: one request every ${((now.learnedGapMs ?? 0) / 1000).toFixed(2)} s${taken})`,
+    room,
+  );
+}
+
+/**
+ * The most requests started within one second and before the first of them answered 429, among
+ * `starts` in time order; undefined when none was answered 429 (the environment showed no limit).
+ */
+export function burstBeforeLimit(starts: readonly { at: number; limited: boolean }[]): number | undefined {
+  if (!starts.some((s) => s.limited)) return undefined;
+  let most = 0;
+  let end = 0;
+  for (let i = 0; i < starts.length; i++) {
+    const first = starts[i];
+    if (first === undefined || first.limited) continue;
+    const within = (k: number): boolean => {
+      const next = starts[k];
+      return next !== undefined && !next.limited && next.at < first.at + 1_000;
+    };
+    // The window's end only moves forward as its start does: each start is passed once.
+    end = Math.max(end, i);
+    while (within(end + 1)) end += 1;
+    most = Math.max(most, end - i + 1);
+  }
+  return most;
+}
+
+/** How many of the run's latest starts the gate remembers to tell the burst the environment took. */
+const REMEMBERED_STARTS = 1_024;
 
 /**
  * The run's gate, or (`together`) a section's own, whose requests leave in one burst. `sentBefore`:
@@ -153,13 +227,15 @@ export function localGate(
   let learntAt = 0;
   let nextStart = 0;
   const starts: number[] = [];
+  // The latest starts in order, each marked once a 429 answered it: the burst the environment took.
+  const remembered: { at: number; limited: boolean }[] = [];
   // A section's window under the learned pace: when it opened and how many started in it.
   let window = { openedAt: 0, started: 0 };
   const paced = async <T>(send: () => Promise<T>): Promise<T> => {
     if (gapMs > 0 && together) {
-      // A section's requests leave in one burst when the pace allows that many within a window.
-      const perWindow = Math.max(1, Math.floor(RATE_WINDOW_MS / gapMs));
-      while (window.started >= perWindow && Date.now() < window.openedAt + RATE_WINDOW_MS)
+      // A section's requests leave in one burst when the pace, or the burst the environment took, allows that many.
+      const room = perWindow(gapMs, settings.observedBurst);
+      while (window.started >= room && Date.now() < window.openedAt + RATE_WINDOW_MS)
         await sleep(window.openedAt + RATE_WINDOW_MS - Date.now());
       if (Date.now() >= window.openedAt + RATE_WINDOW_MS) window = { openedAt: Date.now(), started: 0 };
       window.started += 1;
@@ -172,10 +248,19 @@ export function localGate(
     const now = Date.now();
     starts.push(now);
     while ((starts[0] ?? now) < now - 2_000) starts.shift();
+    remembered.push({ at: now, limited: false });
+    if (remembered.length > REMEMBERED_STARTS) remembered.shift();
     return send();
+  };
+  /** Marks the start of the request a 429 answered: the latest unmarked one noted before it left (with slack, as in learn). */
+  const markLimited = (sentAt: number): void => {
+    const index = remembered.findLastIndex((s) => !s.limited && s.at <= sentAt + 50);
+    const start = remembered[index];
+    if (start !== undefined) start.limited = true;
   };
   /** A 429 to a request sent at the pace the run keeps now slows it (slowerGap); one sent before does not. */
   const learn = (sentAt: number): void => {
+    markLimited(sentAt);
     if (sentAt < learntAt) return;
     // A start is noted just before its request leaves: a little slack keeps the request itself counted.
     const before = starts.filter((t) => t <= sentAt + 50 && t > sentAt - 1_000).length;
@@ -214,12 +299,16 @@ export function localGate(
     settings.ratePerSecond === undefined && gapMs === 0
       ? Promise.resolve()
       : sleep(since + RATE_WINDOW_MS - Date.now());
-  /** The limits kept now, for a section's own gate: the pace learnt and the budget left. */
-  const keptNow = (): GateSettings => ({
-    ...settings,
-    learnedGapMs: gapMs,
-    totalWaitMs: Math.max(0, budgetLeft()),
-  });
+  /** The limits kept now, for a section's own gate: the pace learnt, the burst the environment took and the budget left. */
+  const keptNow = (): GateSettings => {
+    const burst = burstBeforeLimit(remembered) ?? settings.observedBurst;
+    return {
+      ...settings,
+      learnedGapMs: gapMs,
+      ...(burst === undefined ? {} : { observedBurst: burst }),
+      totalWaitMs: Math.max(0, budgetLeft()),
+    };
+  };
   let sections: Promise<unknown> = Promise.resolve();
   /** One section at a time, of either kind: a race never meets a token section half done. */
   const inTurn = <T>(section: () => Promise<T>): Promise<T> => {
@@ -271,13 +360,14 @@ export function localGate(
     run: <T>(send: () => Promise<T>, kind: RequestKind = 'other'): Promise<T> =>
       kind === 'token' ? tokenRequest(send) : admitted(send),
     pause,
-    exclusive: <T>(section: (inner: Gate) => Promise<T>): Promise<T> =>
+    exclusive: <T>(section: (inner: Gate) => Promise<T>, burst?: number): Promise<T> =>
       // Each holds the queue, then waits until the requests in flight end.
       inTurn(async () => {
         refuseWhenSpent();
         hold('exclusive');
         try {
           while (queue.pending > 0) await new Promise((next) => queue.once('next', next));
+          fits(burst, keptNow());
           await windowOut(lastStart);
           return await section(localGate(keptNow(), tell, { together: true }));
         } finally {

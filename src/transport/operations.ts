@@ -95,11 +95,12 @@ export class Operations {
 
   /**
    * Runs `section` with the environment to itself (Gate.exclusive), through operations whose
-   * requests go through the section's own gate.
+   * requests go through the section's own gate; `burst`: how many it releases together.
    */
-  exclusive<T>(section: (operations: Operations) => Promise<T>): Promise<T> {
-    return this.options.gate.exclusive((inner) =>
-      section(new Operations(this.client, { ...this.options, gate: inner })),
+  exclusive<T>(section: (operations: Operations) => Promise<T>, burst?: number): Promise<T> {
+    return this.options.gate.exclusive(
+      (inner) => section(new Operations(this.client, { ...this.options, gate: inner })),
+      burst,
     );
   }
 

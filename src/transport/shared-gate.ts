@@ -10,6 +10,7 @@ import { Agent, createServer, request, type IncomingMessage, type ServerResponse
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/config.ts';
 import {
+  fits,
   gateSettingsOf,
   localGate,
   sectionGate,
@@ -214,8 +215,11 @@ export function remoteGate(url: string, token: string, settings: GateSettings, t
       run: (send, kind) => holding(kind === 'token' ? '/slot/token' : '/slot', () => send()),
       pause,
       // The run's gate holds every other worker; this worker's own requests keep the run's limits.
-      exclusive: (section) =>
-        holding('/exclusive', (now) => section(localGate(now, tell, { together: true }))),
+      exclusive: (section, burst) =>
+        holding('/exclusive', (now) => {
+          fits(burst, now);
+          return section(localGate(now, tell, { together: true }));
+        }),
       holdingTokens: (section) => holding('/holding-tokens', () => section(ownRequests)),
     },
     desk: {

@@ -60,12 +60,12 @@ export class WaitClock {
 export function clocked(gate: Gate, clock: WaitClock): Gate {
   const section =
     (open: Gate['exclusive']) =>
-    <T>(run: (inner: Gate) => Promise<T>): Promise<T> =>
+    <T>(run: (inner: Gate) => Promise<T>, burst?: number): Promise<T> =>
       clock.hold((released) =>
         open((inner) => {
           released();
           return run(clocked(inner, clock));
-        }),
+        }, burst),
       );
   return {
     run: (send, kind) =>
@@ -76,7 +76,7 @@ export function clocked(gate: Gate, clock: WaitClock): Gate {
         }, kind),
       ),
     pause: (request) => clock.hold(() => gate.pause(request)),
-    exclusive: section((run) => gate.exclusive(run)),
+    exclusive: section((run, burst) => gate.exclusive(run, burst)),
     holdingTokens: section((run) => gate.holdingTokens(run)),
   };
 }
