@@ -147,6 +147,10 @@ async function namespaceEnv(running: RunningSandbox): Promise<Record<string, str
   };
 }
 
+const READINGS_LABEL = 'readings: pix-certify client --readings ';
+/** The reading whose run takes longest: every withdrawal answered 3 s late. */
+const SLOWEST_READING = 'slow-answers';
+
 /** What pix-certify client adds to a command: the command alone against a running simulator, and under it. */
 async function clientRows(): Promise<Row[]> {
   if (!'client'.includes(ONLY)) return [];
@@ -156,6 +160,17 @@ async function clientRows(): Promise<Row[]> {
     { label: 'client: the example\'s tests alone', command: { file, args, cwd: ROOT, env: { ...env, ...(await namespaceEnv(sandbox)) } } },
     // As npm run client starts it, without npm's own start: what the command adds, not the package manager.
     { label: 'client: pix-certify client -- the same tests', command: { file: process.execPath, args: ['--import', './scripts/typescript.mjs', 'bin/client.ts', '--', ...EXAMPLE_TESTS], cwd: ROOT, env } },
+  ];
+} // prettier-ignore
+
+/** The slowest reading alone, and every reading at once: what running them side by side costs. */
+function readingRows(): Row[] {
+  if (!'readings'.includes(ONLY)) return [];
+  const env = { PATH: process.env.PATH ?? '' };
+  const client = (readings: string): Command => ({ file: process.execPath, args: ['--import', './scripts/typescript.mjs', 'bin/client.ts', '--readings', readings, '--', ...EXAMPLE_TESTS], cwd: ROOT, env });
+  return [
+    { label: `${READINGS_LABEL}${SLOWEST_READING} (the slowest alone)`, command: client(SLOWEST_READING) },
+    { label: `${READINGS_LABEL}all`, command: client('all') },
   ];
 } // prettier-ignore
 
@@ -196,6 +211,7 @@ try {
     ),
     ...remoteRows,
     ...(await clientRows()),
+    ...readingRows(),
     {
       label: `history of ${HISTORY_RUNS} runs (sources)`,
       command: {
@@ -251,6 +267,13 @@ try {
   if (alone !== undefined && underClient !== undefined)
     lines.push(
       `pix-certify client adds ${s(underClient.medianMs - alone.medianMs)} to the example's own tests (medians of ${RUNS} interleaved runs; target at most 1 s)`,
+    );
+  const [slowest, everyReading] = rows
+    .filter((row) => row.label.startsWith(READINGS_LABEL))
+    .map((row) => summarise(samples.get(row) ?? [], 0));
+  if (slowest !== undefined && everyReading !== undefined)
+    lines.push(
+      `readings: every reading takes ×${(everyReading.medianMs / slowest.medianMs).toFixed(2)} the slowest alone (${s(everyReading.medianMs)} against ${s(slowest.medianMs)}, medians of ${RUNS} interleaved runs; target at most ×1.5)`,
     );
   lines.push(
     ...ratioLines(rows, samples),

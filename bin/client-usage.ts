@@ -3,7 +3,7 @@ import { suiteCommand } from '../src/base/invocation.ts';
 import { DEFAULT_COMMAND_TIMEOUT_S, DEFAULT_WEBHOOK_WAIT_S } from '../src/config/client-settings.ts';
 import { exitCodesText } from './command-help.ts';
 
-export const USAGE = `Usage: ${suiteCommand('client', '[--timeout <duration>] -- <command…>')}
+export const USAGE = `Usage: ${suiteCommand('client', '[--timeout <duration>] [--readings <all|name,…>] -- <command…>')}
        ${suiteCommand('client', '--serve [--duration 15m] [--host 127.0.0.1] [--port 0]')}
        ${suiteCommand('client', '--handler <url>')}
 
@@ -22,6 +22,11 @@ exercises the rest.
 
 Options:
   --timeout <duration>  stop the command after this long (PIX_CLIENT_TIMEOUT_S, default ${DEFAULT_COMMAND_TIMEOUT_S} s; 90s, 15m, 1h)
+  --readings <list>     run the command once per reading of the document's silences (all, or names:
+                        ${suiteCommand('sandbox', '--profiles')} lists them: 401 for credentials, a token
+                        named otherwise, short tokens, slow answers, a webhook before its answer…), each
+                        in a namespace of its own, several at once; one report, a matrix of checks by
+                        readings, its verdict the worst cell's
   --serve               for an application started separately: print the variables, judge on Ctrl-C,
                         SIGTERM or at the end of --duration (default 15m)
   --host, --port        where --serve listens (default 127.0.0.1, a free port); webhooks go to loopback

@@ -3,107 +3,59 @@
  * webhook handler against the simulator (src/run/client-run.ts). This file parses the
  * arguments and joins the parts src/ may not import: sandbox/'s simulator and reporters/' writer.
  */
-import { parseArgs } from 'node:util';
+import { readingList } from '../sandbox/profiles.ts';
 import { startSandbox } from '../sandbox/server.ts';
-import { parseDuration } from '../src/base/duration.ts';
 import { suiteCommand } from '../src/base/invocation.ts';
 import { clientChecks } from '../src/checks/catalogue.ts';
 import { readClientSettings, type ClientSettings } from '../src/config/client-settings.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { buildClientCertification } from '../src/report/client-certification.ts';
+import type { Certification } from '../src/report/model.ts';
+import { readingMatrix } from '../src/report/reading-matrix.ts';
+import {
+  chooseReadings,
+  DEFAULT_READING,
+  runClientReadings,
+  type Reading,
+  type ReadingEvidence,
+} from '../src/run/client-readings.ts';
 import { runClientCertification, type ClientEvidence, type ClientInvocation } from '../src/run/client-run.ts';
 import { consoleLine } from '../src/secrets/redact.ts';
 import { layoutFor } from '../reporters/certification/layout.ts';
 import { writeCertification } from '../reporters/certification/write.ts';
+import { parseInvocation, UsageError } from './client-arguments.ts';
 import { USAGE } from './client-usage.ts';
 import { errorPrefix } from './command-help.ts';
 
 const EXIT_ERROR = 2;
-const OPTIONS = ['help', 'serve', 'duration', 'handler', 'host', 'port', 'timeout'];
-
-class UsageError extends Error {}
+const SIMULATOR_BASE = 'the simulator on loopback (pix-certify client)';
+const DEFAULT_READING_TEXT = "the simulator's default: the document read strictly where it is silent";
 
 /** Every line starts with the command as typed, secrets masked and controls escaped. */
 function tell(line: string): void {
   process.stderr.write(`${consoleLine(`${errorPrefix('client')} ${line}`)}\n`);
 }
 
-function seconds(text: string | undefined, option: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = parseDuration(text);
-  if (value === undefined)
-    throw new UsageError(`${option} ${text}: give a duration from 1s to 24h, e.g. 90s, 15m or 1h`);
-  return value;
-}
-
-function portOf(text: string | undefined): number {
-  if (text === undefined) return 0;
-  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(port >= 0 && port <= 65_535))
-    throw new UsageError(`--port ${text}: give a port from 0 (any free one) to 65535`);
-  return port;
-}
-
-function parseInvocation(args: readonly string[]): ClientInvocation | 'help' {
-  const dashes = args.indexOf('--');
-  const own = dashes === -1 ? args : args.slice(0, dashes);
-  const { values, positionals } = parseArgs({
-    args: [...own],
-    allowPositionals: true,
-    strict: false,
-    options: {
-      help: { type: 'boolean', short: 'h' },
-      serve: { type: 'boolean' },
-      duration: { type: 'string' },
-      handler: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      timeout: { type: 'string' },
-    },
-  });
-  if (values.help === true) return 'help';
-  const text = (name: string): string | undefined => {
-    const value = values[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const unknown = own.filter((a) => a.startsWith('--') && !OPTIONS.includes(a.slice(2).split('=')[0] ?? ''));
-  if (unknown.length > 0)
-    throw new UsageError(`unknown option ${unknown.join(' ')}; the command to certify goes after --`);
-  // npm run client -- node app.js: npm drops the first --, so words before any -- are the command.
-  const command = dashes === -1 ? positionals : args.slice(dashes + 1);
-  const handler = text('handler');
-  const modes = [command.length > 0, values.serve === true, handler !== undefined].filter(Boolean);
-  if (modes.length !== 1)
-    throw new UsageError('give exactly one of: -- <command…>, --serve, --handler <url>');
-  return {
-    command,
-    serve: values.serve === true,
-    serveMs: (seconds(text('duration'), '--duration') ?? 15 * 60) * 1000,
-    handler,
-    host: text('host') ?? '127.0.0.1',
-    port: portOf(text('port')),
-    timeoutS: seconds(text('timeout'), '--timeout'),
-  };
-}
-
-/** Judged by the client and handler checks, written by certify's writer, to the subject's own directory. */
-async function certify(
+/** The evidence judged by the client and handler checks, as certify's model. */
+function reportOf(
   evidence: ClientEvidence,
   settings: ClientSettings,
   invocation: ClientInvocation,
-): Promise<number> {
-  const handler = evidence.subject === 'handler';
-  const report = buildClientCertification({
+): Certification {
+  return buildClientCertification({
     ...evidence,
     checks: clientChecks(evidence.subject),
     // Stable from run to run (the port and the namespace are new each time), so that compare and history line runs up.
-    baseUrl: invocation.handler ?? 'the simulator on loopback (pix-certify client)',
+    baseUrl: invocation.handler ?? SIMULATOR_BASE,
     ...(settings.environmentName === undefined ? {} : { environmentName: settings.environmentName }),
     durationMs: Date.now() - evidence.startTime.getTime(),
     strict: settings.strict,
     requireComplete: settings.requireComplete,
   });
-  const dir = handler ? settings.handlerReportDir : settings.reportDir;
+}
+
+/** Written by certify's writer; resolves with the report's exit code. */
+async function write(report: Certification, dir: string, settings: ClientSettings): Promise<number> {
   await writeCertification(report, {
     dir,
     signingKey: settings.signingKey,
@@ -112,9 +64,43 @@ async function certify(
   return report.exitCode;
 }
 
+/** One matrix of checks by readings, each column one reading's certification. */
+function matrixOf(
+  runs: readonly ReadingEvidence[],
+  settings: ClientSettings,
+  invocation: ClientInvocation,
+  startTime: Date,
+): Certification {
+  return readingMatrix(
+    runs.map(({ reading, evidence }) => ({
+      reading: reading.name,
+      description: reading.description,
+      certification: reportOf(evidence, settings, invocation),
+    })),
+    clientChecks('client'),
+    {
+      startTime,
+      durationMs: Date.now() - startTime.getTime(),
+      baseUrl: SIMULATOR_BASE,
+      ...(settings.environmentName === undefined ? {} : { environmentName: settings.environmentName }),
+      strict: settings.strict,
+      requireComplete: settings.requireComplete,
+    },
+  );
+}
+
+/** The readings the simulator plays, its default first. */
+function knownReadings(): Reading[] {
+  const listed = readingList().map(({ name, description, clientEnv }) => ({ name, description, clientEnv }));
+  return listed.some((r) => r.name === DEFAULT_READING)
+    ? listed
+    : [{ name: DEFAULT_READING, description: DEFAULT_READING_TEXT, clientEnv: {} }, ...listed];
+}
+
 async function main(): Promise<number> {
   let invocation: ClientInvocation | 'help';
   let settings: ClientSettings;
+  let readings: Reading[] | undefined;
   try {
     invocation = parseInvocation(process.argv.slice(2));
     if (invocation === 'help') {
@@ -122,6 +108,10 @@ async function main(): Promise<number> {
       return 0;
     }
     settings = readClientSettings(process.env);
+    const picked =
+      invocation.readings === undefined ? undefined : chooseReadings(invocation.readings, knownReadings());
+    if (typeof picked === 'string') throw new UsageError(picked);
+    readings = picked;
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError)) throw error;
     for (const line of error.message.split('\n')) tell(line);
@@ -129,10 +119,23 @@ async function main(): Promise<number> {
     return EXIT_ERROR;
   }
   const chosen = invocation;
-  return runClientCertification(chosen, settings, {
-    startSimulator: startSandbox,
-    tell,
-    certify: (evidence) => certify(evidence, settings, chosen),
+  const chosenSettings = settings;
+  const startTime = new Date();
+  const parts = { startSimulator: startSandbox, tell };
+  if (readings !== undefined)
+    return runClientReadings(chosen, chosenSettings, readings, {
+      ...parts,
+      certify: (runs) =>
+        write(matrixOf(runs, chosenSettings, chosen, startTime), chosenSettings.reportDir, chosenSettings),
+    });
+  return runClientCertification(chosen, chosenSettings, {
+    ...parts,
+    certify: (evidence) =>
+      write(
+        reportOf(evidence, chosenSettings, chosen),
+        evidence.subject === 'handler' ? chosenSettings.handlerReportDir : chosenSettings.reportDir,
+        chosenSettings,
+      ),
   });
 }
 

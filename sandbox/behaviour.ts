@@ -168,4 +168,18 @@ export interface Behaviour {
    * `archivedAfterMs` later; in between its code is in neither. undefined: no such gap.
    */
   readonly settledCodeGap: { readonly settleMs: number; readonly archivedAfterMs: number } | undefined;
+  /**
+   * Every answer to a withdrawal is written this many ms after it arrived, the withdrawal processed
+   * (code taken, webhooks planned) on arrival, as a provider behind a slow upstream does; 0: at once.
+   */
+  readonly answerDelayMs: number;
+  /** Error bodies as {error, message}, or as RFC 9457 problem details (application/problem+json). */
+  readonly errorBody: 'error-message' | 'problem';
+  /** 'gzip' compresses every answer whose request's Accept-Encoding allows gzip. */
+  readonly compression: 'none' | 'gzip';
+  /**
+   * A PROCESSING webhook first, and each webhook of the withdrawal's outcome this many ms later (scaled
+   * as the outcome table's delays); undefined: the outcome's webhooks alone.
+   */
+  readonly processingGapMs: number | undefined;
 }

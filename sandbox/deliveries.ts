@@ -277,6 +277,7 @@ export class Deliverer {
     const current = (): boolean => !this.closed && namespace.generation === generation;
     for (let attempt = 1; attempt <= of && current(); attempt++) {
       const sentAt = isoNow();
+      const beforeAnswer = withdrawal.answerPending === true;
       const result = await this.send(target, message, namespace.behaviour);
       if (!current()) break;
       const { durationMs } = result;
@@ -293,6 +294,7 @@ export class Deliverer {
           attempt,
           of,
           sentAt,
+          beforeAnswer,
           durationMs,
           answer,
         },

@@ -114,7 +114,7 @@ export function sandboxHelp(
       ['--outcomes [--json]', 'the outcome table: what a valid withdrawal meets, by the cents of its amount'],
       [
         '--profiles [--json]',
-        'the provider profiles and faults: /s/<scenario>, or a namespace\'s "profile" and "faults"',
+        'the provider profiles, readings and faults: /s/<scenario>, or a namespace\'s "profile" and "faults"',
       ],
       ['trigger …', "send a withdrawal's webhook again through a running sandbox"],
       ['--help', 'this help'],

@@ -19,6 +19,8 @@ export interface Withdrawal {
   readonly amount: unknown;
   /** PostBackUrl as the withdrawal gave it. */
   readonly url: string | undefined;
+  /** Its answer is still to be written (webhooks posted first, a slow or a held answer); absent: written, or none due. */
+  answerPending?: boolean;
 }
 
 /** How long no-answer-paid holds the connection before closing it unanswered. */

@@ -1,10 +1,11 @@
 /** What a handler answers, before the server writes it; every error is JSON unless a fault says otherwise. */
+import { STATUS_CODES } from 'node:http';
 import type { Behaviour } from './behaviour.ts';
 
 export type Reply = {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
-} & ({ readonly json: unknown } | { readonly text: string });
+} & ({ readonly json: unknown; readonly problem?: true } | { readonly text: string });
 
 export function json(status: number, value: unknown, headers?: Readonly<Record<string, string>>): Reply {
   return headers === undefined ? { status, json: value } : { status, json: value, headers };
@@ -51,4 +52,26 @@ export function withStackTrace(behaviour: Pick<Behaviour, 'errorStackTraces'>, r
   const { message } = reply.json as { message?: unknown };
   const stack = [`Error: ${String(message)}`, ...STACK_FRAMES].join('\n    ');
   return { ...reply, json: { ...(reply.json as object), stack } };
+}
+
+/**
+ * The same JSON error as RFC 9457 problem details: error as its type and title, message as detail,
+ * other members (departures, stack) kept as extensions. A duplicate code's title says Duplicate, the
+ * word by which clients of such providers recognise it.
+ */
+export function asProblem(reply: Reply): Reply {
+  if (reply.status < 400 || !('json' in reply)) return reply;
+  const { error, message, ...extensions } = reply.json as Record<string, unknown>;
+  const title = error === 'code-duplicate' ? 'Duplicate code' : (STATUS_CODES[reply.status] ?? 'Error');
+  return {
+    ...reply,
+    problem: true,
+    json: {
+      type: `urn:pix-simulator:problem:${String(error)}`,
+      title,
+      status: reply.status,
+      detail: String(message),
+      ...extensions,
+    },
+  };
 }

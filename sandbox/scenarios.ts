@@ -104,6 +104,10 @@ const REFERENCE: Behaviour = {
   webhookAmount: 'as-sent',
   rateLimit: undefined,
   settledCodeGap: undefined,
+  answerDelayMs: 0,
+  errorBody: 'error-message',
+  compression: 'none',
+  processingGapMs: undefined,
 };
 
 /** Also conforming: the silent parts read the other way a real provider might. */

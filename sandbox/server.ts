@@ -5,6 +5,7 @@
  * core (simulator.ts); a scenario is a namespace of the sandbox's one client that keeps no journal.
  */
 import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, LookupFunction } from 'node:net';
@@ -105,17 +106,25 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-function send(response: ServerResponse, reply: Reply, cutShort = false): void {
+function send(
+  response: ServerResponse,
+  reply: Reply,
+  { cutShort = false, gzip = false }: { cutShort?: boolean; gzip?: boolean } = {},
+): void {
   if (response.destroyed || response.headersSent) return;
   if (reply.status === 204) {
     response.writeHead(204, reply.headers).end();
     return;
   }
-  const [contentType, body] =
-    'json' in reply ? ['application/json', jsonWire(reply.json)] : ['text/plain; charset=utf-8', reply.text];
+  const [contentType, text] =
+    'json' in reply
+      ? [reply.problem === true ? 'application/problem+json' : 'application/json', jsonWire(reply.json)]
+      : ['text/plain; charset=utf-8', reply.text];
+  const body = gzip ? gzipSync(text) : text;
   response.writeHead(reply.status, {
     ...reply.headers,
     'content-type': contentType,
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
     // Cut short: the announced length is a lie, and the connection closes after the body.
     'content-length': Buffer.byteLength(body) + (cutShort ? 64 : 0),
   });
@@ -183,9 +192,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const scheme = options.tls === undefined ? 'http' : 'https';
   let ownUrl = '';
   /** No answer: the connection is closed unanswered after `ms`; 0 stands for no status in the log. */
-  const hold = (response: ServerResponse, ms: number): number => {
+  const hold = (response: ServerResponse, ms: number, closing: () => void): number => {
     const timer = setTimeout(() => {
       held.delete(timer);
+      closing();
       response.socket?.destroy();
     }, ms);
     held.add(timer);
@@ -281,16 +291,29 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     );
   };
 
-  /** The core's answer written: at once, after what the provider does first, or never (held). */
-  const write = async (response: ServerResponse, answer: Answer): Promise<number> => {
-    if (!('reply' in answer)) return hold(response, answer.holdMs);
+  /**
+   * The core's answer written: at once, after what the provider does first, or never (held); a client
+   * that closes the connection before any answer is told to the core, ms after `arrivedAt`.
+   */
+  const write = async (response: ServerResponse, answer: Answer, arrivedAt: number): Promise<number> => {
+    const { clientClosed } = answer;
+    const unanswered = (): void => clientClosed?.(Math.round(performance.now() - arrivedAt));
+    // Only an answer that waits can be left by its client: the others are written at once.
+    const waits = !('reply' in answer) || answer.before !== undefined;
+    if (waits && clientClosed !== undefined) response.once('close', unanswered);
+    // From here on a close is the simulator's own (an answer written, a hold ended).
+    const answering = (): void => void response.off('close', unanswered);
+    if (!('reply' in answer)) return hold(response, answer.holdMs, answering);
     if (answer.before !== undefined) await answer.before;
-    send(response, answer.reply, answer.cutShort);
+    answering();
+    answer.writing?.();
+    send(response, answer.reply, answer);
     return answer.reply.status;
   };
 
   const delayMs = options.delayMs ?? 0;
   const answer = async (request: IncomingMessage, response: ServerResponse): Promise<number> => {
+    const arrivedAt = performance.now();
     options.onArrival?.(request.url ?? '/');
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const path = (request.url ?? '/').split('?')[0] ?? '/';
@@ -309,7 +332,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       );
       return 413;
     }
-    return write(response, simulator.answer(route.namespace, request, route.path, body, scheme));
+    return write(response, simulator.answer(route.namespace, request, route.path, body, scheme), arrivedAt);
   };
 
   const server = serverFor(options.tls, (request, response) => {

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { acceptsGzip } from './accept-encoding.ts';
 import type { Behaviour } from './behaviour.ts';
 import { isoNow } from './clock.ts';
 import type { Deliverer, Timing } from './deliveries.ts';
@@ -38,16 +39,32 @@ import {
   type Withdrawal,
 } from './outcomes.ts';
 import { firstRefusal, type Operation } from './refusal-status.ts';
-import { errorAsText, json, type Reply, serverError, text, withStackTrace } from './reply.ts';
+import { asProblem, errorAsText, json, type Reply, serverError, text, withStackTrace } from './reply.ts';
 import type { Secrets } from './secrets.ts';
 
 /**
  * What the server does with a request: answer it (cut short, or once `before` settles: webhooks a
- * provider posts first, a store it writes after its check), or hold it and close it unanswered.
+ * provider posts first, a store it writes after its check, a slow answer's delay), or hold it and
+ * close it unanswered; `clientClosed` is told when the client closes first, ms after its arrival, and
+ * `writing` just before the answer is written.
  */
-export type Answer =
-  | { readonly reply: Reply; readonly cutShort?: boolean; readonly before?: Promise<unknown> }
-  | { readonly holdMs: number };
+export type Answer = (
+  | {
+      readonly reply: Reply;
+      readonly cutShort?: boolean;
+      readonly gzip?: boolean;
+      readonly before?: Promise<unknown>;
+    }
+  | { readonly holdMs: number }
+) & { readonly clientClosed?: (afterMs: number) => void; readonly writing?: () => void };
+
+/** The answer to a withdrawal, which tells the withdrawal when it is written (its webhooks journal whether they came first). */
+const answering = (withdrawal: Withdrawal, answer: Answer): Answer => ({
+  ...answer,
+  writing: () => {
+    delete withdrawal.answerPending;
+  },
+});
 
 /** How long a check-then-write store takes to write what it checked. */
 const WRITE_AFTER_CHECK_MS = 150;
@@ -142,6 +159,18 @@ function teach(status: number, first: Departure, departures: readonly Departure[
   return json(status, departures === undefined ? body : { ...body, departures }, headers);
 }
 
+/** A decided reply as the behaviour writes it: errors as text or problem details, a stack trace in them, Vary. */
+function writtenAs(behaviour: Behaviour, reply: Reply): Reply {
+  const shaped =
+    behaviour.errorsAsText && reply.status >= 400
+      ? errorAsText(reply)
+      : behaviour.errorBody === 'problem'
+        ? asProblem(withStackTrace(behaviour, reply))
+        : withStackTrace(behaviour, reply);
+  if (behaviour.compression === 'none') return shaped;
+  return { ...shaped, headers: { ...shaped.headers, vary: 'Accept-Encoding' } };
+}
+
 function tokenReply(behaviour: Behaviour, token: string): Reply {
   const lifetime = behaviour.tokenLifetimeSeconds;
   switch (behaviour.tokenReply) {
@@ -159,15 +188,20 @@ function tokenReply(behaviour: Behaviour, token: string): Reply {
   }
 }
 
-function acceptedReply(behaviour: Behaviour, id: string, code: string | null): Reply {
+/** The accepted answer, and the withdrawal status its JSON body reports. */
+function acceptedReply(
+  behaviour: Behaviour,
+  id: string,
+  code: string | null,
+): { reply: Reply; reportedStatus?: string } {
   const status = behaviour.acceptedStatus;
   switch (behaviour.acceptedReply) {
     case 'reference':
-      return json(status, { id, code, status: 'PROCESSING' });
+      return { reply: json(status, { id, code, status: 'PROCESSING' }), reportedStatus: 'PROCESSING' };
     case 'lenient':
-      return json(status, { transaction_id: id, status: 'pending' });
+      return { reply: json(status, { transaction_id: id, status: 'pending' }), reportedStatus: 'pending' };
     case 'text':
-      return text(status, `id=${id} status=PROCESSING`);
+      return { reply: text(status, `id=${id} status=PROCESSING`) };
   }
 }
 
@@ -258,15 +292,17 @@ export class Simulator {
     };
     const decided = this.decide(namespace, arrived, method, operation, parsed, entry);
     const { behaviour } = namespace;
+    const delayMs = operation === 'withdraw' && 'reply' in decided ? behaviour.answerDelayMs : 0;
+    if (delayMs > 0) entry.answer.delayMs = delayMs;
+    const held = delayMs > 0 ? [delay(delayMs), ...('before' in decided ? [decided.before] : [])] : [];
     const result: Answer =
       'reply' in decided
         ? {
             ...decided,
-            reply:
-              behaviour.errorsAsText && decided.reply.status >= 400
-                ? errorAsText(decided.reply)
-                : withStackTrace(behaviour, decided.reply),
+            reply: writtenAs(behaviour, decided.reply),
             cutShort: behaviour.withdrawalAnswer === 'cut-short' && operation === 'withdraw',
+            gzip: behaviour.compression === 'gzip' && acceptsGzip(request.headers['accept-encoding']),
+            ...(held.length === 0 ? {} : { before: Promise.all(held) }),
           }
         : decided;
     if (!journaled) return result;
@@ -280,7 +316,12 @@ export class Simulator {
     );
     entry.elapsedMs = Math.round(performance.now() - started);
     namespace.record(entry);
-    return result;
+    return {
+      ...result,
+      clientClosed: (afterMs) => {
+        entry.answer.clientClosedAfterMs = afterMs;
+      },
+    };
   }
 
   private decide(
@@ -303,7 +344,10 @@ export class Simulator {
       return answered(teach(departure.code === 'path-unknown' ? 404 : 405, departure, taught));
     }
     const limited = rateLimited(namespace);
-    if (limited !== undefined) return answered(limited);
+    if (limited !== undefined) {
+      entry.answer.retryAfterSeconds = behaviour.rateLimit?.retryAfterSeconds ?? null;
+      return answered(limited);
+    }
     const refuseWith = (departures: Departure[], judged: Operation): Answer | undefined => {
       entry.departures.push(...departures);
       const refusal = firstRefusal(entry.departures, behaviour, judged);
@@ -389,25 +433,33 @@ export class Simulator {
       code,
       amount: body.amount,
       url: typeof body.PostBackUrl === 'string' ? body.PostBackUrl : undefined,
+      answerPending: true,
     };
     namespace.addWithdrawal(withdrawal);
     const webhooks = settledLater(
       behaviour,
-      outcome.name === 'paid' ? this.paidWebhooks(namespace) : outcome.webhooks,
+      processingFirst(behaviour, outcome.name === 'paid' ? this.paidWebhooks(namespace) : outcome.webhooks),
     );
     if (outcome.status === null) {
       void this.deliverer.plan(namespace, withdrawal, webhooks, 'from-arrival');
       return { holdMs: NO_ANSWER_HOLD_SECONDS * 1000 * this.timeScale };
     }
     const posted = this.post(namespace, withdrawal, webhooks);
-    const reply =
-      behaviour.acceptedAnswer === 'gateway-timeout'
-        ? json(504, { error: 'gateway_timeout', message: 'The upstream did not answer in time.' })
+    const accepted =
+      behaviour.acceptedAnswer === 'gateway-timeout' || instead !== undefined
+        ? undefined
         : acceptedReply(behaviour, id, code);
-    const final = instead?.reply ?? reply;
+    const final =
+      instead?.reply ??
+      accepted?.reply ??
+      json(504, { error: 'gateway_timeout', message: 'The upstream did not answer in time.' });
+    if (accepted?.reportedStatus !== undefined) entry.answer.reportedStatus = accepted.reportedStatus;
     entry.answer.status = final.status;
     const before = [written, posted].filter((p) => p !== undefined);
-    return { reply: final, ...(before.length === 0 ? {} : { before: Promise.all(before) }) };
+    return answering(withdrawal, {
+      reply: final,
+      ...(before.length === 0 ? {} : { before: Promise.all(before) }),
+    });
   }
 
   /** Plans the webhooks; the promise to wait for before answering when the behaviour posts them first. */
@@ -435,13 +487,14 @@ export class Simulator {
       code: typeof body.code === 'string' ? body.code : null,
       amount: body.amount,
       url: body.PostBackUrl,
+      answerPending: true,
     };
     const webhooks: PlannedWebhook[] =
       webhookOnRefused === 'bad-request'
         ? [{ status: 'REJECTED', afterSeconds: 0, kind: 'valid' }]
         : statusWebhooks(namespace.behaviour);
     const posted = this.post(namespace, withdrawal, webhooks);
-    return posted === undefined ? refusal : { ...refusal, before: posted };
+    return answering(withdrawal, posted === undefined ? refusal : { ...refusal, before: posted });
   }
 
   /**
@@ -464,6 +517,19 @@ function settledLater(behaviour: Behaviour, webhooks: readonly PlannedWebhook[])
   return settleMs === undefined
     ? webhooks
     : webhooks.map((webhook) => ({ ...webhook, afterSeconds: webhook.afterSeconds + settleMs / 1000 }));
+}
+
+/** The outcome's webhooks behind a PROCESSING one, when the behaviour reports that first. */
+function processingFirst(
+  behaviour: Behaviour,
+  webhooks: readonly PlannedWebhook[],
+): readonly PlannedWebhook[] {
+  const gapMs = behaviour.processingGapMs;
+  if (gapMs === undefined || webhooks.length === 0) return webhooks;
+  return [
+    { status: 'PROCESSING', afterSeconds: 0, kind: 'valid' },
+    ...webhooks.map((webhook) => ({ ...webhook, afterSeconds: webhook.afterSeconds + gapMs / 1000 })),
+  ];
 }
 
 /** One webhook now for each status the behaviour posts, in order. */

@@ -16,6 +16,8 @@ interface IssuedToken {
   readonly id: string;
   readonly issuedAt: number;
   readonly expiresAt: number;
+  /** The lifetime the token answer stated. */
+  readonly expiresInSeconds: number;
   readonly requestSeq: number;
   spent: boolean;
 }
@@ -63,6 +65,7 @@ export class TokenStore {
       id: `t${++this.seq}`,
       issuedAt: now,
       expiresAt: now + lifetimeSeconds * 1000,
+      expiresInSeconds: lifetimeSeconds,
       requestSeq,
       spent: false,
     };
@@ -94,12 +97,13 @@ export class TokenStore {
     return { id: issued.id, expired };
   }
 
-  /** The journal's view: every token's id, when it was issued and by which request. */
-  journal(): { id: string; issuedAt: string; requestSeq: number }[] {
-    return this.list.snapshot().items.map(({ id, issuedAt, requestSeq }) => ({
+  /** The journal's view: every token's id, when it was issued, by which request, and the lifetime it stated. */
+  journal(): { id: string; issuedAt: string; requestSeq: number; expiresInSeconds: number }[] {
+    return this.list.snapshot().items.map(({ id, issuedAt, requestSeq, expiresInSeconds }) => ({
       id,
       issuedAt: new Date(issuedAt).toISOString(),
       requestSeq,
+      expiresInSeconds,
     }));
   }
 }

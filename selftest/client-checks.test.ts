@@ -10,91 +10,24 @@ import type { ClientCheck, ClientRun } from '../src/checks/client-requests.ts';
 import {
   awaitedDeliveries,
   type DepartureCode,
-  type Journal,
   type JournalDelivery,
   type JournalRequest,
-  type OutcomeRow,
 } from '../src/evidence/journal.ts';
 import { buildClientCertification, evaluate } from '../src/report/client-certification.ts';
 import { certificationValidator } from '../src/report/read.ts';
 import { renderArtifacts } from '../reporters/certification/artifacts.ts';
-
-const T0 = Date.parse('2026-11-28T12:00:00.000Z');
-const at = (ms: number): string => new Date(T0 + ms).toISOString();
-
-const OUTCOMES: OutcomeRow[] = [
-  { name: 'paid', amount: 0.01, status: 200, webhooks: [{ status: 'PAID', afterSeconds: 0, kind: 'valid' }], meaning: '' },
-  { name: 'rate-limited-429', amount: 0.29, status: 429, retryAfterSeconds: 1, webhooks: [], meaning: '' },
-  { name: 'error-500-paid', amount: 0.51, status: 500, webhooks: [{ status: 'PAID', afterSeconds: 0, kind: 'valid' }], meaning: '' },
-  { name: 'webhook-malformed', amount: 0.24, status: 200, webhooks: [{ status: 'PAID', afterSeconds: 0, kind: 'malformed' }, { status: 'PAID', afterSeconds: 0.5, kind: 'valid' }], meaning: '' },
-]; // prettier-ignore
-
-let seq = 0;
-const HOOK = 'http://127.0.0.1:5050/pix';
-
-function request(over: Partial<JournalRequest> & { ms: number }): JournalRequest {
-  seq += 1;
-  const { ms, ...rest } = over;
-  return {
-    seq,
-    at: at(ms),
-    elapsedMs: 2,
-    method: 'POST',
-    path: '/pix/payment',
-    operation: 'withdraw',
-    scheme: 'http',
-    host: '127.0.0.1:4020',
-    remoteLoopback: true,
-    headerNames: [],
-    headers: {},
-    credentials: {},
-    body: { bytes: 0, truncated: false, json: false },
-    departures: [],
-    answer: { status: 200, retryAfterSeconds: null, withdrawalId: `w${seq}`, tokenId: null },
-    ...rest,
-  };
-}
-
-const token = (ms: number, id: string): JournalRequest =>
-  request({
-    ms,
-    path: '/auth/token',
-    operation: 'token',
-    answer: { status: 200, retryAfterSeconds: null, withdrawalId: null, tokenId: id },
-  });
-
-function withdraw(ms: number, tokenId: string, fields: Record<string, unknown> = {}, status: number | null = 200, code = `c${seq + 1}`): JournalRequest {
-  const value = { amount: 0.01, code, name: 'Ana', key_type: 'EMAIL', document: '1', key_pix: 'a@b.c', PostBackUrl: HOOK, check_code: true, ...fields };
-  return request({ ms, code, credentials: { token: 'valid', tokenId }, body: { bytes: 100, truncated: false, json: true, value }, answer: { status, retryAfterSeconds: status === 429 ? 1 : null, withdrawalId: status === 200 ? `w${seq}` : null, tokenId: null } });
-} // prettier-ignore
-
-/** A withdrawal the outcome table answered 401 (unauthorized-401), as a served request is journaled. */
-const unauthorized = (ms: number, tokenId: string): JournalRequest => ({
-  ...withdraw(ms, tokenId, {}, 401),
-  outcome: { name: 'unauthorized-401', amount: 0.01 },
-});
-
-let dseq = 0;
-function delivery(kind: JournalDelivery['kind'], answer: JournalDelivery['answer'], url = HOOK): JournalDelivery {
-  dseq += 1;
-  return { seq: dseq, withdrawalId: 'w', code: 'c', url, event: 'PAID', kind, webhookId: `m${dseq}`, attempt: 1, of: 1, sentAt: at(5000 + dseq), durationMs: 3, answer };
-} // prettier-ignore
-
-function journal(requests: JournalRequest[], deliveries: JournalDelivery[] = []): ClientRun {
-  const tokens = requests.filter((r) => r.answer.tokenId !== null).map((r) => ({ id: r.answer.tokenId ?? '', issuedAt: r.at, requestSeq: r.seq }));
-  const j: Journal = { namespace: 'ns-test', limits: { webhookTimeoutMs: 5000, journalMaxEntries: 10000, journalRequestBytes: 16777216, journalDeliveryBytes: 4194304, simulatorJournalBytes: 268435456 }, dropped: { requests: 0, deliveries: 0 }, tokens, requests, deliveries, due: [] };
-  return { journal: j, outcomes: OUTCOMES };
-} // prettier-ignore
-
-const ok = { status: 200 } as const;
-
-/** A correct client: one token, two withdrawals, every kind of delivery answered as it should be. */
-function correctRun(): ClientRun {
-  return journal(
-    [token(0, 't1'), withdraw(10, 't1'), withdraw(20, 't1', { key_pix: 'b@b.c' })],
-    [delivery('valid', ok), delivery('duplicate', ok), delivery('out-of-order', ok), delivery('malformed', { status: 400 }), delivery('valid', ok), delivery('extra-fields', ok)],
-  );
-} // prettier-ignore
+import {
+  T0,
+  at,
+  correctRun,
+  delivery,
+  HOOK,
+  journal,
+  ok,
+  token,
+  unauthorized,
+  withdraw,
+} from './support/client-journal.ts';
 
 const ALL = clientChecks('client');
 const byId = (id: string): ClientCheck => {
@@ -110,7 +43,13 @@ test('a correct client passes every check but those its run did not exercise, wh
   const run = correctRun();
   for (const check of ALL) {
     const verdicts = verdictOf(check.id, run);
-    const skipped = ['CLIENT-AFTER-401', 'CLIENT-AFTER-429', 'CLIENT-UNKNOWN-OUTCOME'];
+    const skipped = [
+      'CLIENT-AFTER-401',
+      'CLIENT-AFTER-429',
+      'CLIENT-UNKNOWN-OUTCOME',
+      'CLIENT-SLOW-ANSWER',
+      'HANDLER-BEFORE-ANSWER-2XX',
+    ];
     assert.deepEqual(verdicts, [skipped.includes(check.id) ? 'SKIPPED' : 'PASSED'], check.id);
   }
   assert.match(byId('CLIENT-AFTER-429').unjudgeable(run) ?? '', /amount 0\.29 \(rate-limited-429\)/);
@@ -142,12 +81,65 @@ test('each departure the simulator journaled is the finding of exactly one check
   assert.deepEqual(verdictOf('CLIENT-TOKEN-CERT-CLIENT', journal([privateKey])), ['FAILED']);
 }); // prettier-ignore
 
-test('token use: a token per withdrawal warns; a token older than 7200 s, or one the simulator found expired, fails', () => {
+test('token use: a token per withdrawal warns; a token older than 7200 s, or than the expires_in it stated, fails; one the provider killed early does not', () => {
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1'), token(20, 't2'), withdraw(30, 't2')])), ['WARNING']);
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1')])), ['SKIPPED']);
+  const limited = withdraw(10, 't1', { amount: 0.29 }, 429, 'lim-1');
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), limited, { ...limited, seq: 90, at: at(1100) }, token(1200, 't2'), withdraw(1300, 't2')])), ['WARNING'], "a 429's resend with its first try's token is still a token per withdrawal");
   assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), withdraw(7201_000, 't1')])), ['FAILED']);
-  const expired = { ...withdraw(10, 't1', {}, 401), credentials: { token: 'expired' as const }, departures: [{ code: 'token-expired' as const, name: 'Authorization', clause: '§5.3', level: 'must' as const, message: 'The Bearer token has expired' }] };
-  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), expired])), ['FAILED']);
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), withdraw(7199_000, 't1')])), ['PASSED']);
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), withdraw(3500, 't1')], [], 3)), ['FAILED']);
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), withdraw(2000, 't1'), token(2100, 't2'), withdraw(3500, 't2')], [], 3)), ['PASSED']);
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), withdraw(10, 't1')], [], 9000)), ['PASSED'], 'a stated life past 7200 s is held to 7200 s');
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), withdraw(7300_000, 't1')], [], 9000)), ['FAILED']);
+  const diedEarly = { ...withdraw(1000, 't1', {}, 401), credentials: { token: 'expired' as const, tokenId: 't1' }, departures: [{ code: 'token-expired' as const, name: 'Authorization', clause: '§5.3', level: 'must' as const, message: 'The Bearer token has expired' }] };
+  assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), diedEarly])), ['PASSED'], "a token refused before its stated life is the provider's doing");
+}); // prettier-ignore
+
+test('PROCESSING is a step: the same payment under a new code before the final status warns of a double payout', () => {
+  const first = withdraw(10, 't1', {}, 200, 'pay-1');
+  const id = first.answer.withdrawalId ?? '';
+  const processing = delivery('valid', ok, HOOK, { withdrawalId: id, event: 'PROCESSING', sentAt: at(50) });
+  const paid = delivery('valid', ok, HOOK, { withdrawalId: id, event: 'PAID', sentAt: at(1050) });
+  const hasty = journal([token(0, 't1'), first, withdraw(100, 't1', {}, 200, 'pay-1-again')], [processing, paid]);
+  assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', hasty), ['WARNING']);
+  assert.match(evaluate(byId('CLIENT-PROCESSING-NOT-FINAL'), hasty, at(0))[0]?.actual ?? '', /still PROCESSING, 950 ms before its final webhook/);
+  const patient = journal([token(0, 't1'), first, withdraw(1100, 't1', { key_pix: 'x@y.z' }, 200, 'pay-2')], [processing, paid]);
+  assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', patient), ['PASSED']);
+  const afterFinal = journal([token(0, 't1'), first, withdraw(1100, 't1', {}, 200, 'pay-1-later')], [processing, paid]);
+  assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', afterFinal), ['PASSED'], 'the same payment after its final status is a payment of its own');
+}); // prettier-ignore
+
+test('an answer slower than the client waited: a new code for it warns of a double payout, the same code passes; no slow answer is SKIPPED for the reading only', () => {
+  const slow = (code: string): JournalRequest => { const r = withdraw(10, 't1', {}, 200, code); return { ...r, answer: { ...r.answer, delayMs: 3000, clientClosedAfterMs: 1000 } }; };
+  const first = slow('pay-1');
+  const fresh = journal([token(0, 't1'), first, withdraw(1100, 't1', {}, 200, 'pay-1-retry')], [delivery('valid', ok, HOOK, { withdrawalId: first.answer.withdrawalId ?? '', sentAt: at(5000) })]);
+  assert.deepEqual(verdictOf('CLIENT-SLOW-ANSWER', fresh), ['WARNING']);
+  assert.match(evaluate(byId('CLIENT-SLOW-ANSWER'), fresh, at(0))[0]?.actual ?? '', /after 1000 ms \(its timeout\), before the answer 200 came at 3002 ms/);
+  assert.ok(!verdictOf('CLIENT-PROCESSING-NOT-FINAL', fresh).includes('WARNING'), 'one finding: the client never read that answer');
+  const same = journal([token(0, 't1'), slow('pay-2'), withdraw(1100, 't1', {}, 400, 'pay-2')]);
+  assert.deepEqual(verdictOf('CLIENT-SLOW-ANSWER', same), ['PASSED']);
+  const waited = withdraw(10, 't1', {}, 200, 'pay-4');
+  assert.deepEqual(verdictOf('CLIENT-SLOW-ANSWER', journal([token(0, 't1'), { ...waited, answer: { ...waited.answer, delayMs: 3000 } }])), ['PASSED'], 'a slow answer waited for');
+  const limited = { ...slow('pay-3'), answer: { ...slow('pay-3').answer, status: 429 } };
+  const afterRefusal = journal([token(0, 't1'), limited, withdraw(1100, 't1', {}, 200, 'pay-3-retry')]);
+  assert.deepEqual(verdictOf('CLIENT-SLOW-ANSWER', afterRefusal), ['PASSED'], 'a refusal the client never read processed nothing: a new code after it pays once');
+  assert.deepEqual(verdictOf('CLIENT-AFTER-429', afterRefusal), ['SKIPPED'], 'nor is a 429 it never read');
+  const build = buildClientCertification({ run: journal([token(0, 't1'), withdraw(10, 't1')]), checks: [byId('CLIENT-SLOW-ANSWER')], subject: 'client', baseUrl: 'x', startTime: new Date(T0), durationMs: 1, strict: false, requireComplete: true, options: {}, suiteErrors: [] });
+  assert.equal(build.checks[0]?.verdict, 'SKIPPED');
+  assert.equal(build.checks[0].notJudged?.cause, 'reading');
+  assert.deepEqual(build.incomplete, [], 'a check only some readings exercise leaves a run of another complete');
+}); // prettier-ignore
+
+test('a webhook before its answer: refused where the handler takes others is HANDLER-BEFORE-ANSWER-2XX, where it takes none HANDLER-VALID-2XX', () => {
+  const base = [token(0, 't1'), withdraw(10, 't1'), withdraw(20, 't1')];
+  const first = delivery('valid', { status: 404 }, HOOK, { beforeAnswer: true });
+  const refusedEarly = journal(base, [first, delivery('valid', ok)]);
+  const found = (run: ClientRun) => clientChecks('handler').filter((c) => evaluate(c, run, at(0)).some((e) => e.verdict === 'WARNING')).map((c) => c.id);
+  assert.deepEqual(found(refusedEarly), ['HANDLER-BEFORE-ANSWER-2XX']);
+  assert.deepEqual(found(journal(base, [delivery('valid', { status: 404 }, HOOK, { beforeAnswer: true }), delivery('valid', { status: 404 })])), ['HANDLER-VALID-2XX']);
+  assert.deepEqual(verdictOf('HANDLER-BEFORE-ANSWER-2XX', journal(base, [delivery('valid', ok, HOOK, { beforeAnswer: true })])), ['PASSED']);
+  assert.deepEqual(verdictOf('HANDLER-VALID-2XX', journal(base, [delivery('valid', ok, HOOK, { beforeAnswer: true })])), ['PASSED'], 'a handler that takes every webhook, early or not');
 }); // prettier-ignore
 
 test('after a 401 of the outcome table one renewal; three 401s in a row are a loop; a refusal for a header is not such a 401', () => {
@@ -222,7 +214,7 @@ test('a finding that can pay twice or lose a payout fails the gate whatever its 
   const build = (run: ClientRun) =>
     buildClientCertification({ run, checks: ALL, subject: 'client', baseUrl: 'http://127.0.0.1:1/ns/x', startTime: new Date(T0), durationMs: 10, strict: false, requireComplete: false, options: {}, suiteErrors: [] });
   const money = ALL.filter((c) => c.money !== undefined).map((c) => c.id);
-  assert.deepEqual(money, ['CLIENT-UNKNOWN-OUTCOME', 'HANDLER-VALID-2XX']);
+  assert.deepEqual(money, ['CLIENT-UNKNOWN-OUTCOME', 'CLIENT-PROCESSING-NOT-FINAL', 'CLIENT-SLOW-ANSWER', 'HANDLER-VALID-2XX', 'HANDLER-BEFORE-ANSWER-2XX']);
   const twice = build(journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51 }, 500, 'pay-1'), withdraw(100, 't1', { amount: 0.51 }, 200, 'pay-1-retry')]));
   const check = twice.checks.find((c) => c.id === 'CLIENT-UNKNOWN-OUTCOME') ?? assert.fail('no CLIENT-UNKNOWN-OUTCOME');
   assert.equal(check.verdict, 'WARNING');

@@ -646,7 +646,7 @@ describe('readCertification', () => {
   it('says in one line why a file cannot be a baseline: older schema, not a certification, not JSON, missing', async () => {
     assert.match(
       problemOf(await write('old.json', JSON.stringify({ ...certification(), schemaVersion: 0 }))),
-      /old\.json has report schema version 0, written by an earlier version of this suite \(version 2 added the INCOMPLETE verdict\), and this suite reads versions 2, 3 and 4 only: run npm run certify with this version/,
+      /old\.json has report schema version 0, written by an earlier version of this suite \(version 2 added the INCOMPLETE verdict\), and this suite reads versions 2, 3, 4 and 5 only: run npm run certify with this version/,
     );
     assert.match(
       problemOf(await write('other.json', '{"name":"pkg"}')),

@@ -100,6 +100,19 @@ describe('preflight: nothing of this interface answers', () => {
     });
   }
 
+  it('asks the made-up path with a time-out of its own: a slow first answer leaves it its whole time', async (t) => {
+    // The token path answers after 70% of the time-out, the made-up one after 40%: sharing one deadline, the second would time out.
+    const slowFirst: Handler = (path, res) => {
+      setTimeout(() => routerNotFound(path, res), path.endsWith('/auth/token') ? 700 : 400);
+    };
+    const double = await serve(slowFirst);
+    t.after(() => double.close());
+    assert.match(
+      (await verdict(`${double.url}/wrong`, { timeoutMs: 1_000 })) ?? '',
+      /the same answer as a made-up path/,
+    );
+  });
+
   it('never shows the user-info of the base URL', async (t) => {
     const double = await serve(routerNotFound);
     t.after(() => double.close());

@@ -5,37 +5,25 @@
  * reaches its handler too; `sandbox --profiles --json` lists what a namespace may be given.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { type RunningSandbox, startSandbox } from '../sandbox/server.ts';
+import { describe, it } from 'node:test';
 import {
   control,
-  Handler,
   type Namespace,
   sandboxCli,
   send,
+  simulatorWithHandler,
   tokenOf,
   withdrawalBody,
   withdrawalHeaders,
 } from './support/simulator-client.ts';
 
-let sandbox: RunningSandbox;
-const handler = new Handler();
-
-before(async () => {
-  sandbox = await startSandbox();
-  await handler.start();
-});
-
-after(async () => {
-  await sandbox.close();
-  await handler.close();
-});
+const { simulator, handler } = simulatorWithHandler();
 
 async function namespaceWith(
   name: string,
   provider: { profile?: string; faults?: string[] },
 ): Promise<Namespace & { profile: string; providerFaults: string[] }> {
-  const response = await control(sandbox, 'POST', '/_sim/namespaces', { name, ...provider });
+  const response = await control(simulator(), 'POST', '/_sim/namespaces', { name, ...provider });
   assert.equal(response.status, 201);
   return (await response.json()) as Namespace & { profile: string; providerFaults: string[] };
 }
@@ -95,7 +83,10 @@ describe('a namespace plays a provider profile', () => {
 
   it('refuses a profile or a fault it does not know, naming where the known ones are listed', async () => {
     for (const provider of [{ profile: 'nonesuch' }, { faults: ['reference'] }]) {
-      const response = await control(sandbox, 'POST', '/_sim/namespaces', { name: 'unknown', ...provider });
+      const response = await control(simulator(), 'POST', '/_sim/namespaces', {
+        name: 'unknown',
+        ...provider,
+      });
       assert.equal(response.status, 400);
       assert.match(((await response.json()) as { message: string }).message, /sandbox --profiles/);
     }

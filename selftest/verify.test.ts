@@ -126,7 +126,7 @@ describe('a signed report, verified as its signer would (npm run verify)', { ski
   it('lists every other artifact in certification.json with its size and SHA-256, and signs it with the key it names', () => {
     const report = run.report as unknown as Certification;
     assert.ok(validate(report), JSON.stringify(validate.errors));
-    assert.equal(report.schemaVersion, 4);
+    assert.equal(report.schemaVersion, 5);
     const artifacts = report.integrity?.artifacts ?? [];
     assert.deepEqual(artifacts.map((a) => a.path).sort(), [
       'certification.html',

@@ -15,7 +15,7 @@ import {
   driftNotice,
   environmentLabel,
   evidenceParts,
-  findingsOf,
+  cellFindingsOf,
   levelText,
   moreFindingsText,
   otherSkips,
@@ -67,12 +67,13 @@ function changesBlock(report: Certification, width: number): string[] {
   ];
 }
 
-function finding(check: CheckResult, layout: Layout): string[] {
+function finding({ check, reading }: { check: CheckResult; reading?: string }, layout: Layout): string[] {
   const first = check.evidence?.[0];
   const more = moreFindingsText(check, first === undefined ? 0 : 1);
+  const where = reading === undefined ? '' : ` · reading ${reading}`;
   return [
     ...wrap(
-      `${check.id} · ${check.clause} · level ${levelText(check)}`,
+      `${check.id}${where} · ${check.clause} · level ${levelText(check)}`,
       layout.width,
       HANG,
       `${paint(layout, check.verdict, 7)}  `,
@@ -123,6 +124,13 @@ function environmentName(report: Certification): string {
   return label === report.run.baseUrl ? label : `${label} (${report.run.baseUrl})`;
 }
 
+/** A matrix report's columns, each with its own verdict. */
+function readingsLine(report: Certification, layout: Layout): string[] {
+  if (report.readings === undefined) return [];
+  const columns = report.readings.map((r) => `${r.name} ${paint(layout, r.verdict)}`).join(', ');
+  return wrap(columns, layout.width, HANG, 'Readings: ');
+}
+
 /** Blocks separated by one empty line; empty blocks leave no trace. */
 const blocks = (...parts: string[][]): string[] =>
   parts.filter((p) => p.length > 0).flatMap((p, i) => (i === 0 ? p : ['', ...p]));
@@ -160,12 +168,13 @@ export function renderConsole(report: Certification, paths: ReportPaths, layout:
   const { width } = layout;
   const lines = blocks(
     changesBlock(report, width),
-    findingsOf(report).flatMap((c) => finding(c, layout)),
+    cellFindingsOf(report).flatMap((c) => finding(c, layout)),
     errors(report, layout),
     skipped(report, layout),
     [
       ...wrap(environmentName(report), width, HANG, 'Environment: '),
       ...wrap(countsLine(report), width),
+      ...readingsLine(report, layout),
       ...probes(report, width),
       ...(report.withdrawals === undefined ? [] : wrap(withdrawalLine(report.withdrawals), width, HANG)),
       ...incomplete(report, width),

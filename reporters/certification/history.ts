@@ -27,6 +27,10 @@ function href(fromDir: string, path: string): string {
   return relative(fromDir, path).split(sep).map(encodeURIComponent).join('/');
 }
 
+/** A row's name: the check, and in a series that holds a matrix report its reading. */
+const rowName = (row: HistoryRow): string =>
+  row.reading === undefined ? row.id : `${row.id} · ${row.reading}`;
+
 /** What each sign of the tables means, in one line. */
 const LEGEND = `${CHART_VERDICTS.map((v) => `${SIGN[v]} ${v}`).join('  ')}  (blank: the run had no such check)`;
 
@@ -177,7 +181,7 @@ function checksTable(history: HistorySeries, outDir: string): string {
   const changed = history.rows.filter((row) => row.changes > 0);
   const steady = history.rows.filter((row) => row.changes === 0);
   const line = (row: HistoryRow): string =>
-    `<tr><td class="id" title="${escapeHtml(`${row.title} (${row.clause}, ${row.level})`)}">${escapeHtml(row.id)}</td>${row.verdicts
+    `<tr><td class="id" title="${escapeHtml(`${row.title} (${row.clause}, ${row.level})`)}">${escapeHtml(rowName(row))}</td>${row.verdicts
       .map((verdict, index) => {
         const run = history.runs[index];
         return run === undefined ? '' : cell(verdict, run, index);
@@ -260,7 +264,7 @@ export function renderHistoryConsole(history: History, layout: Layout, written: 
 }
 
 function seriesConsole(history: HistorySeries, layout: Layout, written: string): string[] {
-  const idWidth = Math.max(5, ...history.rows.map((row) => row.id.length));
+  const idWidth = Math.max(5, ...history.rows.map((row) => rowName(row).length));
   const sinceWidth = Math.max(0, ...history.rows.map((row) => sinceText(history, row).length));
   const room = Math.max(1, layout.width - idWidth - sinceWidth - 4);
   const shown = Math.min(history.runs.length, room);
@@ -285,7 +289,7 @@ function seriesConsole(history: HistorySeries, layout: Layout, written: string):
       .slice(from)
       .map((verdict) => (verdict === undefined ? ' ' : tint(layout, verdict, SIGN[verdict])))
       .join('');
-    return `${visibleLine(entry.id).padEnd(idWidth)}  ${cells}  ${sinceText(history, entry)}`;
+    return `${visibleLine(rowName(entry)).padEnd(idWidth)}  ${cells}  ${sinceText(history, entry)}`;
   };
   lines.push(...changed.map(row));
   if (changed.length > 0 && changed.length < history.rows.length)

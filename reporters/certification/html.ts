@@ -10,8 +10,14 @@
  * Printed on A4, no card is cut between pages.
  */
 import type { Verdict } from '../../src/checks/vocabulary.ts';
-import { groupErrors, whereText } from '../../src/report/errors.ts';
-import type { Certification, CheckResult, Evidence, OverallVerdict } from '../../src/report/model.ts';
+import { groupErrors, whereRaised, whereText } from '../../src/report/errors.ts';
+import type {
+  Certification,
+  CheckResult,
+  Evidence,
+  OverallVerdict,
+  ReadingCell,
+} from '../../src/report/model.ts';
 import {
   changeLines,
   changesHeadline,
@@ -28,6 +34,9 @@ import {
   verdictChangeNotice,
   verdictMeaning,
   moreFindingsText,
+  cellCheck,
+  rowNeedsReading,
+  skipExpected,
   whyLine,
   type ChangeTag,
 } from './text.ts';
@@ -91,11 +100,19 @@ dl.evidence dd { margin: 0; }
 .sign-off table th { width: 14rem; }
 .sign-off .line { display: inline-block; min-width: 18rem; border-bottom: 1px solid #1f2328; height: 2.2rem; }
 footer { margin-top: 2rem; color: #59636e; font-size: .85rem; }
+table.matrix th.reading { padding: .3rem .1rem; vertical-align: bottom; text-align: center; width: 2.6rem; background: var(--v); color: #fff; }
+table.matrix th.reading span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; }
+table.matrix td.cell { text-align: center; vertical-align: top; color: #fff; font-weight: 700; background: var(--v); }
+table.matrix td.cell.expected { background: #f6f8fa; color: var(--skipped); }
+table.matrix details > summary { cursor: pointer; }
+table.matrix h4 { font-size: .95rem; margin: .6rem 0 .2rem; }
+dl.readings dt { font-weight: 600; }
+dl.readings dd { margin: 0 0 .3rem; }
 @page { size: A4; margin: 15mm 12mm; }
 @media print {
   body { max-width: none; padding: 0; font-size: 10pt; }
   nav { display: none; }
-  .banner, .chip, .remedy { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  .banner, .chip, .remedy, td.cell, th.reading { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
   article, tr, .banner, .remedy, dl.evidence, .sign-off { break-inside: avoid; }
   h2, h3, h2 + p { break-after: avoid; }
   .sign-off { display: block; break-before: page; }
@@ -133,8 +150,12 @@ function findingList(report: Certification, verdict: 'FAILED' | 'WARNING'): stri
   return `\n<h2>${title}</h2>\n<ul class="${listClass}">\n${items.join('\n')}\n</ul>`;
 }
 
-/** The FAILED checks, each with a one-line why, linked to its card; when none failed, the warnings so. */
+/**
+ * The FAILED checks, each with a one-line why, linked to its card; when none failed, the warnings so.
+ * A matrix report's matrix follows the banner and shows them in their readings instead.
+ */
 function failedList(report: Certification): string {
+  if (report.readings !== undefined) return '';
   return findingList(report, 'FAILED') || findingList(report, 'WARNING');
 }
 
@@ -267,11 +288,18 @@ function environment(report: Certification): string {
   ]);
 }
 
+/** A matrix report's readings each ran in a namespace of their own, which its columns name. */
+const runIdText = (report: Certification): string =>
+  report.run.runId ??
+  (report.readings === undefined
+    ? 'not recorded'
+    : report.readings.map((r) => `${r.name}: ${r.runId}`).join(', '));
+
 /** Which suite judged it, when, and how to replay it. */
 function runMetadata(report: Certification): string {
   const { run } = report;
   return table('run', 'Run', [
-    ['Run id (in every withdrawal code and ledger line)', run.runId ?? 'not recorded'],
+    ['Run id (in every withdrawal code and ledger line)', runIdText(report)],
     ['Suite version', run.suiteVersion],
     ['Suite checks hash (sha256 of the catalogue)', run.catalogueHash ?? 'not recorded'],
     ['Spec version', run.specVersion],
@@ -298,7 +326,7 @@ function signOff(report: Certification): string {
       `version ${run.suiteVersion}${run.catalogueHash === undefined ? '' : `, checks sha256 ${run.catalogueHash}`}`,
     ],
     ['Spec', `version ${run.specVersion}, sha256 ${run.specHash}`],
-    ['Run id', run.runId ?? 'not recorded'],
+    ['Run id', runIdText(report)],
     ['Date of the run', run.startTime],
     ['Verdict', `${report.verdict} (${countsLine(report)})`],
     ...(report.withdrawals === undefined
@@ -372,6 +400,67 @@ ${checks.map(finding).join('\n')}
 </section>`;
 }
 
+/** A cell of the matrix: its verdict's colour and sign; a skip that leaves nothing unjudged greyed. */
+function matrixCell(report: Certification, row: CheckResult, cell: ReadingCell): string {
+  const expected = skipExpected(report, row, cell);
+  const title = `${cell.reading}: ${cell.verdict}${expected ? ', judged in another reading' : ''}`;
+  return `<td class="cell v-${cell.verdict}${expected ? ' expected' : ''}" title="${escapeHtml(title)}">${SIGN[cell.verdict]}</td>`;
+}
+
+/** What a reading found of a row, under the reading's name; a skip another reading made up for says so. */
+function cellEvidence(report: Certification, row: CheckResult, cell: ReadingCell): string {
+  const heading = skipExpected(report, row, cell)
+    ? `${chip('SKIPPED', cell.reading)} SKIPPED in this reading only`
+    : chip(cell.verdict, cell.reading);
+  const more = moreFindingsText(cellCheck(row, cell), (cell.evidence ?? []).length);
+  return `<h4>${heading}</h4>
+${(cell.evidence ?? []).map(evidenceItem).join('\n')}${more === undefined ? '' : `\n<p>${escapeHtml(more)}.</p>`}`;
+}
+
+/** One row per check: open with its evidence per reading when a cell needs reading, folded otherwise. */
+function matrixRow(report: Certification, row: CheckResult): string {
+  const cells = row.readings ?? [];
+  const open = rowNeedsReading(report, row);
+  const id = row.verdict === 'FAILED' || row.verdict === 'WARNING' ? ` id="${anchor(row.id)}"` : '';
+  const shown = cells.filter((c) => c.verdict !== 'PASSED');
+  const remedy =
+    row.remedy === undefined || !open
+      ? ''
+      : `\n<p class="remedy"><strong>What to do</strong>: ${escapeHtml(row.remedy)}</p>`;
+  return `<tr class="v-${row.verdict}${open ? ' open' : ''}"${id}><td><details${open ? ' open' : ''}><summary>${chip(row.verdict)} <code>${escapeHtml(row.id)}</code> ${escapeHtml(row.title)}</summary>
+<p class="meta">Clause ${escapeHtml(row.clause)} · level ${escapeHtml(levelText(row))} · evaluated ${count(row.evaluations, 'time')}</p>
+<p>${escapeHtml(row.reason)}</p>${remedy}
+${shown.map((cell) => cellEvidence(report, row, cell)).join('\n')}
+</details></td>${cells.map((cell) => matrixCell(report, row, cell)).join('')}</tr>`;
+}
+
+/** The first thing a matrix report shows: checks as rows, readings as columns, each cell its verdict. */
+function matrix(report: Certification): string {
+  const readings = report.readings ?? [];
+  const heads = readings.map(
+    (r) =>
+      `<th class="reading v-${r.verdict}" title="${escapeHtml(`${r.name}: ${r.verdict}. ${r.description}`)}"><span>${SIGN[r.verdict]} ${escapeHtml(r.name)}</span></th>`,
+  );
+  const open = report.checks.filter((row) => rowNeedsReading(report, row));
+  const folded = report.checks.filter((row) => !rowNeedsReading(report, row));
+  const described = readings.map(
+    (r) =>
+      `<dt>${chip(r.verdict, r.name)} <small>run ${escapeHtml(r.runId)}</small></dt><dd>${escapeHtml(r.description)}</dd>`,
+  );
+  return `<section id="matrix"><h2>Checks × readings (${count(readings.length, 'reading')})</h2>
+<p>The client ran once against each reading of the document's silences: a cell is a check's verdict in one reading, a row's verdict its worst cell's. The ${count(open.length, 'row')} that need reading come first, open; the others are folded. A grey cell was SKIPPED in that reading only: another reading judges the check.</p>
+<table class="matrix">
+<thead><tr><th>Check</th>${heads.join('')}</tr></thead>
+<tbody>
+${[...open, ...folded].map((row) => matrixRow(report, row)).join('\n')}
+</tbody>
+</table>
+<h3>The readings</h3>
+<dl class="readings">
+${described.join('\n')}
+</dl></section>`;
+}
+
 function suiteErrors(report: Certification): string {
   if (report.suiteErrors.length === 0) return '';
   const groups = groupErrors(report.suiteErrors).map(
@@ -379,7 +468,8 @@ function suiteErrors(report: Certification): string {
       `<article class="v-ERROR"><h3>${chip('ERROR')} ${escapeHtml(whereText(g))}</h3><pre>${escapeHtml(g.cause)}</pre>${g.fix === undefined ? '' : `\n<p><strong>What to do</strong>: ${escapeHtml(g.fix)}</p>`}</article>`,
   );
   const each = report.suiteErrors.map(
-    (e) => `<dt>${escapeHtml(e.test ?? 'outside any test')}</dt><dd><pre>${escapeHtml(e.message)}</pre></dd>`,
+    (e) =>
+      `<dt>${escapeHtml(whereRaised(e) ?? 'outside any test')}</dt><dd><pre>${escapeHtml(e.message)}</pre></dd>`,
   );
   return `<section id="suite-errors"><h2>Suite errors (${report.suiteErrors.length})</h2>
 <p>The suite itself went wrong here; these are not findings about the environment.</p>
@@ -420,7 +510,7 @@ function observations(report: Certification): string {
   if (report.observations.length === 0) return '';
   const rows = report.observations.map(
     (o) =>
-      `<tr><td><code>${escapeHtml(o.topic)}</code>${o.note === undefined ? '' : `<br>${escapeHtml(o.note)}`}</td><td>${escapeHtml(o.clause)}</td><td><pre>${escapeHtml(JSON.stringify(o.value, null, 2))}</pre></td></tr>`,
+      `<tr><td>${o.reading === undefined ? '' : `${chip('SKIPPED', o.reading)} `}<code>${escapeHtml(o.topic)}</code>${o.note === undefined ? '' : `<br>${escapeHtml(o.note)}`}</td><td>${escapeHtml(o.clause)}</td><td><pre>${escapeHtml(JSON.stringify(o.value, null, 2))}</pre></td></tr>`,
   );
   return `<section id="observations"><h2>Observations (${report.observations.length})</h2>
 <p>What the environment does where the document is silent: recorded, never judged.</p>
@@ -461,11 +551,23 @@ export function pageHead(title: string, style: string): string {
 </head>`;
 }
 
-export function renderHtml(report: Certification): string {
-  const sections: [id: string, label: string, html: string][] = [
+/** A plain report's findings as cards; a matrix report's as its matrix, whose open rows hold them. */
+function findingSections(report: Certification): [id: string, label: string, html: string][] {
+  if (report.readings !== undefined)
+    return [
+      ['matrix', 'Matrix', matrix(report)],
+      ['suite-errors', 'Suite errors', suiteErrors(report)],
+    ];
+  return [
     ['failed', 'Failed', findings(report, 'FAILED', 'failed', 'Failed')],
     ['suite-errors', 'Suite errors', suiteErrors(report)],
     ['warnings', 'Warnings', findings(report, 'WARNING', 'warnings', 'Warnings')],
+  ];
+}
+
+export function renderHtml(report: Certification): string {
+  const sections: [id: string, label: string, html: string][] = [
+    ...findingSections(report),
     ['skipped', 'Not tested', skipped(report)],
     ['changes', 'Changes', changes(report)],
     ['coverage', 'Coverage', coverage(report)],

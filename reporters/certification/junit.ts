@@ -10,11 +10,14 @@
  *   the run's verdict (INCOMPLETE included) and its exit code.
  * - A WARNING's output names the level that produced it: a `must` check warns only where the
  *   document is ambiguous, which is a `should`.
+ * - A matrix report (pix-certify client --readings) has one test case per check and reading, the
+ *   reading in its class name and name; a cell SKIPPED because only another reading can exercise
+ *   the check is skipped saying so.
  * The text is already visible (no control character) and XML 1.0 allows the rest once escaped.
  */
 import { groupErrors, whereText } from '../../src/report/errors.ts';
 import type { Certification, CheckResult } from '../../src/report/model.ts';
-import { environmentLabel, evidenceParts, levelText } from './text.ts';
+import { cellCheck, environmentLabel, evidenceParts, levelText, skipExpected } from './text.ts';
 
 function xml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -41,10 +44,35 @@ function errorsText(report: Certification): string {
 const brokenBySuite = (check: CheckResult): boolean =>
   check.verdict === 'SKIPPED' && check.notJudged?.cause === 'error';
 
-function testCase(check: CheckResult, report: Certification): string {
-  const open = `    <testcase classname="${xml(check.clause)}" name="${xml(`${check.id} ${check.title}`)}" time="${seconds(check.durationMs)}">`;
+/** A check, or a check in one reading of a matrix report: what one test case stands for. */
+interface Case {
+  readonly check: CheckResult;
+  readonly reading?: string;
+  /** A matrix cell SKIPPED because only another reading can exercise the check. */
+  readonly elsewhere?: boolean;
+}
+
+function casesOf(report: Certification): Case[] {
+  if (report.readings === undefined) return report.checks.map((check) => ({ check }));
+  return report.checks.flatMap((row) =>
+    (row.readings ?? []).map((cell) => ({
+      check: cellCheck(row, cell),
+      reading: cell.reading,
+      elsewhere: skipExpected(report, row, cell),
+    })),
+  );
+}
+
+function testCase({ check, reading, elsewhere }: Case, report: Certification): string {
+  const [classname, name] =
+    reading === undefined
+      ? [check.clause, `${check.id} ${check.title}`]
+      : [`${reading} ${check.clause}`, `${check.id} ${check.title} (reading ${reading})`];
+  const open = `    <testcase classname="${xml(classname)}" name="${xml(name)}" time="${seconds(check.durationMs)}">`;
   const evidence = xml(evidenceText(check));
   const first = check.evidence?.[0];
+  if (elsewhere === true)
+    return `${open}\n      <skipped message="${xml(`SKIPPED in this reading only, judged in another: ${first?.reason ?? 'not judged'}`)}"/>\n    </testcase>`;
   if (brokenBySuite(check))
     return `${open}\n      <error message="${xml(first?.reason ?? 'not judged')}" type="ERROR">${xml(errorsText(report))}</error>\n    </testcase>`;
   switch (check.verdict) {
@@ -60,10 +88,13 @@ function testCase(check: CheckResult, report: Certification): string {
 }
 
 export function renderJunit(report: Certification): string {
-  const { counts, run } = report;
-  const errors = report.checks.filter(brokenBySuite).length;
-  const skipped = counts.SKIPPED - errors;
-  const totals = `tests="${report.checks.length}" failures="${counts.FAILED}" errors="${errors}" skipped="${skipped}" time="${seconds(run.durationMs)}"`;
+  const { run } = report;
+  const cases = casesOf(report);
+  const checks = cases.map((c) => c.check);
+  const errors = checks.filter(brokenBySuite).length;
+  const failures = checks.filter((c) => c.verdict === 'FAILED').length;
+  const skipped = checks.filter((c) => c.verdict === 'SKIPPED').length - errors;
+  const totals = `tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(run.durationMs)}"`;
   const systemErr =
     report.suiteErrors.length === 0 ? [] : [`    <system-err>${xml(errorsText(report))}</system-err>`];
   // The run's verdict, which no test case carries: a CI showing only cases would call INCOMPLETE green.
@@ -76,7 +107,13 @@ export function renderJunit(report: Certification): string {
       verdict: report.verdict,
       exitCode: String(report.exitCode),
       complete: String(report.complete),
-      ...Object.fromEntries(report.incomplete.map((i) => [`incomplete.${i.cause}`, i.reason])),
+      // A matrix report may give one cause for several sets of readings: each keeps its own property.
+      ...Object.fromEntries(
+        report.incomplete.map((i) => [
+          `incomplete.${i.cause}${i.readings === undefined ? '' : `.${i.readings.join(',')}`}`,
+          i.reason,
+        ]),
+      ),
     }).map(([name, value]) => `      <property name="${xml(name)}" value="${xml(value)}"/>`),
     '    </properties>',
   ];
@@ -85,7 +122,7 @@ export function renderJunit(report: Certification): string {
     `<testsuites name="pix-conformance" ${totals}>`,
     `  <testsuite name="pix-conformance ${xml(run.mode)} ${xml(run.baseUrl)}" ${totals} timestamp="${xml(run.startTime)}">`,
     ...properties,
-    ...report.checks.map((check) => testCase(check, report)),
+    ...cases.map((c) => testCase(c, report)),
     ...systemErr,
     '  </testsuite>',
     '</testsuites>',

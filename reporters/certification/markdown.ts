@@ -6,7 +6,8 @@
  * is cut, as the reader of a step summary has no other copy at hand.
  */
 import { groupErrors, whereText } from '../../src/report/errors.ts';
-import type { Certification, Changes, CheckResult } from '../../src/report/model.ts';
+import type { Certification, Changes, CheckResult, ReadingCell } from '../../src/report/model.ts';
+import { SIGN } from './html.ts';
 import {
   changeLines,
   changesHeadline,
@@ -14,12 +15,13 @@ import {
   driftNotice,
   environmentLabel,
   evidenceParts,
-  findingsOf,
+  cellFindingsOf,
   flat,
   levelText,
   moreFindingsText,
   otherSkips,
   runChangeText,
+  skipExpected,
   skipGroups,
   suiteChangedNotice,
   verdictChangeNotice,
@@ -50,16 +52,40 @@ function changesSection(changes: Changes | undefined): string[] {
   ];
 }
 
-function finding(check: CheckResult): string[] {
+function finding({ check, reading }: { check: CheckResult; reading?: string }): string[] {
   const evidence = check.evidence ?? [];
   const more = moreFindingsText(check, evidence.length);
+  const where = reading === undefined ? '' : ` in reading \`${escapeMarkdown(reading)}\``;
   return [
-    `- **${check.verdict}** \`${check.id}\` ${escapeMarkdown(check.title)} (${escapeMarkdown(check.clause)}; level ${escapeMarkdown(levelText(check))})`,
+    `- **${check.verdict}** \`${check.id}\`${where} ${escapeMarkdown(check.title)} (${escapeMarkdown(check.clause)}; level ${escapeMarkdown(levelText(check))})`,
     ...evidence.flatMap((item) =>
       evidenceParts(item).map(([label, text]) => `  - ${label}: ${escapeMarkdown(text)}`),
     ),
     ...(check.remedy === undefined ? [] : [`  - what to do: ${escapeMarkdown(check.remedy)}`]),
     ...(more === undefined ? [] : [`  - ${escapeMarkdown(more)}`]),
+  ];
+}
+
+/** A matrix report's checks × readings: each cell its verdict, a skip another reading made up for in brackets. */
+function matrixSection(report: Certification): string[] {
+  const readings = report.readings;
+  if (readings === undefined) return [];
+  const cell = (row: CheckResult, c: ReadingCell): string =>
+    skipExpected(report, row, c) ? `(${SIGN.SKIPPED})` : `${SIGN[c.verdict]} ${c.verdict}`;
+  return [
+    '',
+    '### Checks × readings',
+    '',
+    `| Check | ${readings.map((r) => `\`${escapeMarkdown(r.name)}\``).join(' | ')} |`,
+    `|---|${readings.map(() => ':---:').join('|')}|`,
+    `| **the reading** | ${readings.map((r) => `**${SIGN[r.verdict]} ${r.verdict}**`).join(' | ')} |`,
+    ...report.checks.map(
+      (row) => `| \`${row.id}\` | ${(row.readings ?? []).map((c) => cell(row, c)).join(' | ')} |`,
+    ),
+    '',
+    `(${SIGN.SKIPPED}): SKIPPED in that reading only, the check being judged in another.`,
+    '',
+    ...readings.map((r) => `- \`${escapeMarkdown(r.name)}\`: ${escapeMarkdown(r.description)}`),
   ];
 }
 
@@ -91,7 +117,8 @@ export function renderMarkdown(report: Certification, paths: ReportPaths): strin
             (i) => `> - ${count(i.checks.length, 'check')}. ${escapeMarkdown(i.reason)}`,
           ),
         ]),
-    ...section('Findings', findingsOf(report).flatMap(finding)),
+    ...matrixSection(report),
+    ...section('Findings', cellFindingsOf(report).flatMap(finding)),
     ...section(
       'Suite errors',
       groupErrors(report.suiteErrors).flatMap((g) => [

@@ -8,6 +8,8 @@ import type {
   Comparison,
   Evidence,
   ObservationChange,
+  ReadingCell,
+  ReadingChange,
   RunChange,
 } from '../../src/report/model.ts';
 
@@ -20,6 +22,58 @@ export interface ReportPaths {
 
 /** Whitespace collapsed, so that a multi-line message reads as one paragraph; nothing is cut. */
 export const flat = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** A matrix row without what belongs to its cells: the check as defined, with its run's totals. */
+const definitionOf = ({
+  readings: _readings,
+  notJudged: _notJudged,
+  evidence: _evidence,
+  evidenceCount: _count,
+  ...check
+}: CheckResult): CheckResult => check;
+
+/** A row's cell as a check of that reading alone: its verdict and evidence, the row's definition. */
+export function cellCheck(row: CheckResult, cell: ReadingCell): CheckResult {
+  return {
+    ...definitionOf(row),
+    verdict: cell.verdict,
+    ...(cell.notJudged === undefined ? {} : { notJudged: cell.notJudged }),
+    ...(cell.evidence === undefined ? {} : { evidence: cell.evidence }),
+    ...(cell.evidenceCount === undefined ? {} : { evidenceCount: cell.evidenceCount }),
+  };
+}
+
+/**
+ * The findings every summary lists: FAILED, then WARNING; in a matrix report each cell that found one,
+ * with its reading, and in a plain report each check (its reading undefined).
+ */
+export function cellFindingsOf(report: Certification): { reading?: string; check: CheckResult }[] {
+  if (report.readings === undefined) return findingsOf(report).map((check) => ({ check }));
+  const cells = report.checks.flatMap((row) =>
+    (row.readings ?? []).map((cell) => ({ reading: cell.reading, check: cellCheck(row, cell) })),
+  );
+  return [
+    ...cells.filter((c) => c.check.verdict === 'FAILED'),
+    ...cells.filter((c) => c.check.verdict === 'WARNING'),
+  ];
+}
+
+/**
+ * A SKIPPED cell that leaves nothing unjudged: the check is judged in another reading, no cause of
+ * INCOMPLETE names it for this reading, and the suite did not go wrong there.
+ */
+export function skipExpected(report: Certification, row: CheckResult, cell: ReadingCell): boolean {
+  return (
+    cell.verdict === 'SKIPPED' &&
+    row.verdict !== 'SKIPPED' &&
+    cell.notJudged?.cause !== 'error' &&
+    !report.incomplete.some((i) => i.checks.includes(row.id) && (i.readings ?? []).includes(cell.reading))
+  );
+}
+
+/** A row a reader must open: a cell that did not pass, but for skips that leave nothing unjudged. */
+export const rowNeedsReading = (report: Certification, row: CheckResult): boolean =>
+  (row.readings ?? []).some((cell) => cell.verdict !== 'PASSED' && !skipExpected(report, row, cell));
 
 /** FAILED checks first, then WARNING: the order every summary lists findings in. */
 export const findingsOf = (report: Certification): CheckResult[] => [
@@ -141,7 +195,7 @@ export const otherSkips = (report: Certification): CheckResult[] =>
     (c) =>
       c.verdict === 'SKIPPED' &&
       c.notJudged !== undefined &&
-      (c.notJudged.cause === 'outcome' || c.notJudged.cause === 'error'),
+      (c.notJudged.cause === 'outcome' || c.notJudged.cause === 'error' || c.notJudged.cause === 'reading'),
   );
 
 /** What the verdict means and the exit code it gives, for every summary; findings that can cost money first. */
@@ -190,26 +244,37 @@ export interface ChangeLine {
   readonly text: string;
 }
 
+/** A name as a change tells it: in a matrix report, with the reading it changed in. */
+const inReading = (name: string, reading: string | undefined): string =>
+  reading === undefined ? name : `${name} in reading ${reading}`;
+
 function checkChangeText(change: CheckChange): string {
   const before = change.before ?? '';
   const after = change.after ?? '';
+  const id = inReading(change.id, change.reading);
   switch (change.kind) {
     case 'new':
-      return `${change.id}: new check, ${after}`;
+      return `${id}: new check, ${after}`;
     case 'removed':
-      return `${change.id}: no longer in the suite (was ${before})`;
+      return `${id}: no longer in the suite (was ${before})`;
     case 'now-skipped':
-      return `${change.id}: ${before} → SKIPPED, no longer judged`;
+      return `${id}: ${before} → SKIPPED, no longer judged`;
     case 'now-judged':
-      return `${change.id}: SKIPPED → ${after}, judged again`;
+      return `${id}: SKIPPED → ${after}, judged again`;
     case 'regressed':
     case 'improved':
-      return `${change.id}: ${before} → ${after}`;
+      return `${id}: ${before} → ${after}`;
   }
 }
 
+function readingChangeText(change: ReadingChange): string {
+  return change.kind === 'added'
+    ? `reading ${change.reading}: run in this report only (${change.verdict}), so its cells are not compared`
+    : `reading ${change.reading}: run in the baseline only (${change.verdict}), so its cells are not compared`;
+}
+
 function observationChangeText(change: ObservationChange): string {
-  const { topic } = change;
+  const topic = inReading(change.topic, change.reading);
   const field = change.field ?? '';
   const before = change.before ?? '';
   const after = change.after ?? '';
@@ -238,12 +303,18 @@ const tagOf = (change: CheckChange | ObservationChange): ChangeTag => {
   return change.kind === 'improved' ? 'improved' : 'changed';
 };
 
-/** Every change of the checks and observations, regressions first. */
+/** Every change of the checks and observations, regressions first, then the readings only one side ran. */
 export function changeLines(comparison: Comparison): ChangeLine[] {
-  return regressionsFirst([...comparison.checks, ...comparison.observations]).map((change) => ({
-    tag: tagOf(change),
-    text: 'id' in change ? checkChangeText(change) : observationChangeText(change),
-  }));
+  return [
+    ...regressionsFirst([...comparison.checks, ...comparison.observations]).map((change) => ({
+      tag: tagOf(change),
+      text: 'id' in change ? checkChangeText(change) : observationChangeText(change),
+    })),
+    ...(comparison.readings ?? []).map((change) => ({
+      tag: 'changed' as const,
+      text: readingChangeText(change),
+    })),
+  ];
 }
 
 export const runChangeText = (change: RunChange): string =>
@@ -254,7 +325,11 @@ export function changesHeadline(comparison: Comparison): string {
   const { baseline } = comparison;
   const since = `since the baseline of ${baseline.startTime} (${baseline.verdict}, ${baseline.baseUrl})`;
   if (unchanged(comparison)) return `No change ${since} in the checks or the observations.`;
-  const others = comparison.checks.length + comparison.observations.length - comparison.regressions;
+  const others =
+    comparison.checks.length +
+    comparison.observations.length +
+    (comparison.readings ?? []).length -
+    comparison.regressions;
   return `Changes ${since}: ${count(comparison.regressions, 'regression')}, ${count(others, 'other change')}.`;
 }
 

@@ -85,7 +85,9 @@ test('the correct integrator app: PASSED, exit 0, no secret of the namespace in 
     const report = certificationOf(run);
     assert.deepEqual(idsWith(report, 'FAILED'), [], run.output);
     assert.deepEqual(idsWith(report, 'WARNING'), [], run.output);
-    assert.deepEqual(idsWith(report, 'SKIPPED'), [], run.output);
+    // Only the checks no test of the default reading can exercise (slow answers: --readings judges them).
+    assert.deepEqual(idsWith(report, 'SKIPPED'), ['CLIENT-SLOW-ANSWER'], run.output);
+    assert.equal(report.checks.find((c) => c.id === 'CLIENT-SLOW-ANSWER')?.notJudged?.cause, 'reading');
     assert.equal(report.verdict, 'PASSED');
     assert.equal(run.code, 0, run.output);
     const secret = readFileSync(secretFile, 'utf8');
@@ -126,6 +128,57 @@ test('each fault of the client fault matrix gets exactly its check band', async 
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
+  assert.deepEqual(problems, []);
+}); // prettier-ignore
+
+/** The checks of one reading's column of a matrix report with that verdict. */
+const cellsWith = (report: Certification, reading: string, verdict: string): string[] =>
+  report.checks
+    .filter((c) => c.readings?.find((cell) => cell.reading === reading)?.verdict === verdict)
+    .map((c) => c.id)
+    .sort();
+
+test('--readings all: the correct app PASSES in every column of one report, exit 0', async () => {
+  const run = await certifyClient(['--readings', 'all', '--', ...EXAMPLE_COMMAND], {});
+  try {
+    const report = certificationOf(run);
+    const columns = report.readings ?? [];
+    assert.ok(columns.length >= 9, `${columns.length} readings`);
+    assert.deepEqual(columns.filter((c) => c.verdict !== 'PASSED').map((c) => `${c.name}: ${c.verdict}`), [], run.output.slice(-3000));
+    assert.equal(report.verdict, 'PASSED');
+    assert.equal(run.code, 0, run.output.slice(-2000));
+    assert.deepEqual(readdirSync(run.reportDir), ['client'], 'one report');
+  } finally {
+    rmSync(run.reportDir, { recursive: true, force: true });
+  }
+}); // prettier-ignore
+
+test('--readings all: each fault a reading shows gets its band in that column and its plain band in every other', async () => {
+  const faults = Object.entries(INTEGRATOR_FAULTS).filter(([, band]) => band.readings !== undefined);
+  assert.ok(faults.length >= 4);
+  const problems: string[] = [];
+  const queue = [...faults];
+  const worker = async (): Promise<void> => {
+    for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
+      const [fault, band] = entry;
+      const run = await certifyClient(['--readings', 'all', '--', ...EXAMPLE_COMMAND], { INTEGRATOR_FAULT: fault, PIX_REQUIRE_COMPLETE: '0' });
+      try {
+        const report = certificationOf(run);
+        for (const { name } of report.readings ?? []) {
+          const want = band.readings?.[name] ?? band;
+          const failed = cellsWith(report, name, 'FAILED');
+          const warned = cellsWith(report, name, 'WARNING');
+          if (JSON.stringify(failed) !== JSON.stringify([...(want.failed ?? [])].sort()) || JSON.stringify(warned) !== JSON.stringify([...(want.warned ?? [])].sort()))
+            problems.push(`${fault} in ${name}: FAILED ${failed.join(' ') || '-'}, WARNING ${warned.join(' ') || '-'}`);
+        }
+      } catch (error) {
+        problems.push(`${fault}: ${String(error)}\n${run.output.slice(-2000)}`);
+      } finally {
+        rmSync(run.reportDir, { recursive: true, force: true });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 2 }, worker));
   assert.deepEqual(problems, []);
 }); // prettier-ignore
 

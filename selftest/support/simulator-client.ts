@@ -5,7 +5,9 @@ import { createServer, type IncomingHttpHeaders, request as httpRequest, type Se
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { RunningSandbox } from '../../sandbox/server.ts';
+import { gunzipSync } from 'node:zlib';
+import { after, before } from 'node:test';
+import { type RunningSandbox, startSandbox } from '../../sandbox/server.ts';
 import { inventWithdrawal } from './data.ts';
 import { TEST_PAYEE } from './live-env.ts';
 import { TYPESCRIPT_LOADER } from './run-suite.ts';
@@ -85,23 +87,43 @@ export class Handler {
   }
 }
 
-/** A plain node:http client: the status, or null when no answer came within `timeoutMs`. */
-export function send(url: string, headers: Record<string, string>, body: string, timeoutMs = 5_000): Promise<{ status: number | null; json: Record<string, unknown> | undefined; sentAt: number; answeredAt: number }> {
+/** A simulator and a webhook handler started before the file's tests and closed after them. */
+export function simulatorWithHandler(): { simulator: () => RunningSandbox; handler: Handler } {
+  const handler = new Handler();
+  let sandbox: RunningSandbox | undefined;
+  before(async () => {
+    sandbox = await startSandbox();
+    await handler.start();
+  });
+  after(async () => {
+    await sandbox?.close();
+    await handler.close();
+  });
+  const simulator = (): RunningSandbox => {
+    assert.ok(sandbox !== undefined, 'the simulator started');
+    return sandbox;
+  };
+  return { simulator, handler };
+}
+
+/** A plain node:http client: the status, or null when no answer came within `timeoutMs`; a gzip body is read as a client reads it. */
+export function send(url: string, headers: Record<string, string>, body: string, timeoutMs = 5_000): Promise<{ status: number | null; headers: IncomingHttpHeaders; raw: Buffer; json: Record<string, unknown> | undefined; sentAt: number; answeredAt: number }> {
   const sentAt = performance.now();
   return new Promise((resolve) => {
     const request = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
     const timer = setTimeout(() => {
       request.destroy();
-      resolve({ status: null, json: undefined, sentAt, answeredAt: performance.now() });
+      resolve({ status: null, headers: {}, raw: Buffer.alloc(0), json: undefined, sentAt, answeredAt: performance.now() });
     }, timeoutMs);
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         clearTimeout(timer);
-        const text = Buffer.concat(chunks).toString();
-        const json = (response.headers['content-type'] ?? '').startsWith('application/json') ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-        resolve({ status: response.statusCode ?? 0, json, sentAt, answeredAt: performance.now() });
+        const raw = Buffer.concat(chunks);
+        const text = (response.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString();
+        const json = /^application\/(?:[\w.-]+\+)?json/.test(response.headers['content-type'] ?? '') ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, raw, json, sentAt, answeredAt: performance.now() });
       });
     });
     request.on('error', () => undefined);

@@ -35,6 +35,12 @@ const RETRY_AFTER_SLACK_MS = 5;
 /** 401 answers in a row, each followed by a renewal, that make a loop rather than a renewal. */
 const RENEWAL_LOOP = 3;
 
+/** The client stopped waiting before a decided answer was written: it never read that status (CLIENT-SLOW-ANSWER's). */
+const unread = (r: JournalRequest): boolean =>
+  r.answer.status !== null && r.answer.clientClosedAfterMs !== undefined;
+
+const refusal = (status: number | null): boolean => status !== null && status >= 400 && status < 500;
+
 export const describeRequest = (r: JournalRequest): string =>
   `request #${r.seq} ${r.method} ${r.path} at ${r.at}`;
 
@@ -329,6 +335,10 @@ function withIssuedToken(run: ClientRun): { request: JournalRequest; tokenId: st
   });
 }
 
+/** The withdrawals (by code; a request without one counts alone) that carried an issued token. */
+const codesWithToken = (run: ClientRun): Set<string> =>
+  new Set(withIssuedToken(run).map(({ request }) => request.code ?? `#${request.seq}`));
+
 export const clientTokenReused = defineClientCheck(
   {
     id: 'CLIENT-TOKEN-REUSED',
@@ -341,64 +351,60 @@ export const clientTokenReused = defineClientCheck(
       'Keep the token and reuse it until it is about to reach 7200 s (or a 401 says it is no longer valid); request a new one only then.',
   },
   (run) =>
-    withIssuedToken(run).length >= 2
+    codesWithToken(run).size >= 2
       ? undefined
       : 'fewer than two withdrawals carried an issued token: a second withdrawal would exercise it',
   (run) => {
-    const used = withIssuedToken(run);
-    const tokens = new Set(used.map((u) => u.tokenId));
-    return tokens.size === used.length
+    const tokens = new Set(withIssuedToken(run).map((u) => u.tokenId));
+    const codes = codesWithToken(run);
+    // A resend may reuse its first try's token (after a 429): what counts is a token per withdrawal made.
+    return tokens.size >= codes.size
       ? [
           violation(
             'should',
             'one token for the withdrawals of its 7200 s',
-            `${used.length} withdrawals, each with a token of its own (${[...tokens].join(', ')})`,
+            `${codes.size} withdrawals, ${tokens.size} tokens (${[...tokens].join(', ')}): a token of its own for each`,
           ),
         ]
       : [];
   },
 );
 
+/** The life a token was given: what its answer stated (expires_in), never more than 7200 s (§5.3). */
+const lifetimeOf = (stated: number): number => Math.min(stated, TOKEN_RENEWAL_SECONDS);
+
 export const clientTokenRenewed = defineClientCheck(
   {
     id: 'CLIENT-TOKEN-RENEWED',
-    title: 'Renews its token within 7200 s',
+    title: 'Renews its token within 7200 s, or sooner when the token answer says so',
     clause: '§5.3, §8',
     level: 'must',
     reason:
-      '"The client requests a new token every 7200 seconds" (§5.3, §8): a token older than that is not to be used.',
+      '"The client requests a new token every 7200 seconds" (§5.3, §8): a token older than that, or than the expires_in its answer stated, is not to be used.',
     remedy:
-      'Record when each token was issued and request a new one before 7200 s have passed (a little earlier, to cover clock skew).',
+      'Record when each token was issued and the expires_in it came with; request a new one before the shorter of that and 7200 s has passed (a little earlier, to cover clock skew).',
   },
   (run) =>
-    withIssuedToken(run).length > 0 ||
-    ofOperation(run, 'withdraw').some((r) => r.departures.some((d) => d.code === 'token-expired'))
+    withIssuedToken(run).length > 0
       ? undefined
       : NO_WITHDRAWAL.replace('at least one', 'at least one with a token'),
   (run) => {
-    const issued = new Map(run.journal.tokens.map((t) => [t.id, Date.parse(t.issuedAt)]));
-    const aged = withIssuedToken(run).flatMap(({ request, tokenId }) => {
-      const ageS = (Date.parse(request.at) - (issued.get(tokenId) ?? Date.parse(request.at))) / 1000;
-      return ageS > TOKEN_RENEWAL_SECONDS
+    const issued = new Map(run.journal.tokens.map((t) => [t.id, t]));
+    return withIssuedToken(run).flatMap(({ request, tokenId }) => {
+      const token = issued.get(tokenId);
+      if (token === undefined) return [];
+      const lifetimeS = lifetimeOf(token.expiresInSeconds);
+      const ageS = (Date.parse(request.at) - Date.parse(token.issuedAt)) / 1000;
+      return ageS > lifetimeS
         ? [
             violation(
               'must',
-              `a token younger than ${TOKEN_RENEWAL_SECONDS} s`,
-              `${describeRequest(request)} used token ${tokenId}, issued ${Math.round(ageS)} s before`,
+              `a token younger than ${lifetimeS} s (its answer stated expires_in ${token.expiresInSeconds})`,
+              `${describeRequest(request)} used token ${tokenId}, issued ${ageS.toFixed(1)} s before`,
             ),
           ]
         : [];
     });
-    const expired = ofOperation(run, 'withdraw')
-      .filter((r) => r.departures.some((d) => d.code === 'token-expired'))
-      .map((r) =>
-        violation(
-          'must',
-          `a token younger than ${TOKEN_RENEWAL_SECONDS} s`,
-          `${describeRequest(r)} used an expired token`,
-        ),
-      );
-    return [...aged, ...expired];
   },
 );
 
@@ -407,7 +413,9 @@ export const clientTokenRenewed = defineClientCheck(
  * outcome and is that header check's finding (a departure that refuses nothing, plain http, is no cause).
  */
 const answered401 = (run: ClientRun): JournalRequest[] =>
-  ofOperation(run, 'withdraw').filter((r) => r.answer.status === 401 && r.outcome !== undefined);
+  ofOperation(run, 'withdraw').filter(
+    (r) => r.answer.status === 401 && r.outcome !== undefined && !unread(r),
+  );
 
 export const clientAfter401 = defineClientCheck(
   {
@@ -462,7 +470,7 @@ export const clientAfter401 = defineClientCheck(
 const answeredAt = (r: JournalRequest): number => Date.parse(r.at) + r.elapsedMs;
 
 const rateLimited = (run: ClientRun): JournalRequest[] =>
-  run.journal.requests.filter((r) => r.answer.status === 429);
+  run.journal.requests.filter((r) => r.answer.status === 429 && !unread(r));
 
 export const clientAfter429 = defineClientCheck(
   {
@@ -512,7 +520,8 @@ const checkCodeOf = (r: JournalRequest): unknown =>
     : undefined;
 
 /** A withdrawal whose outcome the client cannot know: answered 5xx, or not answered in its time. */
-const unknownOutcome = (r: JournalRequest): boolean => r.answer.status === null || r.answer.status >= 500;
+const unknownOutcome = (r: JournalRequest): boolean =>
+  r.answer.status === null || (r.answer.status >= 500 && !unread(r));
 
 const answerText = (r: JournalRequest): string =>
   r.answer.status === null ? 'no answer' : `${r.answer.status}`;
@@ -563,6 +572,105 @@ export const clientUnknownOutcome = defineClientCheck(
   },
 );
 
+/** The same payment sent again under another code after `first`, before `until` (ms since the epoch). */
+function paidAgain(run: ClientRun, first: JournalRequest, until = Infinity): JournalRequest | undefined {
+  const payment = paymentOf(first);
+  return ofOperation(run, 'withdraw').find(
+    (r) =>
+      r.seq > first.seq &&
+      payment !== undefined &&
+      paymentOf(r) === payment &&
+      r.code !== first.code &&
+      Date.parse(r.at) < until,
+  );
+}
+
+const FINAL_STATUSES: ReadonlySet<string> = new Set(['PAID', 'FAILED']);
+
+/** Accepted withdrawals told to be still processing (by their answer or a webhook), with when their final status was first sent. */
+function stillProcessing(run: ClientRun): { request: JournalRequest; finalAt: number }[] {
+  const { deliveries } = run.journal;
+  return ofOperation(run, 'withdraw').flatMap((request) => {
+    const id = request.answer.withdrawalId;
+    if (request.answer.status !== 200 || id === null || unread(request)) return [];
+    const own = deliveries.filter((d) => d.withdrawalId === id);
+    const told = request.answer.reportedStatus === 'PROCESSING' || own.some((d) => d.event === 'PROCESSING');
+    if (!told) return [];
+    // Without a final status the run cannot tell a payment still open from one given up: not judged.
+    const finals = own.filter((d) => FINAL_STATUSES.has(d.event)).map((d) => Date.parse(d.sentAt));
+    return finals.length === 0 ? [] : [{ request, finalAt: Math.min(...finals) }];
+  });
+}
+
+export const clientProcessingNotFinal = defineClientCheck(
+  {
+    id: 'CLIENT-PROCESSING-NOT-FINAL',
+    title: 'Takes PROCESSING for a step, never pays again while a withdrawal is still processing',
+    clause: '§3 (states: not shown), §6',
+    level: 'should',
+    reason:
+      'The statuses a withdrawal passes through are not shown (§3); an accepted withdrawal reported PROCESSING (by its answer or a webhook) may still be paid, so the same payment under a new code before its final status can pay twice (our reading).',
+    remedy:
+      'Keep a withdrawal reported PROCESSING open and wait for its final webhook (PAID or FAILED); pay anew only after a final FAILED, never on PROCESSING.',
+    money: 'a double payout',
+  },
+  (run) =>
+    stillProcessing(run).length > 0
+      ? undefined
+      : 'no accepted withdrawal was reported PROCESSING and then given a final status: an accepted withdrawal whose PostBackUrl reaches the handler (the simulator answers PROCESSING, the processing-first reading also posts it) would exercise it',
+  (run) =>
+    stillProcessing(run).flatMap(({ request, finalAt }) => {
+      const again = paidAgain(run, request, finalAt);
+      return again === undefined
+        ? []
+        : [
+            violation(
+              'should',
+              `no new withdrawal for the payment of code ${request.code ?? '(none)'} before its final status`,
+              `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} while ${describeRequest(request)} was still PROCESSING, ${Math.round(finalAt - Date.parse(again.at))} ms before its final webhook was sent: both may be paid`,
+            ),
+          ];
+    }),
+);
+
+/** Withdrawals the simulator decided but the client stopped waiting for before their answer was written. */
+const givenUp = (run: ClientRun): JournalRequest[] =>
+  // A refusal (4xx) processed nothing: a new code after it pays once.
+  ofOperation(run, 'withdraw').filter((r) => unread(r) && !refusal(r.answer.status));
+
+export const clientSlowAnswer = defineClientCheck(
+  {
+    id: 'CLIENT-SLOW-ANSWER',
+    title: 'An answer slower than its timeout is resent with the same code, never under a new one',
+    clause: '§8 (response times: not shown), §2.1, §7',
+    level: 'should',
+    reason:
+      'How long an answer may take is not shown (§8); a withdrawal the client stopped waiting for may still be processed and paid, so the same payment under a new code after a timeout can pay twice, while the same code with check_code true is refused as a duplicate (§2.1) (our reading).',
+    remedy:
+      "Give withdrawals a timeout longer than the provider's slowest answers; after a timeout, resend the same code with check_code: true or wait for the webhook, never a new code.",
+    money: 'a double payout',
+    readings: 'some',
+  },
+  (run) =>
+    ofOperation(run, 'withdraw').some((r) => r.answer.delayMs !== undefined || unread(r))
+      ? undefined
+      : 'no withdrawal was answered slowly, nor left by the client before its answer: a reading with slow answers (slow-answers) exercises it',
+  (run) =>
+    givenUp(run).flatMap((first) => {
+      const again = paidAgain(run, first);
+      const answer = first.answer;
+      return again === undefined
+        ? []
+        : [
+            violation(
+              'should',
+              `the same code ${first.code ?? '(none)'} resent with check_code: true, or the answer waited for`,
+              `the client closed ${describeRequest(first)} after ${answer.clientClosedAfterMs ?? 0} ms (its timeout), before the answer ${answer.status ?? ''} came at ${first.elapsedMs + (answer.delayMs ?? 0)} ms; ${describeRequest(again)} then sent the same payment under a new code ${again.code ?? '(none)'}: if the first pays, both do (a double payout)`,
+            ),
+          ];
+    }),
+);
+
 const CLIENT_CHECKS: readonly ClientCheck[] = [
   clientOperations,
   clientTokenAccept,
@@ -582,6 +690,8 @@ const CLIENT_CHECKS: readonly ClientCheck[] = [
   clientAfter401,
   clientAfter429,
   clientUnknownOutcome,
+  clientProcessingNotFinal,
+  clientSlowAnswer,
   clientHttps,
 ];
 

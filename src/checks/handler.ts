@@ -58,19 +58,31 @@ function failingUrls(run: ClientRun): Set<string> {
   );
 }
 
+/**
+ * Valid webhooks sent before their withdrawal's answer where the handler answers others 2xx: refusing
+ * those is HANDLER-BEFORE-ANSWER-2XX's finding; where it answers none, HANDLER-VALID-2XX's.
+ */
+const early = (run: ClientRun): JournalDelivery[] => {
+  const failing = failingUrls(run);
+  return ofKind(run, 'valid').filter((d) => d.beforeAnswer && !failing.has(d.url));
+};
+
 /** Deliveries of a kind other than valid, judged where the handler answers valid ones. */
-const kindJudged = (run: ClientRun, kind: DeliveryKind): JournalDelivery[] => {
-  const failing = kind === 'valid' ? new Set<string>() : failingUrls(run);
+const kindJudged = (run: ClientRun, kind: DeliveryKind | 'early'): JournalDelivery[] => {
+  if (kind === 'early') return early(run);
+  if (kind === 'valid') return ofKind(run, 'valid');
+  const failing = failingUrls(run);
   return ofKind(run, kind).filter((d) => !failing.has(d.url));
 };
 
 /** Why a kind's deliveries were not judged: none came, or the handler failed every valid one there too. */
 function kindUnexercised(
   run: ClientRun,
-  kind: DeliveryKind,
+  kind: DeliveryKind | 'early',
   exercisedBy: (run: ClientRun) => string,
 ): string | undefined {
-  if (ofKind(run, kind).length === 0) return exercisedBy(run);
+  const sent = kind === 'early' ? ofKind(run, 'valid').filter((d) => d.beforeAnswer) : ofKind(run, kind);
+  if (sent.length === 0) return exercisedBy(run);
   return kindJudged(run, kind).length > 0
     ? undefined
     : `the handler answered no valid webhook 2xx where these were sent (HANDLER-VALID-2XX's finding): once it does, they are judged`;
@@ -79,7 +91,7 @@ function kindUnexercised(
 /** A check that every first delivery of a kind was answered 2xx within the simulator's limit. */
 function answeredCheck(
   definition: Parameters<typeof defineClientCheck>[0],
-  kind: DeliveryKind,
+  kind: DeliveryKind | 'early',
   exercisedBy: (run: ClientRun) => string,
 ): ClientCheck {
   return defineClientCheck(
@@ -87,8 +99,9 @@ function answeredCheck(
     (run) => kindUnexercised(run, kind, exercisedBy),
     (run) => {
       const limit = run.journal.limits.webhookTimeoutMs;
+      const theirs = kind === 'valid' ? new Set(early(run)) : new Set<JournalDelivery>();
       return kindJudged(run, kind)
-        .filter((d) => !answered2xx(d))
+        .filter((d) => !answered2xx(d) && !theirs.has(d))
         .map((d) => violation(definition.level, `2xx within ${limit} ms`, describeDelivery(d, limit)));
     },
   );
@@ -109,6 +122,24 @@ export const handlerValid = answeredCheck(
   'valid',
   () =>
     'no valid webhook was delivered: an accepted withdrawal whose PostBackUrl points at the handler (the command must keep it listening until its webhooks came) would exercise it',
+);
+
+export const handlerBeforeAnswer = answeredCheck(
+  {
+    id: 'HANDLER-BEFORE-ANSWER-2XX',
+    title: "Answers 2xx a webhook that arrives before its withdrawal's answer",
+    clause: '§6 (delivery: not shown), §4.2',
+    level: 'should',
+    reason:
+      'When the webhook is sent is not shown (§6): a provider may post it before answering the withdrawal (a payout settled within the request, an answer held back); a handler that refuses a webhook for a withdrawal it does not know yet loses that payout notice (our reading).',
+    remedy:
+      'Take a webhook for a code or id not stored yet: store its status (or queue it) and answer 2xx; match it to the withdrawal when the answer arrives.',
+    money: 'a payout the application never records',
+    readings: 'some',
+  },
+  'early',
+  (run) =>
+    `no valid webhook was sent before its withdrawal's answer: ${exercisedBy(run, ['no-answer-paid'], 'a reading that posts it first (webhook-first, slow-answers), or a withdrawal of')}`,
 );
 
 export const handlerDuplicate = answeredCheck(
@@ -207,6 +238,7 @@ export const handlerMalformed = defineClientCheck(
 
 const HANDLER_CHECKS: readonly ClientCheck[] = [
   handlerValid,
+  handlerBeforeAnswer,
   handlerDuplicate,
   handlerOutOfOrder,
   handlerMalformed,

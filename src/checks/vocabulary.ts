@@ -57,6 +57,13 @@ export interface CheckDefinition {
    * finding of it, WARNING included, fails the gate (exit 1) whatever the check's level.
    */
   readonly money?: string;
+  /**
+   * `some`: only some readings of the document's silences can exercise the check (a webhook before its
+   * answer happens only where the provider sends it so): in a matrix report a reading that cannot is
+   * SKIPPED for that reading only, and the run stays complete when another reading judged it; a run of
+   * one reading (no --readings) stays complete too, its SKIPPED naming the readings that would judge it.
+   */
+  readonly readings?: 'some';
 }
 
 /** One evaluation of a check inside a test; a check may be evaluated many times in a run. */

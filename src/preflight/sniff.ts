@@ -58,12 +58,13 @@ function normalised(answer: Answer, path: string): string {
 
 /**
  * A JSON 404 is a router's when a made-up path under the same base gets the same answer; any failure
- * to ask counts as different, so that only a proven mistake stops the run.
+ * to ask counts as different, so that only a proven mistake stops the run. The made-up path gets a
+ * time-out of its own: left the first answer's remainder, a slow router would pass for a provider.
  */
 export async function sameAsMadeUpPath(attempt: Attempt, tokenUrl: URL, answer: Answer): Promise<boolean> {
   const madeUp = under(attempt.base, `pix-certify-preflight-${randomBytes(6).toString('hex')}`);
   try {
-    const other = await ask(attempt, madeUp);
+    const other = await ask({ ...attempt, deadline: Date.now() + attempt.timeoutMs }, madeUp);
     return normalised(other, madeUp.pathname) === normalised(answer, tokenUrl.pathname);
   } catch {
     return false;

@@ -66,10 +66,10 @@ const EVIDENCE_KEPT = 5;
 const MESSAGE_LIMIT = 2_000;
 
 /** Worst first. A check PASSED in one test and SKIPPED in another has been judged: it PASSED. */
-const SEVERITY: readonly Verdict[] = ['FAILED', 'WARNING', 'PASSED', 'SKIPPED'];
+export const SEVERITY: readonly Verdict[] = ['FAILED', 'WARNING', 'PASSED', 'SKIPPED'];
 const FAILING_STATUSES: ReadonlySet<TestOutcome['status']> = new Set(['failed', 'timedOut', 'interrupted']);
 
-const worst = (verdicts: readonly Verdict[]): Verdict =>
+export const worst = (verdicts: readonly Verdict[]): Verdict =>
   SEVERITY.find((verdict) => verdicts.includes(verdict)) ?? 'SKIPPED';
 
 const titleOf = (test: TestOutcome): string => test.titlePath.join(' › ');
@@ -145,24 +145,40 @@ function checkResult(
         ? firstFindingOf(evidenceOf(evaluations))
         : evidenceOf(evaluations);
   return {
-    id: check.id,
-    title: check.title,
-    clause: check.clause,
-    level: check.level,
-    reason: check.reason,
-    remedy: check.remedy,
-    ...(check.money === undefined ? {} : { money: check.money }),
+    ...reportedDefinition(check),
     verdict,
     evaluations: evaluations.length,
     durationMs: Math.round(judged.durationMs),
     ...(notJudged === undefined ? {} : { notJudged }),
-    ...(verdict === 'PASSED'
-      ? {}
-      : { evidence: evidence.slice(0, EVIDENCE_KEPT), evidenceCount: evidence.length }),
+    ...keptEvidence(verdict, evidence, evidence.length),
   };
 }
 
-function coverageOf(checks: readonly CheckResult[], clauses: Readonly<Record<string, string>>): Coverage {
+/** What every report says of a check as it is defined, beside its verdict. */
+export const reportedDefinition = (
+  check: CheckDefinition,
+): Pick<CheckResult, 'id' | 'title' | 'clause' | 'level' | 'reason' | 'remedy' | 'money'> => ({
+  id: check.id,
+  title: check.title,
+  clause: check.clause,
+  level: check.level,
+  reason: check.reason,
+  remedy: check.remedy,
+  ...(check.money === undefined ? {} : { money: check.money }),
+});
+
+/** A check that did not pass keeps its first few pieces of evidence and how many there were; one that passed none. */
+export const keptEvidence = (
+  verdict: Verdict,
+  evidence: readonly Evidence[],
+  count: number,
+): Pick<CheckResult, 'evidence' | 'evidenceCount'> =>
+  verdict === 'PASSED' ? {} : { evidence: evidence.slice(0, EVIDENCE_KEPT), evidenceCount: count };
+
+export function coverageOf(
+  checks: readonly CheckResult[],
+  clauses: Readonly<Record<string, string>>,
+): Coverage {
   const covered = Object.entries(clauses).map(([clause, title]) => ({
     clause,
     title,
@@ -354,6 +370,23 @@ function catalogueHash(checks: readonly CheckDefinition[]): string {
   return createHash('sha256').update(JSON.stringify(judged)).digest('hex');
 }
 
+/**
+ * The certification as written: this schema's version, complete when nothing was left unjudged for a
+ * reason the person running it can remove, and scrubbed of secrets as a whole.
+ */
+export const certificationOf = ({
+  verdict,
+  exitCode,
+  ...parts
+}: Omit<Certification, 'schemaVersion' | 'complete'>): Certification =>
+  redactJson<Certification>({
+    schemaVersion: SCHEMA_VERSION,
+    verdict,
+    exitCode,
+    complete: parts.incomplete.length === 0,
+    ...parts,
+  });
+
 /** Tests that Playwright skipped before they recorded any check: a suite error must name them. */
 const silentSkips = (tests: readonly TestOutcome[]): string[] =>
   tests.filter((t) => t.status === 'skipped' && t.evaluations.length === 0).map(titleOf);
@@ -415,11 +448,9 @@ export function buildCertification(input: CertificationInput): Certification {
     input.baseline === undefined
       ? undefined
       : changesSince(input.baseline, { verdict, run, checks, observations });
-  return redactJson<Certification>({
-    schemaVersion: SCHEMA_VERSION,
+  return certificationOf({
     verdict,
     exitCode: exitCodeOf(verdict, metadata, changes, checks),
-    complete: incomplete.length === 0,
     incomplete,
     run,
     counts,

@@ -1,7 +1,9 @@
 /**
  * What changed between a baseline certification and a later one: the verdict of each check, what
  * was observed where the document is silent, and the run itself. Pure, so that certify --baseline
- * (the reporter) and npm run compare say exactly the same thing.
+ * (the reporter) and npm run compare say exactly the same thing. Between matrix reports each cell is
+ * compared with the same check's cell of the same reading, and a reading only one side ran is told as
+ * added or removed; a plain report stands for the `simulator` reading of a matrix.
  */
 import type { Verdict } from '../checks/vocabulary.ts';
 import type {
@@ -9,6 +11,8 @@ import type {
   CheckChange,
   Comparison,
   ObservationChange,
+  OverallVerdict,
+  ReadingChange,
   ReportedObservation,
   RunChange,
   RunInfo,
@@ -16,7 +20,10 @@ import type {
 import type { JsonValue } from '../base/json.ts';
 
 /** The parts of a certification a comparison reads. */
-export type Compared = Pick<Certification, 'verdict' | 'run' | 'checks' | 'observations'>;
+export type Compared = Pick<Certification, 'verdict' | 'run' | 'checks' | 'observations' | 'readings'>;
+
+/** The reading a plain report ran against: the simulator's reference profile. */
+export const PLAIN_READING = 'simulator';
 
 /** Worst first; SKIPPED is left out because it is no judgement at all. */
 const JUDGED: readonly Verdict[] = ['FAILED', 'WARNING', 'PASSED'];
@@ -41,11 +48,17 @@ export const regressionsFirst = <T extends { readonly regression: boolean }>(cha
   ...changes.filter((c) => !c.regression),
 ];
 
-function checkChange(id: string, before: Verdict | undefined, after: Verdict | undefined): CheckChange[] {
+function checkChange(
+  id: string,
+  before: Verdict | undefined,
+  after: Verdict | undefined,
+  reading: string | undefined,
+): CheckChange[] {
   if (before === after) return [];
   const change = (kind: CheckChange['kind'], regression = false): CheckChange[] => [
     {
       id,
+      ...(reading === undefined ? {} : { reading }),
       kind,
       ...(before === undefined ? {} : { before }),
       ...(after === undefined ? {} : { after }),
@@ -59,11 +72,62 @@ function checkChange(id: string, before: Verdict | undefined, after: Verdict | u
   return JUDGED.indexOf(after) < JUDGED.indexOf(before) ? change('regressed', true) : change('improved');
 }
 
-function checkChanges(baseline: Compared, current: Compared): CheckChange[] {
-  const before = new Map(baseline.checks.map((c) => [c.id, c.verdict]));
-  const after = new Map(current.checks.map((c) => [c.id, c.verdict]));
-  const ids = [...after.keys(), ...[...before.keys()].filter((id) => !after.has(id))];
-  return regressionsFirst(ids.flatMap((id) => checkChange(id, before.get(id), after.get(id))));
+/** One reading of a side: each check's verdict in it, and what was observed in it. */
+interface Column {
+  readonly verdict: OverallVerdict;
+  readonly checks: ReadonlyMap<string, Verdict>;
+  readonly observations: readonly ReportedObservation[];
+}
+
+/** A side's readings by name: a plain report is one column, the simulator's. */
+function columnsOf(side: Compared): Map<string, Column> {
+  if (side.readings === undefined)
+    return new Map([
+      [
+        PLAIN_READING,
+        {
+          verdict: side.verdict,
+          checks: new Map(side.checks.map((c) => [c.id, c.verdict])),
+          observations: side.observations,
+        },
+      ],
+    ]);
+  return new Map(
+    side.readings.map(({ name, verdict }) => [
+      name,
+      {
+        verdict,
+        checks: new Map(
+          side.checks.flatMap((c) => {
+            const cell = c.readings?.find((r) => r.reading === name);
+            return cell === undefined ? [] : [[c.id, cell.verdict] as const];
+          }),
+        ),
+        observations: side.observations.filter((o) => o.reading === name),
+      },
+    ]),
+  );
+}
+
+function checkChanges(before: Column, after: Column, reading: string | undefined): CheckChange[] {
+  const ids = [...after.checks.keys(), ...[...before.checks.keys()].filter((id) => !after.checks.has(id))];
+  return ids.flatMap((id) => checkChange(id, before.checks.get(id), after.checks.get(id), reading));
+}
+
+/** The readings only one side ran, each with its verdict there. */
+function readingChanges(
+  before: ReadonlyMap<string, Column>,
+  after: ReadonlyMap<string, Column>,
+): ReadingChange[] {
+  const only = (
+    side: ReadonlyMap<string, Column>,
+    other: ReadonlyMap<string, Column>,
+    kind: ReadingChange['kind'],
+  ): ReadingChange[] =>
+    [...side]
+      .filter(([name]) => !other.has(name))
+      .map(([reading, { verdict }]) => ({ reading, kind, verdict }));
+  return [...only(before, after, 'removed'), ...only(after, before, 'added')];
 }
 
 /** The reporter keeps one observation per topic and value, so a topic may carry several values. */
@@ -216,13 +280,17 @@ function steady(topic: string, value: JsonValue): JsonValue {
   );
 }
 
-function observationChanges(baseline: Compared, current: Compared): ObservationChange[] {
-  const before = valuesByTopic(baseline.observations);
-  const after = valuesByTopic(current.observations);
+function observationChanges(
+  baseline: readonly ReportedObservation[],
+  current: readonly ReportedObservation[],
+  reading: string | undefined,
+): ObservationChange[] {
+  const before = valuesByTopic(baseline);
+  const after = valuesByTopic(current);
   const topics = [...new Set([...before.keys(), ...after.keys()])].sort();
-  return regressionsFirst(
-    topics.flatMap((topic) => topicChanges(topic, before.get(topic), after.get(topic))),
-  );
+  return topics
+    .flatMap((topic) => topicChanges(topic, before.get(topic), after.get(topic)))
+    .map((change) => (reading === undefined ? change : { ...change, reading }));
 }
 
 function runFields(run: RunInfo): Map<string, string> {
@@ -253,8 +321,19 @@ function runChanges(baseline: RunInfo, current: RunInfo): RunChange[] {
 }
 
 export function compareCertifications(baseline: Compared, current: Compared): Comparison {
-  const checks = checkChanges(baseline, current);
-  const observations = observationChanges(baseline, current);
+  const matrix = baseline.readings !== undefined || current.readings !== undefined;
+  const before = columnsOf(baseline);
+  const after = columnsOf(current);
+  const shared = [...after].flatMap(([name, column]) => {
+    const was = before.get(name);
+    return was === undefined ? [] : [{ reading: matrix ? name : undefined, was, now: column }];
+  });
+  const checks = regressionsFirst(shared.flatMap(({ reading, was, now }) => checkChanges(was, now, reading)));
+  const observations = regressionsFirst(
+    shared.flatMap(({ reading, was, now }) =>
+      observationChanges(was.observations, now.observations, reading),
+    ),
+  );
   const run = runChanges(baseline.run, current.run);
   const { verdict } = baseline;
   const { baseUrl, startTime, suiteVersion, specHash } = baseline.run;
@@ -266,9 +345,12 @@ export function compareCertifications(baseline: Compared, current: Compared): Co
     run,
     checks,
     observations,
+    ...(matrix ? { readings: readingChanges(before, after) } : {}),
   };
 }
 
-/** Nothing moved in the checks or the observations (the run's own details may still differ). */
+/** Nothing moved in the checks, the observations or the readings (the run's own details may still differ). */
 export const unchanged = (comparison: Comparison): boolean =>
-  comparison.checks.length === 0 && comparison.observations.length === 0;
+  comparison.checks.length === 0 &&
+  comparison.observations.length === 0 &&
+  (comparison.readings ?? []).length === 0;

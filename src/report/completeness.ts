@@ -67,6 +67,8 @@ export function notJudgedOf(
       ? [...lackedBy(evaluations)]
       : check.needs.filter((need) => facts.lacked.has(need));
   if (lacks.length > 0) return { cause: 'lacks', lacks };
+  // Only some readings exercise it (pix-certify client --readings): one that cannot leaves the run complete.
+  if (evaluations.length > 0 && check.readings === 'some') return { cause: 'reading' };
   if (evaluations.length > 0) return { cause: 'outcome', ...firstBlocker(evaluations) };
   if (facts.selection.length > 0) return { cause: 'selection' };
   return { cause: 'error' };
@@ -88,6 +90,7 @@ export function unevaluatedReason(notJudged: NotJudged, facts: RunFacts): string
       return `this run's selection (${facts.selection.join(' ')}) left out the tests that judge it`;
     case 'error':
     case 'outcome':
+    case 'reading':
       return facts.suiteErrors > 0
         ? 'the suite went wrong before a test judged it (see the suite errors)'
         : 'no test of this run evaluated it, though the whole suite ran and no test broke';

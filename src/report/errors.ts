@@ -72,12 +72,16 @@ export function fixFor(cause: string): string | undefined {
   return FIXES.find(([pattern]) => pattern.test(cause))?.[1];
 }
 
+/** The test an error broke; in a matrix report, named with its reading even outside any test. */
+export const whereRaised = (error: SuiteError): string | null =>
+  error.reading === undefined ? error.test : `reading ${error.reading}: ${error.test ?? 'outside any test'}`;
+
 /** Errors of the same cause together, in the order their causes first appeared. */
 export function groupErrors(errors: readonly SuiteError[]): ErrorGroup[] {
   const groups = new Map<string, (string | null)[]>();
   for (const error of errors) {
     const cause = causeOf(error.message);
-    groups.set(cause, [...(groups.get(cause) ?? []), error.test]);
+    groups.set(cause, [...(groups.get(cause) ?? []), whereRaised(error)]);
   }
   return [...groups].map(([cause, tests]) => {
     const fix = fixFor(cause);

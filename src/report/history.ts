@@ -4,13 +4,16 @@
  * first, and each run's counts and duration for the chart. The same run given twice counts once. A
  * directory of run directories (PIX_REPORT_DIR=reports/{runId}) stands for every run in it. Reads
  * every report schema the suite has written, through read.ts; a file that is not a certification is
- * refused with one line and the others still make the history.
+ * refused with one line and the others still make the history. In a series that holds a matrix report
+ * (pix-certify client --readings) a row is a check in one reading, and a plain report's checks are
+ * the `simulator` reading's.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Level, Verdict } from '../checks/vocabulary.ts';
 import type { Certification, OverallVerdict } from './model.ts';
 import { certificationPath, isDirectory, readCertification, UnreadableCertification } from './read.ts';
+import { PLAIN_READING } from './compare.ts';
 
 const CERTIFICATION_FILE = 'certification.json';
 const HTML_FILE = 'certification.html';
@@ -33,6 +36,8 @@ export interface HistoryRun {
 /** One check across the runs. */
 export interface HistoryRow {
   readonly id: string;
+  /** In a series that holds a matrix report: the reading of this row. */
+  readonly reading?: string;
   readonly title: string;
   readonly clause: string;
   readonly level: Level;
@@ -141,23 +146,21 @@ function seriesOf(
   const ordered = [...certifications].sort(
     (a, b) => a.report.run.startTime.localeCompare(b.report.run.startTime) || a.path.localeCompare(b.path),
   );
-  const byId = new Map<
-    string,
-    { check: Certification['checks'][number]; verdicts: (Verdict | undefined)[] }
-  >();
+  const byReading = ordered.some(({ report }) => report.readings !== undefined);
+  const byKey = new Map<string, { cell: Cell; verdicts: (Verdict | undefined)[] }>();
   // The newest run's order (the catalogue's) first; checks only older runs had follow.
   for (let index = ordered.length - 1; index >= 0; index--)
-    for (const check of ordered[index]?.report.checks ?? [])
-      if (!byId.has(check.id)) byId.set(check.id, { check, verdicts: [] });
+    for (const cell of cellsOf(ordered[index]?.report, byReading))
+      if (!byKey.has(cellKey(cell))) byKey.set(cellKey(cell), { cell, verdicts: [] });
   ordered.forEach(({ report }, index) => {
-    for (const check of report.checks) {
-      const row = byId.get(check.id);
-      if (row !== undefined) row.verdicts[index] = check.verdict;
+    for (const cell of cellsOf(report, byReading)) {
+      const row = byKey.get(cellKey(cell));
+      if (row !== undefined) row.verdicts[index] = cell.verdict;
     }
   });
-  const rows = [...byId.values()].map(({ check, verdicts }, order) => {
+  const rows = [...byKey.values()].map(({ cell, verdicts }, order) => {
     const filled = Array.from({ length: ordered.length }, (_, i) => verdicts[i]);
-    return { ...rowOf(check, filled), order };
+    return { ...rowOf(cell, filled), order };
   });
   rows.sort(
     (a, b) => Math.sign(b.changes) - Math.sign(a.changes) || b.changes - a.changes || a.order - b.order,
@@ -171,10 +174,26 @@ function seriesOf(
   };
 }
 
-function rowOf(
-  check: Certification['checks'][number],
-  verdicts: readonly (Verdict | undefined)[],
-): HistoryRow {
+/** A check's verdict in one run, in one reading when the series holds a matrix report. */
+interface Cell {
+  readonly check: Certification['checks'][number];
+  readonly reading?: string;
+  readonly verdict: Verdict;
+}
+
+const cellKey = (cell: Cell): string => JSON.stringify([cell.check.id, cell.reading ?? null]);
+
+function cellsOf(report: Certification | undefined, byReading: boolean): Cell[] {
+  const checks = report?.checks ?? [];
+  if (!byReading) return checks.map((check) => ({ check, verdict: check.verdict }));
+  if (report?.readings === undefined)
+    return checks.map((check) => ({ check, reading: PLAIN_READING, verdict: check.verdict }));
+  return checks.flatMap((check) =>
+    (check.readings ?? []).map((cell) => ({ check, reading: cell.reading, verdict: cell.verdict })),
+  );
+}
+
+function rowOf({ check, reading }: Cell, verdicts: readonly (Verdict | undefined)[]): HistoryRow {
   let changes = 0;
   let previous: Verdict | undefined;
   let since = 0;
@@ -189,6 +208,7 @@ function rowOf(
   });
   return {
     id: check.id,
+    ...(reading === undefined ? {} : { reading }),
     title: check.title,
     clause: check.clause,
     level: check.level,

@@ -15,13 +15,14 @@ import type { WithdrawalSummary } from './withdrawals.ts';
 export type OverallVerdict = 'PASSED' | 'WARNING' | 'INCOMPLETE' | 'FAILED' | 'ERROR';
 
 /** The report schema this code writes (reporters/certification.schema.json). */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
- * The report schemas this code reads: version 3 only added `integrity`, and version 4 the `environment`
- * cause of INCOMPLETE and `notJudged.blockedBy`, so version 2 and 3 baselines still compare.
+ * The report schemas this code reads: version 3 only added `integrity`, version 4 the `environment`
+ * cause of INCOMPLETE and `notJudged.blockedBy`, and version 5 the readings of a matrix report, so
+ * version 2, 3 and 4 baselines still compare.
  */
-export const READABLE_SCHEMA_VERSIONS = [2, 3, SCHEMA_VERSION] as const;
+export const READABLE_SCHEMA_VERSIONS = [2, 3, 4, SCHEMA_VERSION] as const;
 
 /** What Playwright tells about one test, reduced to what the certification needs. */
 export interface TestOutcome {
@@ -40,10 +41,14 @@ export interface SuiteError {
   /** The test's title path joined with ›, or null for an error outside any test. */
   readonly test: string | null;
   readonly message: string;
+  /** In a matrix report: the reading whose run went wrong. */
+  readonly reading?: string;
 }
 
 export interface Evidence {
   readonly verdict: Verdict;
+  /** In a matrix report's row: the reading this evidence was found in. */
+  readonly reading?: string;
   readonly expected?: string;
   readonly actual?: string;
   readonly reproduction?: string;
@@ -52,10 +57,11 @@ export interface Evidence {
 
 /**
  * Why a check was not judged: the target lacked a capability it needs, the run's selection left
- * its tests out, a test ended with an error before judging it (a suite error says which), or what
- * the run found made it moot (no token, a refused withdrawal: the check that found it says so).
+ * its tests out, a test ended with an error before judging it (a suite error says which), what
+ * the run found made it moot (no token, a refused withdrawal: the check that found it says so), or
+ * the reading of the document's silences the simulator played cannot exercise it (slow answers).
  */
-export type SkipCause = 'lacks' | 'selection' | 'error' | 'outcome';
+export type SkipCause = 'lacks' | 'selection' | 'error' | 'outcome' | 'reading';
 
 export interface NotJudged {
   readonly cause: SkipCause;
@@ -86,6 +92,31 @@ export interface CheckResult {
   readonly evidence?: readonly Evidence[];
   /** How many distinct non-passed evaluations there were, of which `evidence` keeps a few. */
   readonly evidenceCount?: number;
+  /** In a matrix report: the check's verdict in each reading, in the columns' order. */
+  readonly readings?: readonly ReadingCell[];
+}
+
+/** One cell of a matrix report: a check's verdict in one reading, with that reading's evidence. */
+export interface ReadingCell {
+  readonly reading: string;
+  readonly verdict: Verdict;
+  /** For a SKIPPED cell: why the reading did not judge the check. */
+  readonly notJudged?: NotJudged;
+  /** For a cell that did not pass: the reading's first distinct non-passed evaluations, worst first. */
+  readonly evidence?: readonly Evidence[];
+  readonly evidenceCount?: number;
+}
+
+/** One column of a matrix report: a reading of the document's silences the client ran against. */
+export interface ReadingColumn {
+  /** The simulator profile's name (`simulator` for the reference). */
+  readonly name: string;
+  /** What the reading does where the document is silent, in a sentence. */
+  readonly description: string;
+  /** The column's own verdict, as the run's verdict is decided, from its cells alone. */
+  readonly verdict: OverallVerdict;
+  /** The namespace the command ran against in this reading. */
+  readonly runId: string;
 }
 
 export interface CoveredClause {
@@ -112,6 +143,8 @@ export interface IncompleteReason {
   /** What was missing and how to give it, in a sentence. */
   readonly reason: string;
   readonly checks: readonly string[];
+  /** In a matrix report: the readings that left these checks unjudged. */
+  readonly readings?: readonly string[];
 }
 
 export interface RunInfo {
@@ -146,6 +179,8 @@ export interface ReportedObservation {
   readonly clause: string;
   readonly value: JsonValue;
   readonly note?: string;
+  /** In a matrix report: the reading it was observed in. */
+  readonly reading?: string;
 }
 
 /**
@@ -156,6 +191,8 @@ export type CheckChangeKind = 'regressed' | 'improved' | 'new' | 'removed' | 'no
 
 export interface CheckChange {
   readonly id: string;
+  /** Between matrix reports: the reading whose cell changed. */
+  readonly reading?: string;
   readonly kind: CheckChangeKind;
   /** Absent for a check the baseline's catalogue lacked. */
   readonly before?: Verdict;
@@ -177,6 +214,8 @@ export type ObservationChangeKind =
 
 export interface ObservationChange {
   readonly topic: string;
+  /** Between matrix reports: the reading it was observed in. */
+  readonly reading?: string;
   readonly kind: ObservationChangeKind;
   /** For a field kind: the field's path in the shape (`data.code`, `items[]`, `(body)` for the whole body). */
   readonly field?: string;
@@ -199,6 +238,14 @@ export interface RunChange {
   readonly source: 'suite' | 'configuration';
 }
 
+/** A reading one side of a comparison ran against and the other did not: its cells are not compared. */
+export interface ReadingChange {
+  readonly reading: string;
+  readonly kind: 'added' | 'removed';
+  /** The column's verdict on the side that has it. */
+  readonly verdict: OverallVerdict;
+}
+
 /** The run the changes are measured from. */
 export interface BaselineRun {
   readonly verdict: OverallVerdict;
@@ -219,6 +266,8 @@ export interface Comparison {
   readonly run: readonly RunChange[];
   readonly checks: readonly CheckChange[];
   readonly observations: readonly ObservationChange[];
+  /** Readings only one side ran, when either side is a matrix report. */
+  readonly readings?: readonly ReadingChange[];
 }
 
 /** A comparison made by the reporter, which also decides whether a regression fails the run. */
@@ -271,6 +320,11 @@ export interface Certification {
   readonly suiteErrors: readonly SuiteError[];
   /** Present when the run was compared with a baseline (PIX_BASELINE or certify --baseline). */
   readonly changes?: Changes;
+  /**
+   * A matrix report (pix-certify client --readings, schema version 5): the readings, one column each,
+   * in the order they ran; each check then carries its cells.
+   */
+  readonly readings?: readonly ReadingColumn[];
   /** What the run's withdrawals did, from its ledger; absent when it sent none (schema version 4). */
   readonly withdrawals?: WithdrawalSummary;
   /**

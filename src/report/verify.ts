@@ -13,7 +13,7 @@ import { fingerprintOf, schemeOf, verifyBytes, type SignatureScheme } from '../s
 import { REPORT_FILES, SIGNATURE_FILE } from '../run/report-dir.ts';
 import { sha256Of, type SignatureFile } from './integrity.ts';
 import type { ArtifactDigest, Certification, Integrity, SignatureRecord } from './model.ts';
-import { exitCodeOf as runExitCode, moneyFindings, overall } from './build.ts';
+import { exitCodeOf as runExitCode, moneyFindings, overall, worst } from './build.ts';
 import { checkedCertification, UnreadableCertification } from './read.ts';
 
 /** changed: the report is not what was written or signed (exit 1); unreadable: it cannot be checked (exit 2). */
@@ -221,14 +221,24 @@ function directoryProblem(dir: string): Problem | undefined {
 }
 
 /**
- * What certification.json says of the run must follow from its own checks: the counts from the
- * checks' verdicts, the verdict from the counts, and the exit code from the verdict. An edited verdict
- * that kept every hash right is caught here, signed or not.
+ * What certification.json says of the run must follow from its own checks: in a matrix report each
+ * check's verdict from its cells, the counts from the checks' verdicts, the verdict from the counts,
+ * and the exit code from the verdict. An edited verdict that kept every hash right is caught here,
+ * signed or not.
  */
 function consistencyProblems(report: Certification): Problem[] {
   const counts = { PASSED: 0, FAILED: 0, WARNING: 0, SKIPPED: 0 };
   for (const check of report.checks) counts[check.verdict] += 1;
   const problems: Problem[] = [];
+  const uncelled = report.checks
+    .filter((c) => c.readings !== undefined && worst(c.readings.map((r) => r.verdict)) !== c.verdict)
+    .map((c) => c.id);
+  if (uncelled.length > 0)
+    problems.push(
+      changed(
+        `${JSON_FILE}: the verdict of ${uncelled.join(', ')} is not the worst of its readings' verdicts`,
+      ),
+    );
   const miscounted = (Object.keys(counts) as (keyof typeof counts)[]).filter(
     (verdict) => counts[verdict] !== report.counts[verdict],
   );

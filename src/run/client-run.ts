@@ -28,6 +28,8 @@ export interface ClientInvocation {
   readonly port: number;
   /** --timeout, in place of PIX_CLIENT_TIMEOUT_S. */
   readonly timeoutS: number | undefined;
+  /** --readings: `all` or names, to run the command once per reading. */
+  readonly readings: string | undefined;
 }
 
 /** The simulator as the run needs it (bin/ starts sandbox/'s, which src/ never imports). */
@@ -135,34 +137,35 @@ async function serve(
   tell(`stopped by ${await serveUntilStopped(ms)}; judging`);
 }
 
-export async function runClientCertification(
+/** What one namespace is made as: the provider it plays (a reading), and variables its command also gets. */
+export interface NamespacePlan {
+  /** The simulator profile the namespace plays; undefined: the simulator's default. */
+  readonly profile?: string;
+  /** Variables the command gets beside the five, where the reading needs them (PIX_TOKEN_FIELD). */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+}
+
+/** The client's run in one namespace of a started simulator: made, exercised, and its evidence once settled. */
+export async function exerciseNamespace(
+  control: SimulatorControl,
   invocation: ClientInvocation,
   settings: ClientSettings,
-  parts: ClientRunParts,
-): Promise<number> {
-  const { tell } = parts;
+  plan: NamespacePlan,
+  tell: (line: string) => void,
+): Promise<ClientEvidence> {
   const startTime = new Date();
   const subject = invocation.handler === undefined ? 'client' : 'handler';
-  const simulator = await parts.startSimulator({
-    host: invocation.serve ? invocation.host : '127.0.0.1',
-    port: invocation.serve ? invocation.port : 0,
-    webhookHosts: [
-      ...settings.webhookHosts,
-      ...(invocation.handler === undefined ? [] : [new URL(invocation.handler).hostname]),
-    ],
-  });
-  registerSecret(simulator.controlToken);
-  const control = new SimulatorControl(simulator.url, simulator.controlToken);
   const dir = await mkdtemp(join(tmpdir(), 'pix-client-'));
   try {
     const ns = await control.createNamespace(
       `client-${randomBytes(6).toString('hex')}`,
       subject === 'client' ? 'realistic' : 'none',
+      plan.profile,
     );
     registerSecret(ns.clientSecret);
     const certFile = join(dir, 'cert_client.pem');
     await writeFile(certFile, ns.certPem, { mode: 0o600 });
-    const variables = clientVariables(ns, certFile);
+    const variables = { ...clientVariables(ns, certFile), ...plan.extraEnv };
     const outcomes = await control.outcomes();
     const timeoutS = invocation.timeoutS ?? settings.commandTimeoutS;
     let command: CommandRun | undefined;
@@ -182,7 +185,7 @@ export async function runClientCertification(
     }
     const journal = await settledJournal(() => control.journal(ns.name), settings.webhookWaitS * 1000);
     const silent = subject === 'client' && journal.requests.length === 0;
-    return await parts.certify({
+    return {
       run: { journal, outcomes },
       subject,
       ...(command === undefined ? {} : { command }),
@@ -193,9 +196,41 @@ export async function runClientCertification(
         ...(subject === 'client' ? { PIX_CLIENT_WEBHOOK_WAIT_S: settings.webhookWaitS } : {}),
         ...(command === undefined ? {} : { PIX_CLIENT_TIMEOUT_S: timeoutS }),
       },
-    });
+    };
   } finally {
-    await simulator.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The simulator started for the run, its control token a secret, closed whatever happens in `use`. */
+export async function withSimulator<T>(
+  invocation: ClientInvocation,
+  settings: ClientSettings,
+  start: StartSimulator,
+  use: (control: SimulatorControl) => Promise<T>,
+): Promise<T> {
+  const simulator = await start({
+    host: invocation.serve ? invocation.host : '127.0.0.1',
+    port: invocation.serve ? invocation.port : 0,
+    webhookHosts: [
+      ...settings.webhookHosts,
+      ...(invocation.handler === undefined ? [] : [new URL(invocation.handler).hostname]),
+    ],
+  });
+  registerSecret(simulator.controlToken);
+  try {
+    return await use(new SimulatorControl(simulator.url, simulator.controlToken));
+  } finally {
+    await simulator.close();
+  }
+}
+
+export function runClientCertification(
+  invocation: ClientInvocation,
+  settings: ClientSettings,
+  parts: ClientRunParts,
+): Promise<number> {
+  return withSimulator(invocation, settings, parts.startSimulator, async (control) =>
+    parts.certify(await exerciseNamespace(control, invocation, settings, {}, parts.tell)),
+  );
 }

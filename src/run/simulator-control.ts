@@ -31,8 +31,13 @@ export class SimulatorControl {
     this.token = token;
   }
 
-  createNamespace(name: string, faults: NamespaceFaults): Promise<SimulatorNamespace> {
-    return this.call<SimulatorNamespace>('POST', '/_sim/namespaces', { name, faults });
+  /** `profile`: the provider the namespace plays (a reading); undefined, the simulator's default. */
+  createNamespace(name: string, faults: NamespaceFaults, profile?: string): Promise<SimulatorNamespace> {
+    return this.call<SimulatorNamespace>('POST', '/_sim/namespaces', {
+      name,
+      faults,
+      ...(profile === undefined ? {} : { profile }),
+    });
   }
 
   outcomes(): Promise<OutcomeRow[]> {

@@ -1,12 +1,18 @@
-// A Pix withdrawal client as an integrator writes it: one token reused until it is about to reach
-// 7200 s, renewed once on a 401, Retry-After honoured on a 429, and after a 5xx or a lost answer the
-// very same code resent with check_code true (never a new code: that could pay twice).
+// A Pix withdrawal client as an integrator writes it: one token reused until it nears the lifetime the
+// provider stated (7200 s unless expires_in says less), renewed once on a 401, Retry-After honoured on
+// every 429, and after a 5xx or a lost answer the very same code resent with check_code true (never a
+// new code: that could pay twice). Its timeout outlasts slow answers; it never takes PROCESSING as final.
 import { generateKeyPairSync } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { FAULT } from './faults.js';
 
-const TOKEN_RENEW_AFTER_MS = 7000 * 1000;
-const REQUEST_TIMEOUT_MS = Number(process.env.INTEGRATOR_REQUEST_TIMEOUT_MS ?? 2000);
+const TOKEN_LIFETIME_S = 7200;
+// Renew a minute before the stated end, or at two thirds of a lifetime shorter than three minutes.
+const RENEW_MARGIN_MS = 60_000;
+// timeout-new-code: a timeout shorter than a slow provider's answers, and a new code after it.
+const REQUEST_TIMEOUT_MS = FAULT === 'timeout-new-code' ? 2000 : 5000;
+// A rate-limited provider may answer 429 several times in a row; each Retry-After is waited out.
+const MAX_RATE_LIMITED = 5;
 // http-remote-host: a plain http base URL naming a host beyond this machine (a reserved name that here
 // resolves to loopback, as a hosts-file line would make it), so credentials would cross a network.
 const REMOTE_HOST = 'pix-provider.test';
@@ -49,7 +55,7 @@ export class PixClient {
     this.clientSecret = env.PIX_CLIENT_SECRET;
     this.certClient = env.PIX_CERT_CLIENT;
     this.token = undefined;
-    this.tokenAt = 0;
+    this.renewAt = 0;
     // After a 429, no request of any kind before Retry-After has passed.
     this.notBefore = 0;
   }
@@ -69,27 +75,40 @@ export class PixClient {
     return this.certClient;
   }
 
+  /** POST, sent again after each 429 once its Retry-After has passed, a few times at most. */
+  async postPaced(url, init) {
+    for (let limited = 0; ; limited += 1) {
+      await this.paced();
+      const response = await post(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      if (response.status !== 429 || limited === MAX_RATE_LIMITED) return response;
+      this.notBefore = Date.now() + Number(response.headers.get('retry-after') ?? 1) * 1000;
+      await response.body?.cancel();
+    }
+  }
+
   async requestToken() {
-    await this.paced();
     const headers = { client_id: this.clientId, cert_client: this.certHeader() };
     if (FAULT !== 'no-accept-token') headers.Accept = 'application/json';
     if (FAULT === 'token-client-id-hyphen') {
       headers['client-id'] = headers.client_id;
       delete headers.client_id;
     }
-    const response = await post(`${this.baseUrl}/auth/token`, {
-      headers,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
+    const response = await this.postPaced(`${this.baseUrl}/auth/token`, { headers });
     if (response.status !== 200)
       throw new Error(`token request answered ${response.status}: ${await response.text()}`);
-    this.token = (await response.json()).access_token;
-    this.tokenAt = Date.now();
+    const answer = await response.json();
+    // The provider names its token field (PIX_TOKEN_FIELD) and may state a shorter life than 7200 s.
+    this.token = answer[process.env.PIX_TOKEN_FIELD || 'access_token'];
+    const stated = Number(answer.expires_in ?? answer.expiresIn);
+    const lifetimeMs =
+      1000 *
+      (FAULT !== 'ignore-expires-in' && stated > 0 ? Math.min(stated, TOKEN_LIFETIME_S) : TOKEN_LIFETIME_S);
+    this.renewAt = Date.now() + lifetimeMs - Math.min(RENEW_MARGIN_MS, lifetimeMs / 3);
     return this.token;
   }
 
   async validToken() {
-    const fresh = this.token !== undefined && Date.now() - this.tokenAt < TOKEN_RENEW_AFTER_MS;
+    const fresh = this.token !== undefined && Date.now() < this.renewAt;
     return fresh && FAULT !== 'token-per-withdrawal' ? this.token : this.requestToken();
   }
 
@@ -135,16 +154,12 @@ export class PixClient {
   /** One POST /pix/payment; `null` status when no answer came in time. */
   async send(payment) {
     const path = FAULT === 'wrong-path' ? '/pix/payments' : '/pix/payment';
-    await this.paced();
     try {
-      const response = await post(`${this.baseUrl}${path}`, {
+      const response = await this.postPaced(`${this.baseUrl}${path}`, {
         headers: this.headers(await this.validToken()),
         body: this.body(payment),
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
-      const retryAfter = Number(response.headers.get('retry-after') ?? 1);
-      if (response.status === 429) this.notBefore = Date.now() + retryAfter * 1000;
-      return { status: response.status, retryAfter, body: await response.text() };
+      return { status: response.status, body: await response.text() };
     } catch (error) {
       if (error.name === 'TimeoutError' || error.name === 'AbortError') return { status: null };
       throw error;
@@ -159,15 +174,15 @@ export class PixClient {
       this.token = undefined;
       answer = await this.send(payment);
     }
-    if (answer.status === 429) answer = await this.send(payment);
     if (answer.status === null || answer.status >= 500) {
-      const again =
-        FAULT === 'new-code-after-5xx'
-          ? { ...payment, code: `${payment.code}-retry` }
-          : { ...payment, checkCode: FAULT !== 'resend-without-check-code' };
+      const newCode =
+        FAULT === 'new-code-after-5xx' || (FAULT === 'timeout-new-code' && answer.status === null);
+      const again = newCode
+        ? { ...payment, code: `${payment.code}-retry` }
+        : { ...payment, checkCode: FAULT !== 'resend-without-check-code' };
       const second = await this.send(again);
       // 400 to the same code with check_code true: the first try was recorded, so it was processed.
-      if (second.status === 400 && /code-duplicate/.test(second.body ?? ''))
+      if (second.status === 400 && /duplicate/i.test(second.body ?? ''))
         return { status: 200, recovered: true };
       if (second.status === null || second.status >= 500)
         throw new UnknownOutcome(`withdrawal ${payment.code}: outcome unknown`);

@@ -158,7 +158,7 @@ export interface components {
          * @enum {string}
          */
         Faults: "realistic" | "none";
-        /** @description A provider profile of the sandbox (pix-certify sandbox --profiles): reference, lenient, retrying, or a run scenario; left out, the namespace plays simulator, the reference serving what the document leaves open. */
+        /** @description A provider profile of the sandbox (pix-certify sandbox --profiles): reference, lenient, retrying, a reading of the document's silences (refuses-401, problem-errors, token-field, short-token, slow-answers, webhook-first, processing-first, webhook-retries, rate-limiting, compressed), or a run scenario; left out, the namespace plays simulator, the reference serving what the document leaves open. */
         ProfileName: string;
         /** @description Provider faults of the sandbox (pix-certify sandbox --profiles) laid on top of the profile, in order, e.g. secret-prefix or token-short-lived; the webhooks then come as under realistic. */
         ProviderFaults: string[];
@@ -276,6 +276,12 @@ export interface components {
             withdrawalId: string | null;
             /** @description The token issued (tokens[].id), if one was. */
             tokenId: string | null;
+            /** @description How long the simulator held its decided answer before writing it (a slow reading, sandbox --profiles); absent when it held none. The withdrawal was processed on arrival all the same. */
+            delayMs?: number;
+            /** @description The client closed the connection this many ms after the request arrived, before an answer was written (its own timeout); status is then the answer the simulator would have written (null for no-answer-paid), and a withdrawal is processed all the same, as by a provider that does the work and answers late. */
+            clientClosedAfterMs?: number;
+            /** @description The withdrawal status the accepted answer's body reported (PROCESSING; pending from a lenient profile), when it reported one. */
+            reportedStatus?: string;
         };
         /** @description One request a namespace received, with every way it departs from the document. */
         JournalRequest: {
@@ -370,6 +376,8 @@ export interface components {
              * @description When it was sent.
              */
             sentAt: string;
+            /** @description Whether it was sent before the withdrawal's answer was written (a provider that posts first, a slow answer, or one never written). */
+            beforeAnswer: boolean;
             /** @description From sending to the handler's answer, or to the error. */
             durationMs: number;
             answer: components["schemas"]["DeliveryAnswer"];
@@ -398,6 +406,8 @@ export interface components {
         IssuedToken: {
             /** @description The journal's id of the token (t1, t2, …). */
             id: string;
+            /** @description The lifetime the token answer stated (expires_in or expiresIn), in seconds; the token is honoured that long unless a provider fault ends it sooner. */
+            expiresInSeconds: number;
             /**
              * Format: date-time
              * @description When it was issued.
