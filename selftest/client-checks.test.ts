@@ -169,6 +169,11 @@ test('after an unknown outcome, a new code for the same payment warns of a doubl
   assert.match(evaluate(byId('CLIENT-UNKNOWN-OUTCOME'), fresh, at(0))[0]?.actual ?? '', /double payout/);
   const same = journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51 }, null, 'pay-2'), withdraw(100, 't1', { amount: 0.51 }, 400, 'pay-2')]);
   assert.deepEqual(verdictOf('CLIENT-UNKNOWN-OUTCOME', same), ['PASSED']);
+  const failed = withdraw(10, 't1', { amount: 0.51 }, 500, 'pay-5');
+  const limitedResend = withdraw(100, 't1', { amount: 0.51 }, 429, 'pay-5');
+  delete limitedResend.code;
+  const throttled = journal([token(0, 't1'), failed, limitedResend, withdraw(1200, 't1', { amount: 0.51 }, 400, 'pay-5')]);
+  assert.deepEqual(verdictOf('CLIENT-UNKNOWN-OUTCOME', throttled), ['PASSED'], 'a resend a rate limit refused before reading it (no code journaled) is the same code');
   const unchecked = journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51 }, 500, 'pay-3'), withdraw(100, 't1', { amount: 0.51, check_code: false }, 200, 'pay-3')]);
   assert.deepEqual(verdictOf('CLIENT-UNKNOWN-OUTCOME', unchecked), ['WARNING']);
 }); // prettier-ignore

@@ -337,7 +337,7 @@ function withIssuedToken(run: ClientRun): { request: JournalRequest; tokenId: st
 
 /** The withdrawals (by code; a request without one counts alone) that carried an issued token. */
 const codesWithToken = (run: ClientRun): Set<string> =>
-  new Set(withIssuedToken(run).map(({ request }) => request.code ?? `#${request.seq}`));
+  new Set(withIssuedToken(run).map(({ request }) => codeOf(request) ?? `#${request.seq}`));
 
 export const clientTokenReused = defineClientCheck(
   {
@@ -514,6 +514,16 @@ function paymentOf(r: JournalRequest): string | undefined {
   return amount === undefined || key === undefined ? undefined : JSON.stringify([amount, key, name]);
 }
 
+/**
+ * The withdrawal's code as its body gave it: a request refused before the simulator read it (a rate
+ * limit's 429) journals no `code`, yet is a resend of the same one.
+ */
+const codeOf = (r: JournalRequest): string | undefined => {
+  const body = r.body.value;
+  const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).code : undefined;
+  return typeof code === 'string' ? code : r.code;
+};
+
 const checkCodeOf = (r: JournalRequest): unknown =>
   typeof r.body.value === 'object' && r.body.value !== null
     ? (r.body.value as Record<string, unknown>).check_code
@@ -551,7 +561,7 @@ export const clientUnknownOutcome = defineClientCheck(
         (r) => r.seq > first.seq && payment !== undefined && paymentOf(r) === payment,
       );
       if (again === undefined) return [];
-      if (again.code !== first.code)
+      if (codeOf(again) !== codeOf(first))
         return [
           violation(
             'should',
@@ -580,7 +590,7 @@ function paidAgain(run: ClientRun, first: JournalRequest, until = Infinity): Jou
       r.seq > first.seq &&
       payment !== undefined &&
       paymentOf(r) === payment &&
-      r.code !== first.code &&
+      codeOf(r) !== codeOf(first) &&
       Date.parse(r.at) < until,
   );
 }
