@@ -17,8 +17,9 @@
  *
  * Beside each Node's mock certification from the sources, in the same rounds: Playwright's own floor
  * (its runner with two empty tests and two workers, bench/floor/), and, with BENCH_BASELINE=<commit>,
- * that commit's `npm run certify` from a clone of its own (baseline.ts); the ratios lines compare the
- * certification's medians with theirs. A round not counted goes first (compile caches, a clone's build).
+ * that commit's `npm run certify` from a clone of its own (baseline.ts; several commits, comma-separated,
+ * each a row), also beside the live certification; the ratios lines compare the certification's medians
+ * with theirs. A round not counted goes first (compile caches, a clone's build).
  *
  * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
  * (`remote`, `mock`, `throughput`, `Node 24`), a mock row from the sources with its floor and baseline;
@@ -81,27 +82,28 @@ const remoteLabel = (delayMs: number): string =>
   `remote: live, sandbox +${delayMs} ms per request${REMOTE_CONCURRENCY === undefined ? '' : `, PIX_CONCURRENCY=${REMOTE_CONCURRENCY}`} (sources)`;
 
 const FLOOR_LABEL = "Playwright's floor: two empty tests, 2 workers";
-const baselineLabel = (commit: string): string => `npm run certify (${commit} clone, mock)`;
+const baselineLabel = (commit: string, target: Target): string =>
+  `npm run certify (${commit} clone, ${target})`;
 
-/** Playwright's floor and the baseline's mock certification, under the Node of the mock row they stand beside. */
-function besideRows(mock: Row, label: string, path: string, baseline: Baseline | undefined): Row[] {
-  const env = { PATH: path };
+/**
+ * Beside a certification from the sources, under its Node and against its target: Playwright's floor
+ * (mock only) and the baseline's certification of the same target.
+ */
+function besideRows(sources: Row, label: string, target: Target, baselines: readonly Baseline[]): Row[] {
+  const env = sources.command.env;
   const floorConfig = join('bench', 'floor', 'playwright.config.ts');
+  const floor: Row = {
+    label: `${label}  ${FLOOR_LABEL}`,
+    beside: sources,
+    command: { file: 'npx', args: ['--no', 'playwright', 'test', '--config', floorConfig], cwd: ROOT, env },
+  };
   return [
-    {
-      label: `${label}  ${FLOOR_LABEL}`,
-      beside: mock,
-      command: { file: 'npx', args: ['--no', 'playwright', 'test', '--config', floorConfig], cwd: ROOT, env },
-    },
-    ...(baseline === undefined
-      ? []
-      : [
-          {
-            label: `${label}  ${baselineLabel(baseline.commit)}`,
-            beside: mock,
-            command: { file: 'npm', args: ['run', 'certify'], cwd: baseline.dir, env },
-          },
-        ]),
+    ...(target === 'mock' ? [floor] : []),
+    ...baselines.map((baseline) => ({
+      label: `${label}  ${baselineLabel(baseline.commit, target)}`,
+      beside: sources,
+      command: { file: 'npm', args: ['run', 'certify'], cwd: baseline.dir, env },
+    })),
   ];
 }
 
@@ -109,7 +111,7 @@ function rowsFor(
   path: string,
   label: string,
   installDir: string | undefined,
-  baseline: Baseline | undefined,
+  baselines: readonly Baseline[],
 ): Row[] {
   const rows: Row[] = [];
   for (const target of TARGETS) {
@@ -118,7 +120,7 @@ function rowsFor(
       label: `${label}  npm run certify (sources, ${target})`,
       command: { file: 'npm', args: ['run', 'certify'], cwd: ROOT, env },
     };
-    rows.push(sources, ...(target === 'mock' ? besideRows(sources, label, path, baseline) : []));
+    rows.push(sources, ...besideRows(sources, label, target, baselines));
     if (installDir !== undefined)
       rows.push({
         label: `${label}  ${tarballLabel(target)}`,
@@ -185,8 +187,8 @@ try {
   if ('skipped' in installed) notes.push(`tarball rows skipped: ${installed.skipped}`);
   const { found, missing } = runtimes();
   notes.push(...missing);
-  const baselineCommit = process.env.BENCH_BASELINE?.trim() ?? '';
-  const baseline = baselineCommit === '' ? undefined : await baselineCheckout(baselineCommit);
+  const baselineCommits = (process.env.BENCH_BASELINE ?? '').split(',').map((c) => c.trim());
+  const baselines = await Promise.all(baselineCommits.filter((c) => c !== '').map(baselineCheckout));
   const history =
     ONLY === '' || 'history'.includes(ONLY)
       ? await historyRuns(liveEnv, HISTORY_RUNS)
@@ -207,7 +209,7 @@ try {
   }));
   const allRows = [
     ...found.flatMap((runtime) =>
-      rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined, baseline),
+      rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined, baselines),
     ),
     ...remoteRows,
     ...(await clientRows()),

@@ -23,10 +23,13 @@ import { redact } from '../src/secrets/redact.ts';
 import { ConfigError } from '../src/config/errors.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { markPhase } from '../src/base/phase.ts';
+import { NODE_LOADS_SOURCES } from '../src/run/playwright-options.ts';
+import { pathToFileURL } from 'node:url';
 
 const EXIT = { passed: 0, failed: 1, error: 2 } as const;
 const require = createRequire(import.meta.url);
 const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
+const OPTIONS_MODULE = pathToFileURL(suiteModule('src/run/playwright-options')).href;
 
 /** The message, each of its lines prefixed so that CI logs show whose they are. */
 function tell(message: string): void {
@@ -65,8 +68,9 @@ function runPlaywrightHere(
 ): void {
   Object.assign(process.env, env);
   // Workers are forked with this process's flags: not the TypeScript loader this process may run under
-  // (Playwright compiles the tests itself), only the young generation's bound (docs/performance.md).
-  process.execArgv = [YOUNG_GENERATION_FLAG];
+  // (Playwright compiles the tests itself), the young generation's bound (docs/performance.md) and, where
+  // Node loads src/ itself, the configuration's module of src/ before Playwright's hooks can transform it.
+  process.execArgv = [YOUNG_GENERATION_FLAG, ...(NODE_LOADS_SOURCES ? ['--import', OPTIONS_MODULE] : [])];
   process.once('exit', (code) => {
     if (!stopped) process.exitCode = exitCode(code);
   });
