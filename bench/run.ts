@@ -8,7 +8,7 @@
  * One more row times `pix-certify history` over 200 runs (history-runs.ts makes them), from the
  * sources.
  *
- * The remote column: a live certification from the sources, under this Node, against the sandbox
+ * The remote column: a live certification from the sources, under the newest Node found, against the sandbox
  * answering every request 0, 50, 100 and 150 ms late (its delayMs, an environment a round trip
  * away), with how much the run grows per millisecond added and its time at 100 ms against 0 ms.
  *
@@ -23,19 +23,20 @@
  *
  * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
  * (`remote`, `mock`, `throughput`, `Node 24`), a mock row from the sources with its floor and baseline;
- * BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; --tarball <path> or BENCH_TARBALL installs
+ * BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; BENCH_SPECMATIC=<specmatic.jar> adds
+ * Specmatic's test of the same document against the +0 ms sandbox beside it; --tarball <path> or BENCH_TARBALL installs
  * that tarball instead of packing this repository.
  */
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, type RunningSandbox } from '../sandbox/server.ts';
 import { sandboxEnv } from '../selftest/support/live-env.ts';
-import { type Command, measure, type Sample, type Summary, summarise } from './measure.ts';
-import { runtimes } from './runtimes.ts';
+import { type Command, measure, median, type Sample, type Summary, summarise } from './measure.ts';
+import { type Runtime, runtimes } from './runtimes.ts';
 import { BIN } from '../selftest/support/installed-package.ts';
 import { installedPackage } from './tarball.ts';
 import { historyRuns } from './history-runs.ts';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { DEFAULT_CONCURRENCY } from '../src/config/config.ts';
 import { createNamespace, throughputLines } from './throughput.ts';
 import { type Baseline, baselineCheckout } from './baseline.ts';
@@ -50,6 +51,8 @@ interface Row {
   readonly command: Command;
   /** The floor's and the baseline's rows run wherever the mock certification they measure runs. */
   readonly beside?: Row;
+  /** The exit code a run of the row ends with when it went as it should (0 unless said). */
+  readonly expectedExit?: number;
 }
 
 type Target = 'mock' | 'live';
@@ -71,15 +74,15 @@ const liveEnv = liveEnvOf(sandbox);
 /** One sandbox per added delay, each a far-away environment's reference reading, counting what it is sent. */
 const remote = await Promise.all(
   DELAYS_MS.map(async (delayMs) => {
-    const received = { requests: 0 };
-    const delayed = await startSandbox({ delayMs, onArrival: () => (received.requests += 1) });
-    return { delayMs, sandbox: delayed, received };
+    const arrivals: number[] = [];
+    const delayed = await startSandbox({ delayMs, onArrival: () => arrivals.push(performance.now()) });
+    return { delayMs, sandbox: delayed, arrivals };
   }),
 );
 /** PIX_CONCURRENCY of the remote column's runs (the run's default when unset): what the cap costs at a distance. */
 const REMOTE_CONCURRENCY = process.env.BENCH_CONCURRENCY;
-const remoteLabel = (delayMs: number): string =>
-  `remote: live, sandbox +${delayMs} ms per request${REMOTE_CONCURRENCY === undefined ? '' : `, PIX_CONCURRENCY=${REMOTE_CONCURRENCY}`} (sources)`;
+const remoteLabel = (delayMs: number, runtime: Runtime): string =>
+  `remote: live, sandbox +${delayMs} ms per request${REMOTE_CONCURRENCY === undefined ? '' : `, PIX_CONCURRENCY=${REMOTE_CONCURRENCY}`} (sources, ${runtime.label})`;
 
 const FLOOR_LABEL = "Playwright's floor: two empty tests, 2 workers";
 const baselineLabel = (commit: string, target: Target): string =>
@@ -149,6 +152,32 @@ async function namespaceEnv(running: RunningSandbox): Promise<Record<string, str
   };
 }
 
+/**
+ * Specmatic's contract run (BENCH_SPECMATIC: the path of its specmatic.jar, from the npm package
+ * `specmatic`, which needs Java) of the same OpenAPI document against the +0 ms sandbox, beside the live
+ * certification against it: the other tool a team would run for the same contract. Its generated
+ * requests carry no valid credential, so the sandbox refuses them and Specmatic exits 1.
+ */
+function specmaticRows(remoteRows: readonly Row[], workDir: string): Row[] {
+  const jar = process.env.BENCH_SPECMATIC ?? '';
+  const live = remoteRows[0];
+  const baseUrl = remote[0] === undefined ? undefined : liveEnvOf(remote[0].sandbox).PIX_BASE_URL;
+  if (jar === '' || live === undefined || baseUrl === undefined) return [];
+  const spec = join(ROOT, 'openapi', 'pix-withdrawal.yaml');
+  const args = ['-jar', jar, 'test', spec, `--testBaseURL=${baseUrl}`];
+  const env = { PATH: process.env.PATH ?? '' };
+  return [
+    {
+      label: SPECMATIC_LABEL,
+      beside: live,
+      expectedExit: 1,
+      command: { file: 'java', args, cwd: workDir, env },
+    },
+  ];
+}
+
+const SPECMATIC_LABEL = 'remote: Specmatic test of the same document, sandbox +0 ms';
+
 const READINGS_LABEL = 'readings: pix-certify client --readings ';
 /** The reading whose run takes longest: every withdrawal answered 3 s late. */
 const SLOWEST_READING = 'slow-answers';
@@ -178,6 +207,10 @@ function readingRows(): Row[] {
 
 const notes: string[] = [];
 let historyDir: string | undefined;
+/** The +0 ms remote row's runs, for the critical-path floor. */
+const zeroSpans: ZeroSpan[] = [];
+/** Specmatic writes its reports where it runs: a directory of the bench's own. */
+const specmaticDir = mkdtempSync(join(tmpdir(), 'pix-bench-specmatic-'));
 try {
   // Packing and installing the tarball, and making 200 runs, take a while: only for rows that run.
   const installed =
@@ -194,14 +227,16 @@ try {
       ? await historyRuns(liveEnv, HISTORY_RUNS)
       : { workDir: undefined, dirs: [] };
   historyDir = history.workDir;
+  // Under the reference runtime (the newest Node found: 24 once the package self-test installed it).
+  const reference = found.at(-1) ?? { label: `Node ${process.versions.node}`, path: process.env.PATH ?? '' };
   const remoteRows: Row[] = remote.map(({ delayMs, sandbox: delayed }) => ({
-    label: remoteLabel(delayMs),
+    label: remoteLabel(delayMs, reference),
     command: {
       file: 'npm',
       args: ['run', 'certify'],
       cwd: ROOT,
       env: {
-        PATH: process.env.PATH ?? '',
+        PATH: reference.path,
         ...liveEnvOf(delayed),
         ...(REMOTE_CONCURRENCY === undefined ? {} : { PIX_CONCURRENCY: REMOTE_CONCURRENCY }),
       },
@@ -212,6 +247,7 @@ try {
       rowsFor(runtime.path, runtime.label, 'dir' in installed ? installed.dir : undefined, baselines),
     ),
     ...remoteRows,
+    ...specmaticRows(remoteRows, specmaticDir),
     ...(await clientRows()),
     ...readingRows(),
     {
@@ -244,7 +280,11 @@ try {
     // Each round starts with another row, so that no row always follows the same one.
     for (let i = 0; i < rows.length; i++) {
       const row = rows[(round + i) % rows.length];
-      if (row !== undefined) samples.get(row)?.push(await measure(row.command));
+      if (row === undefined) continue;
+      const started = performance.now();
+      samples.get(row)?.push(await measure(row.command));
+      if (row === remoteRows[0])
+        zeroSpans.push(spanOf(remote[0]?.arrivals ?? [], started, performance.now()));
     }
   }
   const width = Math.max(...rows.map((r) => r.label.length));
@@ -255,13 +295,15 @@ try {
   ];
   const first = rows[0] === undefined ? undefined : summarise(samples.get(rows[0]) ?? [], 0);
   for (const row of rows) {
-    const summary = summarise(samples.get(row) ?? [], 0);
+    const summary = summarise(samples.get(row) ?? [], row.expectedExit ?? 0);
     const ratio = first === undefined ? '' : `  ×${(summary.medianMs / first.medianMs).toFixed(2)}`;
     lines.push(
       `${row.label.padEnd(width)}  ${s(summary.medianMs)}  ${s(summary.minMs)}  ${s(summary.maxMs)}  ${summary.medianPeakMb.toFixed(0)} MB, ${summary.maxPeakMb.toFixed(0)} MB  ${summary.medianCpuSeconds.toFixed(2)} s${ratio}`,
     );
     for (const failed of summary.failedRuns)
-      lines.push(`  a run exited ${failed.exitCode} instead of 0:\n${failed.stderrTail}`);
+      lines.push(
+        `  a run exited ${failed.exitCode} instead of ${row.expectedExit ?? 0}:\n${failed.stderrTail}`,
+      );
   }
   const [alone, underClient] = rows
     .filter((row) => row.label.startsWith('client: '))
@@ -277,17 +319,28 @@ try {
     lines.push(
       `readings: every reading takes ×${(everyReading.medianMs / slowest.medianMs).toFixed(2)} the slowest alone (${s(everyReading.medianMs)} against ${s(slowest.medianMs)}, medians of ${RUNS} interleaved runs; target at most ×1.5)`,
     );
+  const specmatic = rows.find((row) => row.label === SPECMATIC_LABEL);
+  if (specmatic?.beside !== undefined && rows.includes(specmatic.beside)) {
+    const [live, theirs] = [specmatic.beside, specmatic].map((row) =>
+      summarise(samples.get(row) ?? [], row.expectedExit ?? 0),
+    );
+    if (live !== undefined && theirs !== undefined)
+      lines.push(
+        `remote: the live certification at +0 ms is ×${(theirs.medianMs / live.medianMs).toFixed(2)} faster than Specmatic's test of the same document (${s(live.medianMs)} against ${s(theirs.medianMs)}; target at least ×2)`,
+      );
+  }
   lines.push(
     ...ratioLines(rows, samples),
     ...throughput,
     ...remoteSummary(remoteRows, samples),
-    ...remoteFloor(remote[0]?.received.requests ?? 0, remoteRows[0] && samples.get(remoteRows[0])?.length),
+    ...remoteFloor(zeroSpans, remoteRows, samples),
   );
   process.stdout.write(`${[...lines, ...notes.map((n) => `note: ${n}`)].join('\n')}\n`);
 } finally {
   await sandbox.close();
   await Promise.all(remote.map((r) => r.sandbox.close()));
   if (historyDir !== undefined) rmSync(historyDir, { recursive: true, force: true });
+  rmSync(specmaticDir, { recursive: true, force: true });
 }
 
 /**
@@ -305,18 +358,49 @@ function ratioLines(rows: readonly Row[], samples: ReadonlyMap<Row, Sample[]>): 
   });
 }
 
+/** One measured run against the +0 ms sandbox: its requests, and the time before the first and after the last. */
+interface ZeroSpan {
+  readonly requests: number;
+  readonly leadMs: number;
+  readonly tailMs: number;
+}
+
+function spanOf(arrivals: readonly number[], started: number, ended: number): ZeroSpan {
+  const within = arrivals.filter((at) => at >= started && at <= ended);
+  return {
+    requests: within.length,
+    leadMs: (within[0] ?? ended) - started,
+    tailMs: ended - (within.at(-1) ?? started),
+  };
+}
+
 /**
- * What no schedule can beat at a distance: the requests of one run (the +0 ms sandbox's count over its
- * runs), PIX_CONCURRENCY at a time, each waiting the added delay. Against the run's time at +100 ms, it
- * tells how much of that time the cap itself costs and how much the order of the run's requests does.
+ * What no schedule can beat at a distance: the requests of one run (the +0 ms sandbox's, median of the
+ * runs), PIX_CONCURRENCY at a time, each waiting the added delay. The critical-path floor at +100 ms adds
+ * to those round trips what no delay touches, measured at +0 ms: the time before the run's first
+ * request (start-up) and after its last (the reports). It ignores the requests that must wait for
+ * another's answer, so a run cannot beat it; the run at +100 ms against it is what the order costs.
  */
-function remoteFloor(requestsReceived: number, runs: number | undefined): string[] {
-  if (runs === undefined || runs === 0 || requestsReceived === 0) return [];
-  const perRun = requestsReceived / runs;
+function remoteFloor(
+  spans: readonly ZeroSpan[],
+  remoteRows: readonly Row[],
+  samples: ReadonlyMap<Row, Sample[]>,
+): string[] {
+  if (spans.length === 0) return [];
+  const perRun = median(spans.map((span) => span.requests));
   const cap = REMOTE_CONCURRENCY === undefined ? DEFAULT_CONCURRENCY : Number(REMOTE_CONCURRENCY);
   const roundTrips = Math.ceil(perRun / cap);
+  const floorMs =
+    median(spans.map((span) => span.leadMs)) + roundTrips * 100 + median(spans.map((span) => span.tailMs));
+  const hundredRow = remoteRows[DELAYS_MS.indexOf(100)];
+  const taken = hundredRow === undefined ? [] : (samples.get(hundredRow) ?? []);
   return [
     `remote: ${perRun.toFixed(0)} requests a run at PIX_CONCURRENCY=${cap} need at least ${roundTrips} round trips one after another, ${((roundTrips * 100) / 1000).toFixed(2)} s of the run at +100 ms whatever their order`,
+    ...(taken.length === 0
+      ? []
+      : [
+          `remote: at +100 ms the run takes ×${(summarise(taken, 0).medianMs / floorMs).toFixed(2)} its critical-path floor (${(floorMs / 1000).toFixed(2)} s: the start-up before its first request and the end after its last, at +0 ms, and those round trips; target at most ×1.2)`,
+        ]),
   ];
 }
 
