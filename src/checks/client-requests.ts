@@ -73,6 +73,16 @@ export function exercisedBy(run: ClientRun, names: readonly OutcomeName[], lead:
   return `${describeRequest(refused)} sent amount ${String(amountOf(refused))}, which would exercise it, but was answered ${refused.answer.status ?? 'nothing'} first (${departure.message}): once that is fixed, it exercises this check`;
 }
 
+/**
+ * The withdrawal's code as its body gave it: a request refused before the simulator read it (a rate
+ * limit's 429) journals no `code`, yet is a resend of the same one.
+ */
+const codeOf = (r: JournalRequest): string | undefined => {
+  const body = r.body.value;
+  const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).code : undefined;
+  return typeof code === 'string' ? code : r.code;
+};
+
 const ofOperation = (run: ClientRun, operation: JournalRequest['operation']): JournalRequest[] =>
   run.journal.requests.filter((r) => r.operation === operation);
 
@@ -514,16 +524,6 @@ function paymentOf(r: JournalRequest): string | undefined {
   return amount === undefined || key === undefined ? undefined : JSON.stringify([amount, key, name]);
 }
 
-/**
- * The withdrawal's code as its body gave it: a request refused before the simulator read it (a rate
- * limit's 429) journals no `code`, yet is a resend of the same one.
- */
-const codeOf = (r: JournalRequest): string | undefined => {
-  const body = r.body.value;
-  const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).code : undefined;
-  return typeof code === 'string' ? code : r.code;
-};
-
 const checkCodeOf = (r: JournalRequest): unknown =>
   typeof r.body.value === 'object' && r.body.value !== null
     ? (r.body.value as Record<string, unknown>).check_code
@@ -554,43 +554,48 @@ export const clientUnknownOutcome = defineClientCheck(
       ? undefined
       : `no withdrawal was answered 5xx or left unanswered: ${exercisedBy(run, ['error-500-paid', 'no-answer-paid'], 'a withdrawal of')}`,
   (run) => {
-    const withdrawals = ofOperation(run, 'withdraw');
-    return withdrawals.filter(unknownOutcome).flatMap((first) => {
-      const payment = paymentOf(first);
-      const again = withdrawals.find(
-        (r) => r.seq > first.seq && payment !== undefined && paymentOf(r) === payment,
-      );
-      if (again === undefined) return [];
-      if (codeOf(again) !== codeOf(first))
-        return [
-          violation(
-            'should',
-            `the same code ${first.code ?? '(none)'} sent again with check_code: true`,
-            `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} after ${describeRequest(first)} got ${answerText(first)}: if the first was paid, this pays twice (a double payout)`,
-          ),
-        ];
-      return checkCodeOf(again) === true
-        ? []
-        : [
+    return ofOperation(run, 'withdraw')
+      .filter(unknownOutcome)
+      .flatMap((first) => {
+        const again = sentAgain(run, first);
+        if (again === undefined) return [];
+        if (codeOf(again) !== codeOf(first))
+          return [
             violation(
               'should',
-              'the resend with check_code: true',
-              `${describeRequest(again)} resent code ${again.code ?? ''} with check_code ${checkCodeOf(again) === undefined ? 'absent' : JSON.stringify(checkCodeOf(again))} after ${describeRequest(first)} got ${answerText(first)}: the service may record it twice`,
+              `the same code ${first.code ?? '(none)'} sent again with check_code: true`,
+              `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} after ${describeRequest(first)} got ${answerText(first)}: if the first was paid, this pays twice (a double payout)`,
             ),
           ];
-    });
+        return checkCodeOf(again) === true
+          ? []
+          : [
+              violation(
+                'should',
+                'the resend with check_code: true',
+                `${describeRequest(again)} resent code ${again.code ?? ''} with check_code ${checkCodeOf(again) === undefined ? 'absent' : JSON.stringify(checkCodeOf(again))} after ${describeRequest(first)} got ${answerText(first)}: the service may record it twice`,
+              ),
+            ];
+      });
   },
 );
 
-/** The same payment sent again under another code after `first`, before `until` (ms since the epoch). */
-function paidAgain(run: ClientRun, first: JournalRequest, until = Infinity): JournalRequest | undefined {
+/**
+ * The same payment sent again after `first`: its next withdrawal, or with `newCode` its next under
+ * another code (a second payout), before `until` (ms since the epoch).
+ */
+function sentAgain(
+  run: ClientRun,
+  first: JournalRequest,
+  { newCode = false, until = Infinity }: { newCode?: boolean; until?: number } = {},
+): JournalRequest | undefined {
   const payment = paymentOf(first);
   return ofOperation(run, 'withdraw').find(
     (r) =>
       r.seq > first.seq &&
       payment !== undefined &&
       paymentOf(r) === payment &&
-      codeOf(r) !== codeOf(first) &&
+      (!newCode || codeOf(r) !== codeOf(first)) &&
       Date.parse(r.at) < until,
   );
 }
@@ -630,7 +635,7 @@ export const clientProcessingNotFinal = defineClientCheck(
       : 'no accepted withdrawal was reported PROCESSING and then given a final status: an accepted withdrawal whose PostBackUrl reaches the handler (the simulator answers PROCESSING, the processing-first reading also posts it) would exercise it',
   (run) =>
     stillProcessing(run).flatMap(({ request, finalAt }) => {
-      const again = paidAgain(run, request, finalAt);
+      const again = sentAgain(run, request, { newCode: true, until: finalAt });
       return again === undefined
         ? []
         : [
@@ -667,7 +672,7 @@ export const clientSlowAnswer = defineClientCheck(
       : 'no withdrawal was answered slowly, nor left by the client before its answer: a reading with slow answers (slow-answers) exercises it',
   (run) =>
     givenUp(run).flatMap((first) => {
-      const again = paidAgain(run, first);
+      const again = sentAgain(run, first, { newCode: true });
       const answer = first.answer;
       return again === undefined
         ? []

@@ -11,7 +11,7 @@ import {
   withSimulator,
   type ClientEvidence,
   type ClientInvocation,
-  type StartSimulator,
+  type ClientRunParts,
 } from './client-run.ts';
 
 /** A reading as the simulator lists it (sandbox --profiles): what it does, and what its client also needs. */
@@ -33,9 +33,7 @@ export interface ReadingEvidence {
 /** Readings exercised at once: each is mostly waiting (slow answers, webhooks), and every one adds a command's processes. */
 const READINGS_AT_ONCE = 6;
 
-export interface ClientReadingsParts {
-  readonly startSimulator: StartSimulator;
-  readonly tell: (line: string) => void;
+export interface ClientReadingsParts extends Omit<ClientRunParts, 'certify'> {
   /** Judges every reading's evidence as one matrix and writes it; resolves with the exit code. */
   readonly certify: (runs: readonly ReadingEvidence[]) => Promise<number>;
 }
