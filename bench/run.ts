@@ -21,11 +21,11 @@
  * each a row), also beside the live certification; the ratios lines compare the certification's medians
  * with theirs. A round not counted goes first (compile caches, a clone's build).
  *
- * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it
- * (`remote`, `mock`, `throughput`, `Node 24`), a mock row from the sources with its floor and baseline;
- * BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column; BENCH_SPECMATIC=<specmatic.jar> adds
- * Specmatic's test of the same document against the +0 ms sandbox beside it; --tarball <path> or BENCH_TARBALL installs
- * that tarball instead of packing this repository.
+ * BENCH_RUNS sets the runs per row (default 7); BENCH_ONLY runs only the rows whose label holds it, or
+ * one of its alternatives separated by | (`remote`, `mock`, `throughput`, `Node 24`), a mock row from the
+ * sources with its floor and baseline; BENCH_CONCURRENCY sets PIX_CONCURRENCY for the remote column;
+ * BENCH_SPECMATIC=<specmatic.jar> adds Specmatic's test of the same document against the +0 ms sandbox
+ * beside it; --tarball <path> or BENCH_TARBALL installs that tarball instead of packing this repository.
  */
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +62,12 @@ const tarballLabel = (target: Target): string => `npx ${BIN} (tarball, ${target}
 
 /** The added round trips of the remote column, in ms per request. */
 const DELAYS_MS = [0, 50, 100, 150] as const;
-const ONLY = process.env.BENCH_ONLY ?? '';
+/** BENCH_ONLY's alternatives, separated by |. */
+const ONLY = (process.env.BENCH_ONLY ?? '').split('|');
+/** A row runs when its label holds one of them. */
+const chosen = (label: string): boolean => ONLY.some((only) => label.includes(only));
+/** A group of rows (client, readings, history, throughput) runs when BENCH_ONLY is empty or names it. */
+const named = (group: string): boolean => ONLY.some((only) => group.includes(only));
 
 const sandbox = await startSandbox();
 /** The user's own webhook wait (the default), not the self-tests' short one: its grace is part of a live run. */
@@ -184,7 +189,7 @@ const SLOWEST_READING = 'slow-answers';
 
 /** What pix-certify client adds to a command: the command alone against a running simulator, and under it. */
 async function clientRows(): Promise<Row[]> {
-  if (!'client'.includes(ONLY)) return [];
+  if (!named('client')) return [];
   const env = { PATH: process.env.PATH ?? '' };
   const [file = 'node', ...args] = EXAMPLE_TESTS;
   return [
@@ -196,7 +201,7 @@ async function clientRows(): Promise<Row[]> {
 
 /** The slowest reading alone, and every reading at once: what running them side by side costs. */
 function readingRows(): Row[] {
-  if (!'readings'.includes(ONLY)) return [];
+  if (!named('readings')) return [];
   const env = { PATH: process.env.PATH ?? '' };
   const client = (readings: string): Command => ({ file: process.execPath, args: ['--import', './scripts/typescript.mjs', 'bin/client.ts', '--readings', readings, '--', ...EXAMPLE_TESTS], cwd: ROOT, env });
   return [
@@ -213,19 +218,17 @@ const zeroSpans: ZeroSpan[] = [];
 const specmaticDir = mkdtempSync(join(tmpdir(), 'pix-bench-specmatic-'));
 try {
   // Packing and installing the tarball, and making 200 runs, take a while: only for rows that run.
-  const installed =
-    ONLY === '' || TARGETS.some((target) => tarballLabel(target).includes(ONLY))
-      ? await installedPackage(process.argv.slice(2))
-      : { skipped: `BENCH_ONLY=${ONLY}` };
+  const installed = TARGETS.some((target) => chosen(tarballLabel(target)))
+    ? await installedPackage(process.argv.slice(2))
+    : { skipped: `BENCH_ONLY=${process.env.BENCH_ONLY ?? ''}` };
   if ('skipped' in installed) notes.push(`tarball rows skipped: ${installed.skipped}`);
   const { found, missing } = runtimes();
   notes.push(...missing);
   const baselineCommits = (process.env.BENCH_BASELINE ?? '').split(',').map((c) => c.trim());
   const baselines = await Promise.all(baselineCommits.filter((c) => c !== '').map(baselineCheckout));
-  const history =
-    ONLY === '' || 'history'.includes(ONLY)
-      ? await historyRuns(liveEnv, HISTORY_RUNS)
-      : { workDir: undefined, dirs: [] };
+  const history = named('history')
+    ? await historyRuns(liveEnv, HISTORY_RUNS)
+    : { workDir: undefined, dirs: [] };
   historyDir = history.workDir;
   // Under the reference runtime (the newest Node found: 24 once the package self-test installed it).
   const reference = found.at(-1) ?? { label: `Node ${process.versions.node}`, path: process.env.PATH ?? '' };
@@ -267,8 +270,8 @@ try {
       },
     },
   ];
-  const rows = allRows.filter((row) => (row.beside ?? row).label.includes(ONLY));
-  const throughput = 'throughput'.includes(ONLY) ? await throughputLines(Math.min(RUNS, 5)) : [];
+  const rows = allRows.filter((row) => chosen((row.beside ?? row).label));
+  const throughput = named('throughput') ? await throughputLines(Math.min(RUNS, 5)) : [];
   const samples = new Map<Row, Sample[]>(rows.map((row) => [row, []]));
   process.stderr.write("bench: a round not counted (compile caches, a clone's first build)\n");
   for (const row of rows) await measure(row.command);
