@@ -6,10 +6,11 @@
  * the package is compiled), src/ is external to Playwright's transform, and pix-certify's workers load
  * this module before Playwright's hooks (bin/certify.ts): none of src/ goes through Babel there.
  */
+import { sep } from 'node:path';
 import type { PlaywrightTestConfig } from '@playwright/test';
 import { configOfThisProcess } from '../config/config.ts';
 import { privateOutputDir } from './output-dir.ts';
-import { MODULE_EXTENSION } from '../base/paths.ts';
+import { CODE_ROOT, MODULE_EXTENSION } from '../base/paths.ts';
 import { runMetadata } from './run-metadata.ts';
 import { markPhase } from '../base/phase.ts';
 
@@ -17,6 +18,10 @@ import { markPhase } from '../base/phase.ts';
 const features = process.features as { typescript?: string | false };
 /** True in the compiled package, and in a clone where Node strips types; false on Node 20 in a clone. */
 export const NODE_LOADS_SOURCES = MODULE_EXTENSION === '.js' || Boolean(features.typescript);
+/** The suite's own src/ as a glob, its directory's glob characters escaped: a user's reporter under a src/ of theirs stays Playwright's. */
+const OWN_SOURCES = `${CODE_ROOT.split(sep)
+  .join('/')
+  .replace(/[*?[\]{}()!+@\\]/g, '\\$&')}/src/**`;
 
 export function playwrightOptions(): PlaywrightTestConfig {
   // Loaded by the runner and again by each worker as it starts.
@@ -26,7 +31,7 @@ export function playwrightOptions(): PlaywrightTestConfig {
     // The same configuration runs the sources and, compiled, the installed package's .js modules.
     testDir: 'tests',
     testMatch: `**/*.spec${MODULE_EXTENSION}`,
-    ...(NODE_LOADS_SOURCES ? { build: { external: ['**/src/**'] } } : {}),
+    ...(NODE_LOADS_SOURCES ? { build: { external: [OWN_SOURCES] } } : {}),
     // Playwright hands tests to its workers in file order: events/ (the webhook's wait) sorts early so that its
     // wait overlaps the other tests, and the long token tests each follow the files they would otherwise hold back.
     globalSetup: `./tests/_support/global-setup${MODULE_EXTENSION}`,
