@@ -1,7 +1,7 @@
 /**
  * §4.2 Create withdraw and §5.2/§5.3: a valid withdrawal is accepted, and one token serves many.
  * The reuse test comes first: its withdrawals go one after another, and dispatched before the
- * credentials' families it runs beside tests that fill the run's other slots (playwright.config.ts).
+ * credentials' families it runs beside tests that fill the run's other slots (src/run/playwright-options.ts).
  */
 import { paymentAccepted } from '../../src/checks/bodies.ts';
 import { TOKEN_REUSE_WITHDRAWALS, tokenReusable } from '../../src/checks/token.ts';
