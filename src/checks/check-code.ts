@@ -54,6 +54,12 @@ export const duplicateAllowedWhenUnchecked = defineCheck<DuplicatePair>(
       : [violation('must', 'the second withdrawal accepted (200)', describeResponse(second.response))],
 );
 
+/**
+ * The least time between the run's first withdrawal's acceptance and its code sent again near the run's end:
+ * past a duplicate memory of a few seconds (a cache's time to live) also where the run itself is shorter.
+ */
+export const LATER_DUPLICATE_GAP_MS = 5_000;
+
 /** A withdrawal sent again with a code the provider accepted earlier, how long after that acceptance, and when in the run. */
 export interface LaterDuplicate {
   readonly exchange: Exchange;

@@ -1,12 +1,16 @@
 /**
  * §2.1 check_code true, over time: the run's first withdrawal (global setup, check_code true) is sent
- * again from the run's last file, tens of seconds after it was accepted and its webhook arrived. A
- * provider whose duplicate memory expires accepts it and pays twice. No wait of its own: the delay is
- * the run's own length.
+ * again from the run's last file, long after it was accepted and its webhook arrived. A provider whose
+ * duplicate memory expires accepts it and pays twice. The delay is the run's own length (tens of seconds
+ * at a remote environment), and at least LATER_DUPLICATE_GAP_MS: a shorter run waits out the rest.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { paymentAccepted } from '../../src/checks/bodies.ts';
-import { type LaterDuplicate, laterDuplicateRefused } from '../../src/checks/check-code.ts';
+import {
+  LATER_DUPLICATE_GAP_MS,
+  type LaterDuplicate,
+  laterDuplicateRefused,
+} from '../../src/checks/check-code.ts';
 import { judging, titleOf } from '../../src/checks/declare.ts';
 import { acceptedAt } from '../../src/report/withdrawals.ts';
 import type { PixClient } from '../../src/run/pix-client.ts';
@@ -37,6 +41,10 @@ async function sendFirstCodeAgain(
         check: paymentAccepted.id,
       },
     );
+  const remainingMs = LATER_DUPLICATE_GAP_MS - (Date.now() - firstAccepted);
+  if (remainingMs > 0)
+    await test.step(`waiting ${(remainingMs / 1000).toFixed(1)} s to send ${code} again ${LATER_DUPLICATE_GAP_MS / 1000} s after it was accepted`, () =>
+      new Promise<void>((resolve) => setTimeout(resolve, remainingMs)));
   const headers = await pix.paymentHeaders([laterDuplicateRefused]);
   const withdrawal = await pix.newWithdrawal();
   const body = JSON.stringify({ ...withdrawal.body, code, check_code: true });
