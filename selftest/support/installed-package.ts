@@ -5,7 +5,7 @@
  * registry otherwise. The package self-test and the bench both install it this way.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { temporaryDir } from './temporary.ts';
@@ -116,18 +116,45 @@ export type NodeRelease = 'node18' | 'node22' | 'node24';
 export const nodeReleaseBinDir = (release: NodeRelease): string =>
   join(NODE_VERSIONS, 'node_modules', release, 'bin');
 
+const RELEASES = ['node18', 'node22', 'node24'] as const;
+
+const releasesInstalled = (): boolean =>
+  RELEASES.every((release) => existsSync(join(nodeReleaseBinDir(release), 'node')));
+
 /**
  * The directory holding each release's `node`, installed from selftest/node-versions' lock file when
  * missing. They live apart from the project's node_modules, whose .bin/node they would replace for
  * every npm script.
  */
 export async function nodeReleases(): Promise<Record<NodeRelease, string>> {
-  const releases = ['node18', 'node22', 'node24'] as const;
-  if (!releases.every((release) => existsSync(join(nodeReleaseBinDir(release), 'node'))))
-    await run('npm', ['ci', ...QUIET], { cwd: NODE_VERSIONS, timeout: NPM_TIME_LIMIT_MS });
+  if (!releasesInstalled()) await installNodeReleases();
   return {
     node18: nodeReleaseBinDir('node18'),
     node22: nodeReleaseBinDir('node22'),
     node24: nodeReleaseBinDir('node24'),
   };
+}
+
+/**
+ * npm ci in a directory of its own, whose node_modules is then renamed into place whole: test files
+ * that ask at once (node --test runs two) each find the releases complete or install a copy of their
+ * own, never a tree another file's npm ci is emptying under them.
+ */
+async function installNodeReleases(): Promise<void> {
+  const staging = mkdtempSync(join(NODE_VERSIONS, '.staging-'));
+  try {
+    for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+      copyFileSync(join(NODE_VERSIONS, file), join(staging, file));
+    await run('npm', ['ci', ...QUIET], { cwd: staging, timeout: NPM_TIME_LIMIT_MS });
+    if (releasesInstalled()) return;
+    // Only an interrupted install leaves an incomplete tree: whole ones arrive by rename.
+    rmSync(join(NODE_VERSIONS, 'node_modules'), { recursive: true, force: true });
+    try {
+      renameSync(join(staging, 'node_modules'), join(NODE_VERSIONS, 'node_modules'));
+    } catch (error) {
+      if (!releasesInstalled()) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }

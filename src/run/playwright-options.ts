@@ -1,10 +1,9 @@
 /**
  * What playwright.config.ts hands Playwright, from the one module of src/ it imports. Playwright's workers
- * evaluate the configuration again, and transform every module they load themselves with Babel, whose
- * results only its runner caches: each worker of every run compiled the 36 modules of src/ it needs
- * again (about 0.6 s of processor time on Node 24). Where Node loads src/ itself (it strips types, or
- * the package is compiled), src/ is external to Playwright's transform, and pix-certify's workers load
- * this module before Playwright's hooks (bin/certify.ts): none of src/ goes through Babel there.
+ * compile what they load with Babel, and only its runner caches that, while pix-certify's runner loads
+ * src/ through Node: where Node loads src/ itself (it strips types, or the package is compiled), src/ is
+ * external to Playwright's transform, and pix-certify's workers load this module before Playwright's hooks
+ * (bin/certify.ts), so no worker compiles src/ again on every run (docs/performance.md).
  */
 import { sep } from 'node:path';
 import type { PlaywrightTestConfig } from '@playwright/test';
