@@ -322,6 +322,7 @@ try {
     lines.push(
       `readings: every reading takes ×${(everyReading.medianMs / slowest.medianMs).toFixed(2)} the slowest alone (${s(everyReading.medianMs)} against ${s(slowest.medianMs)}, medians of ${RUNS} interleaved runs; target at most ×1.5)`,
     );
+  const remoteMedians = mediansByDelay(remoteRows, samples);
   const specmatic = rows.find((row) => row.label === SPECMATIC_LABEL);
   if (specmatic?.beside !== undefined && rows.includes(specmatic.beside)) {
     const [live, theirs] = [specmatic.beside, specmatic].map((row) =>
@@ -335,8 +336,8 @@ try {
   lines.push(
     ...ratioLines(rows, samples),
     ...throughput,
-    ...remoteSummary(remoteRows, samples),
-    ...remoteFloor(zeroSpans, remoteRows, samples),
+    ...remoteSummary(remoteMedians),
+    ...remoteFloor(zeroSpans, remoteMedians.find((point) => point.delayMs === 100)?.medianMs),
   );
   process.stdout.write(`${[...lines, ...notes.map((n) => `note: ${n}`)].join('\n')}\n`);
 } finally {
@@ -384,41 +385,44 @@ function spanOf(arrivals: readonly number[], started: number, ended: number): Ze
  * request (start-up) and after its last (the reports). It ignores the requests that must wait for
  * another's answer, so a run cannot beat it; the run at +100 ms against it is what the order costs.
  */
-function remoteFloor(
-  spans: readonly ZeroSpan[],
-  remoteRows: readonly Row[],
-  samples: ReadonlyMap<Row, Sample[]>,
-): string[] {
+function remoteFloor(spans: readonly ZeroSpan[], hundredMs: number | undefined): string[] {
   if (spans.length === 0) return [];
   const perRun = median(spans.map((span) => span.requests));
   const cap = REMOTE_CONCURRENCY === undefined ? DEFAULT_CONCURRENCY : Number(REMOTE_CONCURRENCY);
   const roundTrips = Math.ceil(perRun / cap);
   const floorMs =
     median(spans.map((span) => span.leadMs)) + roundTrips * 100 + median(spans.map((span) => span.tailMs));
-  const hundredRow = remoteRows[DELAYS_MS.indexOf(100)];
-  const taken = hundredRow === undefined ? [] : (samples.get(hundredRow) ?? []);
   return [
     `remote: ${perRun.toFixed(0)} requests a run at PIX_CONCURRENCY=${cap} need at least ${roundTrips} round trips one after another, ${((roundTrips * 100) / 1000).toFixed(2)} s of the run at +100 ms whatever their order`,
-    ...(taken.length === 0
+    ...(hundredMs === undefined
       ? []
       : [
-          `remote: at +100 ms the run takes ×${(summarise(taken, 0).medianMs / floorMs).toFixed(2)} its critical-path floor (${(floorMs / 1000).toFixed(2)} s: the start-up before its first request and the end after its last, at +0 ms, and those round trips; target at most ×1.2)`,
+          `remote: at +100 ms the run takes ×${(hundredMs / floorMs).toFixed(2)} its critical-path floor (${(floorMs / 1000).toFixed(2)} s: the start-up before its first request and the end after its last, at +0 ms, and those round trips; target at most ×1.2)`,
         ]),
   ];
 }
 
-/**
- * What the remote column says: the run's growth per millisecond added to every request (the slope of
- * the medians, least squares), and its median at 100 ms against its median at 0 ms.
- */
-function remoteSummary(remoteRows: readonly Row[], samples: ReadonlyMap<Row, Sample[]>): string[] {
-  const points = remoteRows.flatMap((row, i) => {
+interface DelayMedian {
+  readonly delayMs: number;
+  readonly medianMs: number;
+}
+
+/** The remote column's median run at each delay that has runs. */
+function mediansByDelay(remoteRows: readonly Row[], samples: ReadonlyMap<Row, Sample[]>): DelayMedian[] {
+  return remoteRows.flatMap((row, i) => {
     const taken = samples.get(row) ?? [];
     const delayMs = DELAYS_MS[i];
     return taken.length === 0 || delayMs === undefined
       ? []
       : [{ delayMs, medianMs: summarise(taken, 0).medianMs }];
   });
+}
+
+/**
+ * What the remote column says: the run's growth per millisecond added to every request (the slope of
+ * the medians, least squares), and its median at 100 ms against its median at 0 ms.
+ */
+function remoteSummary(points: readonly DelayMedian[]): string[] {
   if (points.length < 2) return [];
   const meanX = points.reduce((sum, p) => sum + p.delayMs, 0) / points.length;
   const meanY = points.reduce((sum, p) => sum + p.medianMs, 0) / points.length;
