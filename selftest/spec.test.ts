@@ -1,6 +1,7 @@
 /** The OpenAPI document drives everything: its examples must be realistic and its cases complete. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
@@ -20,6 +21,7 @@ interface Example {
 }
 
 const document = parse(readFileSync(SPEC_PATH, 'utf8')) as {
+  info: { version: string };
   components: {
     schemas: Record<string, object>;
     requestBodies: {
@@ -136,4 +138,38 @@ describe('the spec', () => {
       );
     });
   }
+});
+
+describe('the document handed on to the processes a run starts (PIX_SPEC_DOCUMENT)', () => {
+  const source = readFileSync(SPEC_PATH, 'utf8');
+  const hash = createHash('sha256').update(source).digest('hex');
+  /** The version a fresh process reads, and the run state it would hand on, given PIX_SPEC_DOCUMENT. */
+  const readIn = (carried: string | undefined): { version: string; handsOn: string | undefined } => {
+    const script = `import { loadSpec } from './src/spec/spec.ts';
+      process.stdout.write(JSON.stringify({ version: loadSpec().version, handsOn: process.env.PIX_SPEC_DOCUMENT }));`;
+    const env = { ...process.env, PIX_SPEC_DOCUMENT: carried ?? '' };
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
+    return JSON.parse(out) as { version: string; handsOn: string | undefined };
+  };
+  const handed = (version: string, withHash: string): string =>
+    `${withHash}\n${JSON.stringify({ ...(parse(source) as object), info: { ...document.info, version } })}`;
+
+  it('the first process parses the YAML and hands on its hash and the document as JSON', () => {
+    const { version, handsOn } = readIn(undefined);
+    assert.equal(version, document.info.version);
+    assert.ok(handsOn !== undefined && handsOn.startsWith(`${hash}\n`));
+    assert.deepEqual(JSON.parse(handsOn.slice(hash.length + 1)), parse(source));
+  });
+
+  it('a process handed the document of this very text builds from it, without parsing the YAML', () => {
+    assert.equal(readIn(handed('handed-on', hash)).version, 'handed-on');
+  });
+
+  it('a document of another text (the file changed since) is not used: the YAML is parsed again', () => {
+    assert.equal(readIn(handed('handed-on', 'f'.repeat(64))).version, document.info.version);
+  });
 });

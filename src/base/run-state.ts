@@ -26,6 +26,8 @@ const CARRIERS = {
   gateToken: 'PIX_GATE_TOKEN',
   /** Set once the report directory and the budget were checked (run/admission.ts). */
   admitted: 'PIX_RUN_ADMITTED',
+  /** The OpenAPI document's hash and, after a newline, the document as JSON (spec/spec.ts). */
+  specDocument: 'PIX_SPEC_DOCUMENT',
   /** Where the reporter leaves the run's outcome for the CLI that started it. */
   outcomeFile: 'PIX_RUN_OUTCOME_FILE',
 } as const;

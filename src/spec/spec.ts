@@ -5,11 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
 import type { JsonValue } from '../base/json.ts';
 import { SPEC_PATH } from '../base/paths.ts';
+import { runState, shareRunState } from '../base/run-state.ts';
 
 type Node = Record<string, unknown>;
 
@@ -213,12 +214,32 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
   };
 }
 
+/** The document as JSON, if the process that started this one parsed this very text (its hash) and handed it on. */
+function handedOn(hash: string): string | undefined {
+  const carried = runState('specDocument');
+  if (carried === undefined) return undefined;
+  const newline = carried.indexOf('\n');
+  return carried.slice(0, newline) === hash ? carried.slice(newline + 1) : undefined;
+}
+
+/** The YAML parsed as JSON text, handed on to the processes this one starts (each Playwright worker). */
+function parseAndHandOn(source: string, hash: string): string {
+  // Loaded only here: a worker handed the document never loads the YAML parser.
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const json = JSON.stringify(parse(source));
+  shareRunState({ specDocument: `${hash}\n${json}` });
+  return json;
+}
+
 let cached: SpecModel | undefined;
 
+/** Every process of a run builds the model from the same JSON text: the first parses the YAML, the others are handed it. */
 export function loadSpec(): SpecModel {
   if (cached === undefined) {
     const source = readFileSync(SPEC_PATH, 'utf8');
-    cached = buildSpecModel(parse(source) as unknown, createHash('sha256').update(source).digest('hex'));
+    const hash = createHash('sha256').update(source).digest('hex');
+    const json = handedOn(hash) ?? parseAndHandOn(source, hash);
+    cached = buildSpecModel(JSON.parse(json) as unknown, hash);
   }
   return cached;
 }
