@@ -30,6 +30,8 @@ const LEAKS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     'a .NET frame': 'at Acme.Pix.Pay.Create(Request r) in C:\\src\\Pay.cs:line 42',
     'a Ruby frame': "app/controllers/pay_controller.rb:12:in `create'",
     'a Go panic': 'panic: runtime error\ngoroutine 1 [running]:\nmain.pay()',
+    'a Rust panic':
+      "thread 'tokio-runtime-worker' panicked at src/handlers/pay.rs:88:14:\ncalled `Option::unwrap()` on a `None` value",
   },
   'a server file path': {
     'a PHP path with escaped slashes': '{"message":"include(\\/var\\/www\\/html\\/pay.php): failed"}',
@@ -44,11 +46,26 @@ const LEAKS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     'a unique constraint':
       '{"message":"duplicate key value violates unique constraint \\"withdrawals_code_key\\""}',
     'an ORM error': '{"name":"SequelizeUniqueConstraintError","message":"Validation error"}',
+    'SQL Server':
+      '{"error":"Violation of UNIQUE KEY constraint \'UQ_code\'. Cannot insert duplicate key in object \'dbo.w\'."}',
+    SQLite: '{"detail":"(sqlite3.OperationalError) no such table: withdrawals"}',
+    SQLAlchemy: '{"detail":"sqlalchemy.exc.IntegrityError: UNIQUE failed"}',
+    'Active Record': '{"error":"ActiveRecord::RecordNotUnique"}',
+    Laravel:
+      '{"exception":"Illuminate\\\\Database\\\\QueryException","message":"Integrity constraint violation"}',
   },
   'a framework banner': {
     "Spring Boot's page": '<html><body><h1>Whitelabel Error Page</h1></body></html>',
     "Express's page": '<pre>Error: boom<br> &nbsp; &nbsp;at Layer.handle [as handle_request]</pre>',
     "Jackson's message": '{"message":"JSON parse error: com.fasterxml.jackson.core.JsonParseException"}',
+    "Django's debug page":
+      "<p>You're seeing this error because you have <code>DEBUG = True</code> in your settings</p>",
+    "ASP.NET Core's developer page": '<h1>An unhandled exception occurred while processing the request.</h1>',
+    "Rails' routing error": '{"error":"ActionController::RoutingError"}',
+    "Symfony's exception": '{"class":"Symfony\\\\Component\\\\HttpKernel\\\\Exception\\\\HttpException"}',
+    "nginx's page with its version":
+      '<html><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx/1.24.0 (Ubuntu)</center></body></html>',
+    "Apache's signature": '<address>Apache/2.4.58 (Debian) Server at pix.example Port 443</address>',
   },
 };
 
@@ -75,6 +92,16 @@ const CLEAN: readonly [string, string, string?][] = [
   ['a duplicate code', '{"error":"duplicate_code","message":"code ABC-1 was already used at 06:00:01"}'],
   ['a short text', 'Bad Request', 'text/plain'],
   ['a file named in a message', '{"message":"upload receipt.js at least 1 KB"}'],
+  [
+    "nginx's page without its version",
+    '<html><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>',
+    'text/html',
+  ],
+  [
+    'a missing key or table named in words',
+    '{"message":"no such key: pix key abc; the table of fees is not set"}',
+  ],
+  ['a panic named in words', '{"message":"do not panic at 12:00: the payment is queued"}'],
 ];
 
 describe('RESPONSE-ERROR-NO-INTERNALS', () => {

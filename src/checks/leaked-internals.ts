@@ -32,6 +32,8 @@ const SIGNS: readonly { readonly sign: Sign; readonly pattern: RegExp }[] = [
   { sign: 'a stack frame', pattern: /\.rb:\d+:in [`']/ },
   { sign: 'a stack frame', pattern: /\bgoroutine \d+ \[[\w ]+\]:|\.go:\d+ \+0x[\da-f]+/ },
   { sign: 'a stack frame', pattern: /\.php\(\d+\): |\.php on line \d+/ },
+  // Rust: thread 'main' panicked at src/pay.rs:88:14
+  { sign: 'a stack frame', pattern: /\bpanicked at [^\n]{0,200}\.rs:\d+:\d+/ },
   // Not inside a URL or a longer path: a path of the server's own disk, as a process sees it.
   {
     sign: 'a server file path',
@@ -44,17 +46,23 @@ const SIGNS: readonly { readonly sign: Sign; readonly pattern: RegExp }[] = [
   {
     sign: 'SQL error text',
     pattern:
-      /duplicate key value violates unique constraint|\bDuplicate entry '[^'\n]*' for key\b|\bE11000 duplicate key error\b|Unclosed quotation mark after the character string|\brelation "[^"\n]+" does not exist/i,
+      /duplicate key value violates unique constraint|\bDuplicate entry '[^'\n]*' for key\b|\bE11000 duplicate key error\b|Unclosed quotation mark after the character string|\brelation "[^"\n]+" does not exist|Cannot insert duplicate key (?:row )?in object '|\bno such table: \w/i,
   },
   {
     sign: 'SQL error text',
     pattern:
-      /\b(?:Sequelize\w*|QueryFailed|PrismaClient\w*|Mongo(?:Server)?)Error\b|\bpsycopg2?\.\w+|\bPG::[A-Z]\w+/,
+      /\b(?:Sequelize\w*|QueryFailed|PrismaClient\w*|Mongo(?:Server)?)Error\b|\bpsycopg2?\.\w+|\bPG::[A-Z]\w+|\bsqlalchemy\.exc\.\w+|\bActiveRecord::\w+|Illuminate\\{1,2}Database\\{1,2}QueryException/,
   },
   {
     sign: 'a framework banner',
     pattern:
-      /Whitelabel Error Page|Traceback \(most recent call last\)|Server Error in '[^'\n]*' Application|\bWerkzeug Debugger\b|Whoops, looks like something went wrong|Apache Tomcat\/\d|<b>(?:Fatal|Parse) error<\/b>:/,
+      /Whitelabel Error Page|Traceback \(most recent call last\)|Server Error in '[^'\n]*' Application|\bWerkzeug Debugger\b|Whoops, looks like something went wrong|Apache Tomcat\/\d|<b>(?:Fatal|Parse) error<\/b>:|you have <code>DEBUG = True<\/code>|An unhandled exception occurred while processing the request|\bActionController::\w+|Symfony\\{1,2}Component\\{1,2}/,
+  },
+  // A web server's own error page with its version (nginx's server_tokens, Apache's ServerSignature).
+  {
+    sign: 'a framework banner',
+    pattern:
+      /<(?:center|address)>(?:nginx|openresty|Apache|Microsoft-IIS)\/\d[^<\n]{0,80}<\/(?:center|address)>/,
   },
   // Express's default error page: <pre>Error: …<br> &nbsp; &nbsp;at …
   { sign: 'a framework banner', pattern: /<pre>\s*\w*Error: [^<]*<br>/ },
