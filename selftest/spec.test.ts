@@ -172,4 +172,8 @@ describe('the document handed on to the processes a run starts (PIX_SPEC_DOCUMEN
   it('a document of another text (the file changed since) is not used: the YAML is parsed again', () => {
     assert.equal(readIn(handed('handed-on', 'f'.repeat(64))).version, document.info.version);
   });
+
+  it('a document cut short on its way is not used either: the YAML is parsed again', () => {
+    assert.equal(readIn(handed('handed-on', hash).slice(0, 200)).version, document.info.version);
+  });
 });

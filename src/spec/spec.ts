@@ -214,32 +214,34 @@ function buildSpecModel(document: unknown, hash: string): SpecModel {
   };
 }
 
-/** The document as JSON, if the process that started this one parsed this very text (its hash) and handed it on. */
-function handedOn(hash: string): string | undefined {
+/** The document, if the process that started this one parsed this very text (its hash) and handed it on whole. */
+function handedOn(hash: string): unknown {
   const carried = runState('specDocument');
-  if (carried === undefined) return undefined;
-  const newline = carried.indexOf('\n');
-  return carried.slice(0, newline) === hash ? carried.slice(newline + 1) : undefined;
+  if (carried?.startsWith(`${hash}\n`) !== true) return undefined;
+  try {
+    return JSON.parse(carried.slice(hash.length + 1)) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
-/** The YAML parsed as JSON text, handed on to the processes this one starts (each Playwright worker). */
-function parseAndHandOn(source: string, hash: string): string {
+/** The YAML parsed, and handed on as JSON to the processes this one starts (each Playwright worker). */
+function parseAndHandOn(source: string, hash: string): unknown {
   // Loaded only here: a worker handed the document never loads the YAML parser.
   const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const json = JSON.stringify(parse(source));
   shareRunState({ specDocument: `${hash}\n${json}` });
-  return json;
+  // From the JSON as the others get it, so that every process of the run builds the same model.
+  return JSON.parse(json) as unknown;
 }
 
 let cached: SpecModel | undefined;
 
-/** Every process of a run builds the model from the same JSON text: the first parses the YAML, the others are handed it. */
 export function loadSpec(): SpecModel {
   if (cached === undefined) {
     const source = readFileSync(SPEC_PATH, 'utf8');
     const hash = createHash('sha256').update(source).digest('hex');
-    const json = handedOn(hash) ?? parseAndHandOn(source, hash);
-    cached = buildSpecModel(JSON.parse(json) as unknown, hash);
+    cached = buildSpecModel(handedOn(hash) ?? parseAndHandOn(source, hash), hash);
   }
   return cached;
 }
