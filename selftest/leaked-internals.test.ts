@@ -13,6 +13,7 @@ import { parseJson } from '../src/evidence/exchange.ts';
 import { answered } from './support/exchanges.ts';
 import { RUN_METADATA } from './support/certification.ts';
 import { secretRunsIn } from './support/leaks.ts';
+import { inOnePass } from './support/one-pass.ts';
 
 const judged = (status: number, body: string, contentType = 'application/json') =>
   errorShowsNoInternals.judge({ exchange: answered(status, body, contentType) });
@@ -120,6 +121,16 @@ describe('RESPONSE-ERROR-NO-INTERNALS', () => {
   it('passes ordinary error bodies: field paths, URLs, times, the request path', () => {
     for (const [label, body, contentType] of CLEAN)
       assert.deepEqual(judged(400, body, contentType), [], label);
+  });
+
+  it('finds a leak after a body of the largest size a response may have, made of a run a pattern reads', () => {
+    const signs = inOnePass(
+      'src/checks/leaked-internals.ts',
+      'scan.leakIn(text, undefined)?.signs',
+      'java.',
+      ' java.lang.NullPointerException',
+    );
+    assert.equal(signs ?? 'did not end', 'a framework banner');
   });
 
   it('shows the excerpt from just before the first sign, on one line, cut', () => {

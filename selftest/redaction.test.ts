@@ -22,6 +22,7 @@ import { isRegisteredSecret, openSecretsRegistry, registerSecret } from '../src/
 import type { JsonValue } from '../src/base/json.ts';
 import { registerConfigSecrets } from '../src/config/register-secrets.ts';
 import { secretRunsIn } from './support/leaks.ts';
+import { inOnePass } from './support/one-pass.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -247,6 +248,16 @@ describe('redaction by shape, exactly', () => {
   it('cuts an excerpt at the length asked, saying how much more there was, and leaves a short one whole', () => {
     assert.equal(excerpt('abcdefghij', 4), 'abcd… (6 more characters)');
     assert.equal(excerpt('abcdefghij', 10), 'abcdefghij');
+  });
+
+  it('masks a body of the largest size a response may have, made of runs every pattern reads, in one pass', () => {
+    const masked = (unit: string, tail: string): string | undefined =>
+      inOnePass('src/secrets/redact.ts', 'scan.redact(text).slice(-40)', unit, tail);
+    assert.match(
+      masked('A-', ' https://deploy:hunter2-pass@pix.example/x') ?? 'did not end',
+      / https:\/\/\*\*\*@pix\.example\/x$/,
+    );
+    assert.match(masked('?token', '&token=abcdefgh12345678') ?? 'did not end', /&token=\*\*\*\(16 chars\)$/);
   });
 });
 

@@ -116,7 +116,7 @@ export const DEFAULT_CONCURRENCY = 4;
 /** The longest retry probe: an hour of waiting for a webhook the receiver refused. */
 export const MAX_RETRY_WAIT_S = 3_600;
 /** Far above any real answer of the two operations, far below what would strain memory. */
-const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
 /** The mock accepts any credential value; these placeholders only make the requests well-formed. */
 const MOCK_CREDENTIALS = {

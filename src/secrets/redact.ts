@@ -41,10 +41,14 @@ const JSON_MEMBER = new RegExp(`(")(${NAMES})("\\s*:\\s*")((?:\\\\.|[^"\\\\])*)`
 const FORM_FIELD = new RegExp(`(\\b)(${NAMES})(=)([^&\\s"']+)`, 'gi');
 /** Shorter words after "Bearer" are prose ("the Bearer token"), not credentials. */
 const BEARER_TOKEN = /\bBearer(\s+)(?!\*\*\*)([A-Za-z0-9\-._~+/]{16,}=*)/g;
-const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"]+@/gi;
+/**
+ * Each pattern that scans a run of characters starts only where such a run starts, so that a hostile body
+ * of 4 MiB (`A-A-A-…`, `?tokentoken…`) is masked in one pass, not rescanned from every position in it.
+ */
+const URL_USER_INFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"]+@/gi;
 /** A query parameter named like a credential (`?api_key=…`, `&sig=…`), wherever a URL is written. */
 const QUERY_CREDENTIAL =
-  /([?&;])((?:[\w.-]*(?:token|secret|passw(?:or)?d|signature|api[-_]?key|credential|session|auth)[\w.-]*|key|sig)=)([^&#\s"'<>]+)/gi;
+  /([?&;])((?=[\w.-]*?(?:token|secret|passw(?:or)?d|signature|api[-_]?key|credential|session|auth))[\w.-]+=|(?:key|sig)=)([^&#\s"'<>]+)/gi;
 
 /**
  * What shapeOf (shape.ts) writes in place of a value: `{"access_token":"string"}` is a response's
