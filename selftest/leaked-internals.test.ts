@@ -59,6 +59,7 @@ const LEAKS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     "Spring Boot's page": '<html><body><h1>Whitelabel Error Page</h1></body></html>',
     "Express's page": '<pre>Error: boom<br> &nbsp; &nbsp;at Layer.handle [as handle_request]</pre>',
     "Jackson's message": '{"message":"JSON parse error: com.fasterxml.jackson.core.JsonParseException"}',
+    'a Java exception after a dotted word': '{"error":"handler.java.lang.IllegalStateException"}',
     "Django's debug page":
       "<p>You're seeing this error because you have <code>DEBUG = True</code> in your settings</p>",
     "ASP.NET Core's developer page": '<h1>An unhandled exception occurred while processing the request.</h1>',

@@ -92,6 +92,9 @@ describe('redaction', () => {
       'access_token=abcdefgh12345678&x=1 {"refresh_token":"zyxwvuts87654321"} https://user:pa55word99@host/p',
     );
     assert.ok(!/abcdefgh12345678|zyxwvuts87654321|pa55word99|user:/.test(out), out);
+    // A URL run into the word or mark before it, as prose and logs write them.
+    for (const before of ['see.', '-', 'x_', '(', 'A-'])
+      assert.equal(redact(`${before}https://user:pa55word99@host/p`), `${before}https://***@host/p`);
   });
 
   it('shares secrets between the processes of a run, through a private directory it cleans up after', () => {

@@ -14,8 +14,8 @@ type Sign = 'a stack frame' | 'a server file path' | 'SQL error text' | 'a frame
 
 /**
  * What gives a server's internals away, by kind; each pattern needs more than a word or a URL to match,
- * none starts with an open run of characters, and one that scans a run starts only where the run starts:
- * either would make a long body's scan quadratic (`java.java.java…`).
+ * none starts with an open run of characters, and none reads an unbounded run from a start that can recur
+ * inside it: either would make a long body's scan quadratic (`java.java.java…`).
  */
 const SIGNS: readonly { readonly sign: Sign; readonly pattern: RegExp }[] = [
   // V8: at createWithdraw (/srv/pix/handler.js:212:11), at /srv/x.mjs:1:2, at f (node:internal/x:95:5)
@@ -70,7 +70,7 @@ const SIGNS: readonly { readonly sign: Sign; readonly pattern: RegExp }[] = [
   {
     sign: 'a framework banner',
     pattern:
-      /(?<![\w.])(?:java|javax|jakarta|org\.springframework|org\.hibernate|com\.fasterxml|System)\.[\w.]*(?:Exception|Error)\b/,
+      /\b(?:java|javax|jakarta|org\.springframework|org\.hibernate|com\.fasterxml|System)\.[\w.]{0,200}(?:Exception|Error)\b/,
   },
 ];
 

@@ -45,7 +45,8 @@ const BEARER_TOKEN = /\bBearer(\s+)(?!\*\*\*)([A-Za-z0-9\-._~+/]{16,}=*)/g;
  * Each pattern that scans a run of characters starts only where such a run starts, so that a hostile body
  * of 4 MiB (`A-A-A-…`, `?tokentoken…`) is masked in one pass, not rescanned from every position in it.
  */
-const URL_USER_INFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"]+@/gi;
+/** From the start of the run of scheme characters before `://`, so also `.https://…` or `-https://…`. */
+const URL_USER_INFO = /(?<![a-z0-9+.-])([a-z0-9+.-]+:\/\/)[^\s/@'"]+@/gi;
 /** A query parameter named like a credential (`?api_key=…`, `&sig=…`), wherever a URL is written. */
 const QUERY_CREDENTIAL =
   /([?&;])((?=[\w.-]*?(?:token|secret|passw(?:or)?d|signature|api[-_]?key|credential|session|auth))[\w.-]+=|(?:key|sig)=)([^&#\s"'<>]+)/gi;
