@@ -3,6 +3,7 @@
  * for the rules the sandbox cannot reach (transport) and for the edges of the refusal table.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { defineCheck, judgement, verdictOf, verdictWithin } from '../src/checks/check.ts';
 import { applyCredentialCase, credentialCases, forgeToken } from '../src/checks/credentials.ts';
@@ -273,6 +274,21 @@ describe('reproduction', () => {
       /^# set \$PIX_CLIENT_SECRET: your client_secret; \$WRONG_CERT_CLIENT: a cert_client that is not yours/m,
     );
     assert.doesNotMatch(line, /moves money/, 'a token request moves none');
+  });
+
+  it("writes a header's no-break space or control as the byte the suite sent, in $'…' quoting", () => {
+    const line = curlLine({
+      method: 'POST',
+      url: 'http://127.0.0.1:1/auth/token',
+      headers: { client_id: '\u00a0visible-id', 'x-note': "it's\tplain", Accept: 'application/json' },
+      body: undefined,
+    });
+    assert.match(line, / -H \$'client_id: \\xa0visible-id' /);
+    assert.match(line, / -H \$'x-note: it\\'s\\x09plain' /);
+    assert.match(line, / -H 'Accept: application\/json'/, 'a plain header keeps plain quotes');
+    // What bash makes of the quoting is the very bytes that were sent.
+    const sent = execFileSync('bash', ['-c', `printf %s ${/\$'client_id: [^']*'/.exec(line)?.[0] ?? ''}`]);
+    assert.deepEqual(sent, Buffer.from('client_id: \u00a0visible-id', 'latin1'));
   });
 
   it('says plainly that a withdrawal moves money, and keeps the scheme of a token', () => {

@@ -64,6 +64,25 @@ function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * A header as the shell hands it to curl. HTTP sends a header value's characters up to U+00FF as one
+ * byte each (a near miss's no-break space is 0xA0), where a pasted line would send UTF-8 (0xC2 0xA0):
+ * such a character and any control are written as that byte in $'…' quoting (bash, zsh).
+ */
+function headerQuote(header: string): string {
+  let escaped = '';
+  let asIs = true;
+  for (let at = 0; at < header.length; at++) {
+    const code = header.charCodeAt(at);
+    const char = header.charAt(at);
+    if (code < 0x20 || (code >= 0x7f && code <= 0xff)) {
+      asIs = false;
+      escaped += `\\x${code.toString(16).padStart(2, '0')}`;
+    } else escaped += char === "'" || char === '\\' ? `\\${char}` : char;
+  }
+  return asIs ? shellQuote(header) : `$'${escaped}'`;
+}
+
 const REPRODUCED_BODY_CHARS = 2_000;
 
 /**
@@ -126,7 +145,7 @@ export function curlLine(request: SentRequest, operation?: OperationId): string 
   Object.entries(request.headers).forEach(([name, value], index) => {
     const placed = placeholderFor(name, value);
     if (placed !== undefined && !notes.includes(placed.note)) notes.push(placed.note);
-    parts.push('-H', placed?.header ?? shellQuote((masked[index] ?? [name, '***']).join(': ')));
+    parts.push('-H', placed?.header ?? headerQuote((masked[index] ?? [name, '***']).join(': ')));
   });
   for (const name of curlDefaults(request.body))
     if (!sent.has(name.toLowerCase())) parts.push('-H', shellQuote(`${name}:`));
