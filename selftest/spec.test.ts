@@ -14,6 +14,7 @@ import { silentValueCases } from '../src/checks/silent-values.ts';
 import { isValidDocument, keyKindOf, keyProblem } from '../src/config/pix-keys.ts';
 import { CONTROL_SPEC_PATH, ROOT, SPEC_PATH } from '../src/base/paths.ts';
 import { loadSpec, schemaStoreOf } from '../src/spec/spec.ts';
+import { inFreshProcess } from './support/fresh-process.ts';
 import { temporaryDir } from './support/temporary.ts';
 
 interface Example {
@@ -147,12 +148,8 @@ describe('the document handed on to the processes a run starts (PIX_SPEC_DOCUMEN
   const readIn = (carried: string | undefined): { version: string; handsOn: string | undefined } => {
     const script = `import { loadSpec } from './src/spec/spec.ts';
       process.stdout.write(JSON.stringify({ version: loadSpec().version, handsOn: process.env.PIX_SPEC_DOCUMENT }));`;
-    const env = { ...process.env, PIX_SPEC_DOCUMENT: carried ?? '' };
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: ROOT,
-      env,
-      encoding: 'utf8',
-    });
+    const out = inFreshProcess(script, { env: { ...process.env, PIX_SPEC_DOCUMENT: carried ?? '' } });
+    assert.ok(out !== undefined, 'the process that loads the spec failed');
     return JSON.parse(out) as { version: string; handsOn: string | undefined };
   };
   const handed = (version: string, withHash: string): string =>

@@ -2,13 +2,11 @@
  * Runs a scan of the suite's own (masking, the leak check) over a hostile text of the largest size a
  * response may have, in a process of its own: a pattern that rescans a run from each of its positions
  * holds its thread for minutes or an hour, which no timer inside that thread can cut, while one pass
- * over the same text takes tens of milliseconds.
+ * over the same text takes under a second.
  */
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { inFreshProcess } from './fresh-process.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-/** Hundreds of times one pass, a few seconds' share of a quadratic scan. */
+/** Over a hundred times the slowest pass (about half a second), a small share of a quadratic scan. */
 const GIVEN_MS = 60_000;
 
 /**
@@ -25,10 +23,5 @@ export function inOnePass(
     import { DEFAULT_MAX_RESPONSE_BYTES } from './src/config/config.ts';
     const text = ${JSON.stringify(unit)}.repeat(Math.ceil(DEFAULT_MAX_RESPONSE_BYTES / ${unit.length})) + ${JSON.stringify(tail)};
     process.stdout.write(String(${expression}));`;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: GIVEN_MS,
-  });
-  return run.status === 0 ? run.stdout : undefined;
+  return inFreshProcess(script, { timeoutMs: GIVEN_MS });
 }
