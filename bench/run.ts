@@ -298,9 +298,9 @@ try {
     `${cpus().length} cores, load average ${loadBefore.toFixed(1)} before and ${(loadavg()[0] ?? 0).toFixed(1)} after; ${RUNS} runs per row, interleaved`,
     `${'row'.padEnd(width)}  median   min      max      peak RSS of the tree (median, max)  processor time (median), median against the first row`,
   ];
-  const first = rows[0] === undefined ? undefined : summarise(samples.get(rows[0]) ?? [], 0);
+  const first = rows[0] === undefined ? undefined : summaryOf(samples, rows[0]);
   for (const row of rows) {
-    const summary = summarise(samples.get(row) ?? [], row.expectedExit ?? 0);
+    const summary = summaryOf(samples, row);
     const ratio = first === undefined ? '' : `  ×${(summary.medianMs / first.medianMs).toFixed(2)}`;
     lines.push(
       `${row.label.padEnd(width)}  ${s(summary.medianMs)}  ${s(summary.minMs)}  ${s(summary.maxMs)}  ${summary.medianPeakMb.toFixed(0)} MB, ${summary.maxPeakMb.toFixed(0)} MB  ${summary.medianCpuSeconds.toFixed(2)} s${ratio}`,
@@ -312,14 +312,14 @@ try {
   }
   const [alone, underClient] = rows
     .filter((row) => row.label.startsWith('client: '))
-    .map((row) => summarise(samples.get(row) ?? [], 0));
+    .map((row) => summaryOf(samples, row));
   if (alone !== undefined && underClient !== undefined)
     lines.push(
       `pix-certify client adds ${s(underClient.medianMs - alone.medianMs)} to the example's own tests (medians of ${RUNS} interleaved runs; target at most 1 s)`,
     );
   const [slowest, everyReading] = rows
     .filter((row) => row.label.startsWith(READINGS_LABEL))
-    .map((row) => summarise(samples.get(row) ?? [], 0));
+    .map((row) => summaryOf(samples, row));
   if (slowest !== undefined && everyReading !== undefined)
     lines.push(
       `readings: every reading takes ×${(everyReading.medianMs / slowest.medianMs).toFixed(2)} the slowest alone (${s(everyReading.medianMs)} against ${s(slowest.medianMs)}, medians of ${RUNS} interleaved runs; target at most ×1.5)`,
@@ -327,9 +327,7 @@ try {
   const remoteMedians = mediansByDelay(remoteRows, samples);
   const specmatic = rows.find((row) => row.label === SPECMATIC_LABEL);
   if (specmatic?.beside !== undefined && rows.includes(specmatic.beside)) {
-    const [live, theirs] = [specmatic.beside, specmatic].map((row) =>
-      summarise(samples.get(row) ?? [], row.expectedExit ?? 0),
-    );
+    const [live, theirs] = [specmatic.beside, specmatic].map((row) => summaryOf(samples, row));
     if (live !== undefined && theirs !== undefined)
       lines.push(
         `remote: the live certification at +0 ms is ×${(theirs.medianMs / live.medianMs).toFixed(2)} faster than Specmatic's test of the same document (${s(live.medianMs)} against ${s(theirs.medianMs)}; target at least ×2)`,
@@ -354,7 +352,7 @@ try {
  * baseline's certification): the ratio of its medians to theirs, wall and processor time, and the peaks.
  */
 function ratioLines(rows: readonly Row[], samples: ReadonlyMap<Row, Sample[]>): string[] {
-  const of = (row: Row): Summary => summarise(samples.get(row) ?? [], 0);
+  const of = (row: Row): Summary => summaryOf(samples, row);
   return rows.flatMap((row) => {
     if (row.beside === undefined || !rows.includes(row.beside)) return [];
     const [mine, theirs] = [of(row.beside), of(row)];
@@ -408,6 +406,11 @@ function remoteFloor(spans: readonly ZeroSpan[], hundredMs: number | undefined):
   ];
 }
 
+/** A row's runs summarised, a run judged failed when it ends other than the row expects. */
+function summaryOf(samples: ReadonlyMap<Row, Sample[]>, row: Row): Summary {
+  return summarise(samples.get(row) ?? [], row.expectedExit ?? 0);
+}
+
 interface DelayMedian {
   readonly delayMs: number;
   readonly medianMs: number;
@@ -416,11 +419,10 @@ interface DelayMedian {
 /** The remote column's median run at each delay that has runs. */
 function mediansByDelay(remoteRows: readonly Row[], samples: ReadonlyMap<Row, Sample[]>): DelayMedian[] {
   return remoteRows.flatMap((row, i) => {
-    const taken = samples.get(row) ?? [];
     const delayMs = DELAYS_MS[i];
-    return taken.length === 0 || delayMs === undefined
+    return (samples.get(row) ?? []).length === 0 || delayMs === undefined
       ? []
-      : [{ delayMs, medianMs: summarise(taken, 0).medianMs }];
+      : [{ delayMs, medianMs: summaryOf(samples, row).medianMs }];
   });
 }
 

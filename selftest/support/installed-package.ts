@@ -110,13 +110,12 @@ export async function installPacked(
 const NODE_VERSIONS = join(ROOT, 'selftest', 'node-versions');
 
 /** Node releases the tests run the package under, by their alias in selftest/node-versions/package.json. */
-export type NodeRelease = 'node18' | 'node22' | 'node24';
+const RELEASES = ['node18', 'node22', 'node24'] as const;
+export type NodeRelease = (typeof RELEASES)[number];
 
 /** Where a release's `node` lives once selftest/node-versions is installed. */
 export const nodeReleaseBinDir = (release: NodeRelease): string =>
   join(NODE_VERSIONS, 'node_modules', release, 'bin');
-
-const RELEASES = ['node18', 'node22', 'node24'] as const;
 
 const releasesInstalled = (): boolean =>
   RELEASES.every((release) => existsSync(join(nodeReleaseBinDir(release), 'node')));
