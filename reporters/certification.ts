@@ -16,6 +16,7 @@
  * carry its own in `metadata.pixCatalogue` ({ checks, clauses }): the reporter's self-test does,
  * and as config metadata it travels in blob reports, so merge-reports judges against it too.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type {
   FullConfig,
@@ -284,9 +285,13 @@ export default class CertificationReporter implements Reporter {
           : result.status === 'interrupted'
             ? 'the run was interrupted before its first test'
             : `none of the ${this.total} selected tests started`;
+    // The first withdrawal may have gone before the stop: the ledger then holds it, and says so.
+    const kept = existsSync(join(dir, LEDGER_FILE))
+      ? `No report in ${shown(dir)} was changed; its ${LEDGER_FILE} records every withdrawal sent.`
+      : `Nothing in ${shown(dir)} was changed.`;
     // One line, like every stop of the suite, so that a log search finds it whole.
     process.stderr.write(
-      `${safe(`certification: none written, because no test ran: ${why}. Nothing in ${shown(dir)} was changed.`)}\n`,
+      `${safe(`certification: none written, because no test ran: ${why.replace(/\.+$/, '')}. ${kept}`)}\n`,
     );
   }
 

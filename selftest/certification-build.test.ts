@@ -13,7 +13,7 @@ import {
   withRootCauses,
   type CertificationInput,
 } from '../src/report/build.ts';
-import { acceptedAt, watchedRefusals } from '../src/report/withdrawals.ts';
+import { acceptedCode, watchedRefusals } from '../src/report/withdrawals.ts';
 import type { TestOutcome } from '../src/report/model.ts';
 import type { CheckDefinition, Evaluation } from '../src/checks/vocabulary.ts';
 import { RUN_METADATA } from './support/certification.ts';
@@ -377,17 +377,25 @@ describe('WEBHOOK-NONE-FOR-REFUSED over the whole run (issue 40 item 5)', () => 
     assert.deepEqual(watchedRefusals(lines, 'r1'), [refusal('C-1', 'PAYMENT-BODY-AMOUNT-ZERO', 1)]);
   }); // prettier-ignore
 
-  it('reads when this run first accepted a code, and nothing for a code refused or of another run', () => {
+  it("reads when this run first accepted a code, else its earliest accepted code, and nothing of another run's", () => {
     const lines = [
       { type: 'outcome', time: '2026-01-01T00:00:00.000Z', runId: 'r0', code: 'C-1', outcome: 'accepted' },
       { type: 'outcome', time: '2026-01-01T00:00:01.000Z', runId: 'r1', code: 'C-2', outcome: 'refused' },
-      { type: 'outcome', time: '2026-01-01T00:00:02.000Z', runId: 'r1', code: 'C-1', outcome: 'accepted' },
+      { type: 'outcome', time: '2026-01-01T00:00:02.000Z', runId: 'r1', code: 'C-3', outcome: 'accepted' },
       { type: 'outcome', time: '2026-01-01T00:00:03.000Z', runId: 'r1', code: 'C-1', outcome: 'accepted' },
+      { type: 'outcome', time: '2026-01-01T00:00:04.000Z', runId: 'r1', code: 'C-1', outcome: 'accepted' },
     ]
       .map((l) => JSON.stringify(l))
       .join('\n');
-    assert.equal(acceptedAt(lines, 'r1', 'C-1'), Date.parse('2026-01-01T00:00:02.000Z'));
-    assert.equal(acceptedAt(lines, 'r1', 'C-2'), undefined);
-    assert.equal(acceptedAt(lines, 'r2', 'C-1'), undefined);
+    assert.deepEqual(acceptedCode(lines, 'r1', 'C-1'), {
+      code: 'C-1',
+      at: Date.parse('2026-01-01T00:00:03.000Z'),
+    });
+    // The first withdrawal refused (or answered 500): the run's earliest accepted code stands in for it.
+    assert.deepEqual(acceptedCode(lines, 'r1', 'C-2'), {
+      code: 'C-3',
+      at: Date.parse('2026-01-01T00:00:02.000Z'),
+    });
+    assert.equal(acceptedCode(lines, 'r2', 'C-1'), undefined);
   });
 });

@@ -171,6 +171,7 @@ describe('a withdrawal request, gated and written to the ledger', () => {
       checkId: 'PAYMENT-ACCEPTED',
       code: 'C-1',
       amount: 0.01,
+      checkCode: false,
       payeeKey: 'pa***89',
       url: 'http://127.0.0.1:1/pix/payment',
     };
@@ -481,17 +482,22 @@ describe('what really happened to the money: answers that may have paid, reconci
     );
   });
 
-  it('counts a code accepted again as a possible second payout, but not a duplicate sent with check_code false', () => {
+  it('counts a code accepted again with check_code true as a possible second payout, not a duplicate sent without it', () => {
     const lines = [
-      { type: 'intent', checkId: 'FIRST-WITHDRAWAL', code: 'F' },
+      { type: 'intent', checkId: 'FIRST-WITHDRAWAL', code: 'F', checkCode: true },
       { type: 'outcome', code: 'F', outcome: 'accepted' },
-      { type: 'intent', checkId: 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE', code: 'N' },
+      { type: 'intent', checkId: 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE', code: 'N', checkCode: false },
       { type: 'outcome', code: 'N', outcome: 'accepted' },
-      { type: 'intent', checkId: 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE', code: 'N' },
+      { type: 'intent', checkId: 'CHECK-CODE-FALSE-ALLOWS-DUPLICATE', code: 'N', checkCode: false },
       { type: 'outcome', code: 'N', outcome: 'accepted' },
-      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', code: 'F' },
+      // check_code left out (the default's observation): the same check's id, but no check_code true.
+      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', code: 'D', checkCode: false },
+      { type: 'outcome', code: 'D', outcome: 'accepted' },
+      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', code: 'D', checkCode: false },
+      { type: 'outcome', code: 'D', outcome: 'accepted' },
+      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-DUPLICATE', code: 'F', checkCode: true },
       { type: 'outcome', code: 'F', outcome: 'refused' },
-      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE', code: 'F' },
+      { type: 'intent', checkId: 'CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE', code: 'F', checkCode: true },
       { type: 'outcome', code: 'F', outcome: 'accepted' },
     ]
       .map((line) => JSON.stringify({ runId: 'r1', ...line }))
@@ -503,7 +509,7 @@ describe('what really happened to the money: answers that may have paid, reconci
       withdrawalLine(summary),
       /; 1 POSSIBLY PAID TWICE \(a code accepted again although check_code was true: F\); check them with the provider\. Ledger/,
     );
-    const once = summariseLedger(lines.split('\n').slice(0, 6).join('\n'), 'r1', 'ledger.jsonl');
+    const once = summariseLedger(lines.split('\n').slice(0, 10).join('\n'), 'r1', 'ledger.jsonl');
     assert.equal(once?.paidAgain, undefined);
   });
 

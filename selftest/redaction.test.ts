@@ -430,6 +430,7 @@ describe('bounds on what reaches a report', () => {
       checkId: 'X',
       code: 'c-1',
       amount: 0.01,
+      checkCode: true,
       payeeKey: 'payee@example.com',
       url: 'https://u:pw12345678@h/p',
     });

@@ -97,7 +97,12 @@ describe('WEBHOOK-DELIVERED: a complete delivery to the PostBackUrl, answered 2x
         `${d.outcome} ${String(d.answeredStatus)}`,
       );
     assert.deepEqual(webhookDelivered.judge(input([])), [
-      { verdict: 'FAILED', expected, actual: 'no complete delivery within 30000 ms' },
+      {
+        verdict: 'FAILED',
+        expected,
+        actual:
+          'no complete delivery within 30000 ms (the wait PIX_WEBHOOK_TIMEOUT_MS sets; the document gives no delay, so a provider whose webhooks come later needs a longer wait)',
+      },
     ]);
   });
 
@@ -146,7 +151,7 @@ describe('WEBHOOK-POST: the webhook is sent by POST (§6)', () => {
     assert.deepEqual(webhookIsPost.judge(input([])), []);
   });
 
-  it('fails each delivery by another method, showing method, path, type, size, outcome and headers', () => {
+  it('fails each delivery by another method, showing method, path, type, size, outcome and headers; warns of a body-less probe beside the POST', () => {
     const put = delivered('{"a":1}', { method: 'PUT', headers: { 'content-type': 'application/json', 'x-signature': '***(9 chars)' } }); // prettier-ignore
     const get = delivered('', { method: 'GET', headers: {}, declaredBytes: null, outcome: 'stray' });
     assert.deepEqual(webhookIsPost.judge(input([delivered('{}'), put, get])), [
@@ -155,8 +160,19 @@ describe('WEBHOOK-POST: the webhook is sent by POST (§6)', () => {
         expected: 'POST',
         actual: 'PUT /hook/1 (application/json, 7 bytes, matched); headers content-type: application/json; x-signature: ***(9 chars)',
       },
-      { verdict: 'FAILED', expected: 'POST', actual: 'GET /hook/1 (no content-type, 0 bytes, stray)' },
+      {
+        verdict: 'WARNING',
+        expected: 'only the webhook, by POST',
+        actual: 'GET /hook/1 (no content-type, 0 bytes, stray), besides the webhook by POST: a request the document does not show, which a handler routing by path may answer as a webhook',
+      },
     ]); // prettier-ignore
+  });
+
+  it('fails a request without a body by another method where no POST came: the webhook was not posted', () => {
+    const head = delivered('', { method: 'HEAD', headers: {}, declaredBytes: null });
+    assert.deepEqual(webhookIsPost.judge(input([head])), [
+      { verdict: 'FAILED', expected: 'POST', actual: 'HEAD /hook/1 (no content-type, 0 bytes, matched)' },
+    ]);
   });
 
   it('says when fewer bytes came than were declared, and only then', () => {

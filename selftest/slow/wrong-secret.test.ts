@@ -22,6 +22,11 @@ describe('a wrong PIX_CLIENT_SECRET', () => {
     const run = await runSuite(sandboxEnv(sandbox, 'reference', { PIX_CLIENT_SECRET: wrong }));
     assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(run.stdout + run.stderr, /PIX_CLIENT_SECRET: the first withdrawal/);
+    // The first withdrawal went before the stop: the line says the ledger holds it, with one period.
+    assert.match(
+      run.stderr,
+      /allows\. No report in .* was changed; its ledger\.jsonl records every withdrawal sent\./,
+    );
     assert.ok(
       sandbox.withdrawalsReceived('reference') <= 3,
       `${sandbox.withdrawalsReceived('reference')} sent`,

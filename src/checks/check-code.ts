@@ -95,6 +95,26 @@ export const laterDuplicateRefused = defineCheck<LaterDuplicate>(
   },
 );
 
+/** The observation's topic; its afterSeconds differ on every run, so a comparison leaves them out. */
+export const LATER_DUPLICATE_TOPIC = 'check_code.later-duplicate';
+
+/**
+ * What a later duplicate proved, as an observation: how long after its acceptance the code went again, so that
+ * a report names the longest duplicate memory the run could have found, not "however long".
+ */
+export function laterDuplicateObservation({ exchange, afterMs, moment }: LaterDuplicate): {
+  topic: string;
+  value: { moment: string; afterSeconds: number; status: number };
+  note: string;
+} {
+  const afterSeconds = Math.round(afterMs / 100) / 10;
+  return {
+    topic: LATER_DUPLICATE_TOPIC,
+    value: { moment, afterSeconds, status: exchange.response.status },
+    note: `a duplicate memory that lapses within ${afterSeconds} s is found; a longer one only by a longer run`,
+  };
+}
+
 export const concurrentDuplicateRefused = defineCheck<readonly Exchange[]>(
   {
     id: 'CHECK-CODE-TRUE-REFUSES-CONCURRENT-DUPLICATE',

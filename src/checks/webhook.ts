@@ -65,6 +65,10 @@ function noPostedBody({ deliveries }: Pick<WebhookInput, 'deliveries'>): string 
     : `no webhook arrived by POST, only ${[...new Set(deliveries.map((d) => d.method))].join(', ')} (see WEBHOOK-POST)`;
 }
 
+/** Said where nothing arrived at all: the wait is the suite's choice, not the document's. */
+const WEBHOOK_WAIT_NOTE =
+  'the wait PIX_WEBHOOK_TIMEOUT_MS sets; the document gives no delay, so a provider whose webhooks come later needs a longer wait';
+
 export const webhookDelivered = defineCheck<WebhookInput>(
   {
     id: 'WEBHOOK-DELIVERED',
@@ -79,6 +83,7 @@ export const webhookDelivered = defineCheck<WebhookInput>(
   ({ deliveries, incomplete, strays, postBackUrl, timeoutMs }) => {
     if (deliveries.some(isDelivered)) return [];
     const arrived = describeNonDelivery(incomplete, strays);
+    const nothingAt = deliveries.length === 0 ? ` (${WEBHOOK_WAIT_NOTE})` : '';
     const caseOnly = strays.listed.find((d) => differsOnlyInCase(d.path, postBackUrl));
     const folded =
       caseOnly === undefined
@@ -88,7 +93,7 @@ export const webhookDelivered = defineCheck<WebhookInput>(
       violation(
         'must',
         `a complete delivery to ${postBackUrl}, answered 2xx`,
-        `no complete delivery within ${timeoutMs} ms${arrived === '' ? '' : `: ${arrived}`}${folded}`,
+        `no complete delivery within ${timeoutMs} ms${arrived === '' ? nothingAt : `: ${arrived}`}${folded}`,
       ),
     ];
   },
@@ -104,8 +109,21 @@ export const webhookIsPost = defineCheck<WebhookInput>(
     remedy: 'Send the webhook with the POST method, the payload in the body.',
     needs: ['payout', 'webhook'],
   },
-  ({ deliveries }) =>
-    deliveries.filter((d) => d.method !== 'POST').map((d) => violation('must', 'POST', describeDelivery(d))),
+  ({ deliveries }) => {
+    const alsoPosted = deliveries.some((d) => d.method === 'POST');
+    return deliveries
+      .filter((d) => d.method !== 'POST')
+      .map((d) =>
+        // A request without a body beside the POST (a reachability probe) is not the webhook, but a handler may take it for one.
+        alsoPosted && d.bodyBytes === 0
+          ? violation(
+              'should',
+              'only the webhook, by POST',
+              `${describeDelivery(d)}, besides the webhook by POST: a request the document does not show, which a handler routing by path may answer as a webhook`,
+            )
+          : violation('must', 'POST', describeDelivery(d)),
+      );
+  },
   ({ deliveries }) => (deliveries.length === 0 ? 'no webhook arrived (see WEBHOOK-DELIVERED)' : undefined),
 );
 

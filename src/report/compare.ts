@@ -18,6 +18,7 @@ import type {
   RunInfo,
 } from './model.ts';
 import type { JsonValue } from '../base/json.ts';
+import { LATER_DUPLICATE_TOPIC } from '../checks/check-code.ts';
 
 /** The parts of a certification a comparison reads. */
 export type Compared = Pick<Certification, 'verdict' | 'run' | 'checks' | 'observations' | 'readings'>;
@@ -266,6 +267,7 @@ function topicChanges(
 const UNSTEADY_MEMBERS: Readonly<Record<string, readonly string[]>> = {
   'webhook.retry': ['afterSeconds'],
   'webhook.statuses': ['receivedAt'],
+  [LATER_DUPLICATE_TOPIC]: ['afterSeconds'],
 };
 
 /** The value without its unsteady members, at any depth: what two runs of one environment share. */

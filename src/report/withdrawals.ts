@@ -7,7 +7,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEDGER_FILE, WITHDRAWAL_OUTCOMES, type WithdrawalOutcome } from '../run/ledger.ts';
 import type { WatchedRefusal } from '../checks/webhook.ts';
-import { duplicateAllowedWhenUnchecked } from '../checks/check-code.ts';
 
 /** What the webhooks of a withdrawal with an unknown outcome reported. */
 export type Reconciliation = 'paid' | 'failed' | 'other' | 'none';
@@ -48,6 +47,7 @@ interface Line {
   readonly statuses?: string[];
   readonly refused?: { readonly checkId?: string; readonly status?: number };
   readonly checkId?: string;
+  readonly checkCode?: boolean;
   readonly requests?: number;
   readonly bound?: number;
 }
@@ -70,12 +70,21 @@ function runLines(text: string, runId: string): Line[] {
   );
 }
 
-/** When this run's ledger recorded the withdrawal `code` accepted, first, in ms since the epoch; undefined if never. */
-export function acceptedAt(text: string, runId: string, code: string): number | undefined {
-  const line = runLines(text, runId).find(
-    (l) => l.type === 'outcome' && l.outcome === 'accepted' && l.code === code,
+/**
+ * The withdrawal `code` and when this run's ledger first recorded it accepted (ms since the epoch); where
+ * it never was, the run's earliest accepted code instead; undefined if the run has none.
+ */
+export function acceptedCode(
+  text: string,
+  runId: string,
+  code: string,
+): { code: string; at: number } | undefined {
+  const accepted = runLines(text, runId).filter(
+    (l): l is Line & { code: string; time: string } =>
+      l.type === 'outcome' && l.outcome === 'accepted' && l.code !== undefined && l.time !== undefined,
   );
-  return line?.time === undefined ? undefined : Date.parse(line.time);
+  const line = accepted.find((l) => l.code === code) ?? accepted[0];
+  return line === undefined ? undefined : { code: line.code, at: Date.parse(line.time) };
 }
 
 /** The refused withdrawals of the run whose address was watched until it ended, with what arrived there. */
@@ -96,21 +105,22 @@ export function watchedRefusals(text: string, runId: string): WatchedRefusal[] {
 }
 
 /**
- * The codes accepted again after an earlier acceptance of the same code, in order: every duplicate the
- * suite sends carries check_code true but CHECK-CODE-FALSE-ALLOWS-DUPLICATE's, so each may have paid twice.
+ * The codes accepted again, with check_code true, after an earlier acceptance of the same code, in order:
+ * each may have paid twice. A copy without it (the duplicate the suite sends to see check_code false or
+ * left out) is expected to be processed.
  */
 function acceptedAgain(lines: readonly Line[]): string[] {
-  const pending = new Map<string, string[]>();
+  const pending = new Map<string, boolean[]>();
   const accepted = new Set<string>();
   const again: string[] = [];
   for (const line of lines) {
     if (line.code === undefined) continue;
     if (line.type === 'intent')
-      pending.set(line.code, [...(pending.get(line.code) ?? []), line.checkId ?? '']);
+      pending.set(line.code, [...(pending.get(line.code) ?? []), line.checkCode === true]);
     if (line.type !== 'outcome') continue;
-    const checkId = pending.get(line.code)?.shift();
+    const checked = pending.get(line.code)?.shift();
     if (line.outcome !== 'accepted') continue;
-    if (accepted.has(line.code) && checkId !== duplicateAllowedWhenUnchecked.id) again.push(line.code);
+    if (accepted.has(line.code) && checked === true) again.push(line.code);
     accepted.add(line.code);
   }
   return again;

@@ -15,6 +15,8 @@ export interface LedgerIntent {
   readonly checkId: string;
   readonly code: string;
   readonly amount: unknown;
+  /** Whether the body carried check_code true: only then is a code accepted twice a possible second payout. */
+  readonly checkCode: boolean;
   readonly payeeKey: string;
   readonly url: string;
 }

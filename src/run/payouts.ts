@@ -93,10 +93,12 @@ export class Payouts {
         'Refusing to send POST /pix/payment again: a test that sends withdrawals is never retried (drop --retries).',
       );
     }
+    const sent = body === undefined ? undefined : parseJson(body);
     this.ledger.intent({
       checkId,
       code: withdrawal.code,
-      amount: body === undefined ? null : (readPath(parseJson(body), 'amount') ?? null),
+      amount: sent === undefined ? null : (readPath(sent, 'amount') ?? null),
+      checkCode: sent !== undefined && readPath(sent, 'check_code') === true,
       payeeKey: this.target.config.payee.key,
       url,
     });

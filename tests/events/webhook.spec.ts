@@ -6,7 +6,11 @@
  */
 import type { Check } from '../../src/checks/check.ts';
 import { paymentAccepted } from '../../src/checks/bodies.ts';
-import { type LaterDuplicate, laterDuplicateRefused } from '../../src/checks/check-code.ts';
+import {
+  type LaterDuplicate,
+  laterDuplicateObservation,
+  laterDuplicateRefused,
+} from '../../src/checks/check-code.ts';
 import {
   callbackFieldCaseSensitive,
   noWebhookForRefused,
@@ -173,6 +177,8 @@ async function verifyCodeOnceDelivered(
     const exchange = await againPix.withdraw(check.id, { ...copy, code: withdrawal.code }, headers, body);
     const later: LaterDuplicate = { exchange, afterMs, moment: 'once its webhook had arrived' };
     again.check(check, later, exchange);
+    const { topic, value, note } = laterDuplicateObservation(later);
+    again.observe(topic, check.clause, value, note);
   } catch (error) {
     // The case recorded why it stopped.
     if (!(error instanceof CaseStopped)) throw error;

@@ -9,10 +9,11 @@ import { paymentAccepted } from '../../src/checks/bodies.ts';
 import {
   LATER_DUPLICATE_GAP_MS,
   type LaterDuplicate,
+  laterDuplicateObservation,
   laterDuplicateRefused,
 } from '../../src/checks/check-code.ts';
 import { judging, titleOf } from '../../src/checks/declare.ts';
-import { acceptedAt } from '../../src/report/withdrawals.ts';
+import { acceptedCode } from '../../src/report/withdrawals.ts';
 import type { PixClient } from '../../src/run/pix-client.ts';
 import { firstWithdrawalCode } from '../../src/run/first-withdrawal.ts';
 import type { Ledger } from '../../src/run/ledger.ts';
@@ -20,27 +21,31 @@ import type { Recorder } from '../../src/run/recorder.ts';
 import type { Target } from '../../src/run/target.ts';
 import { test } from '../_support/fixtures.ts';
 
-/** Sends the run's first code again; stops the test, SKIPPED, when the first withdrawal was not accepted. */
+/**
+ * Sends the run's first code again, or where the first withdrawal was not accepted (refused, answered 5xx)
+ * the run's earliest accepted code; stops the test, SKIPPED, when the run has no accepted code.
+ */
 async function sendFirstCodeAgain(
   pix: PixClient,
   verify: Recorder,
   target: Target,
   ledger: Ledger,
 ): Promise<LaterDuplicate> {
-  const code = firstWithdrawalCode(target.config.codePrefix, target.runId);
+  const first = firstWithdrawalCode(target.config.codePrefix, target.runId);
   // No ledger yet: global setup had no token to send the first withdrawal with.
   const lines = existsSync(ledger.path) ? readFileSync(ledger.path, 'utf8') : '';
-  const firstAccepted = acceptedAt(lines, target.runId, code);
-  if (firstAccepted === undefined)
+  const accepted = acceptedCode(lines, target.runId, first);
+  if (accepted === undefined)
     return verify.skip(
       [laterDuplicateRefused],
-      `the run's first withdrawal (${code}) was not accepted, so no accepted code is there to send again; see ${paymentAccepted.id}`,
+      `no withdrawal of the run was accepted (the first, ${first}, included), so no accepted code is there to send again; see ${paymentAccepted.id}`,
       {
-        answer: `the first withdrawal ${code} was not accepted`,
+        answer: `no withdrawal of the run was accepted`,
         at: new Date().toISOString(),
         check: paymentAccepted.id,
       },
     );
+  const { code, at: firstAccepted } = accepted;
   const remainingMs = LATER_DUPLICATE_GAP_MS - (Date.now() - firstAccepted);
   if (remainingMs > 0)
     await test.step(`waiting ${(remainingMs / 1000).toFixed(1)} s to send ${code} again ${LATER_DUPLICATE_GAP_MS / 1000} s after it was accepted`, () =>
@@ -61,5 +66,7 @@ test(
     verify.requires([laterDuplicateRefused]);
     const later = await sendFirstCodeAgain(pix, verify, target, ledger);
     verify.check(laterDuplicateRefused, later, later.exchange);
+    const { topic, value, note } = laterDuplicateObservation(later);
+    verify.observe(topic, laterDuplicateRefused.clause, value, note);
   },
 );
