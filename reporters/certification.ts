@@ -240,11 +240,11 @@ export default class CertificationReporter implements Reporter {
     const baseline = baselineFromEnvironment(this.suiteErrors);
     if (this.signingProblem !== undefined)
       this.suiteErrors.push({ test: null, message: this.signingProblem });
-    const { summary: withdrawals, refusals } = readLedger(
-      dir,
-      this.metadata.runId,
-      shown(join(dir, LEDGER_FILE)),
-    );
+    const {
+      summary: withdrawals,
+      refusals,
+      paces,
+    } = readLedger(dir, this.metadata.runId, shown(join(dir, LEDGER_FILE)));
     const report = buildCertification({
       checks: this.override?.checks ?? catalogue('provider'),
       clauses: this.override?.clauses ?? documentClauses(),
@@ -256,6 +256,7 @@ export default class CertificationReporter implements Reporter {
       ...(baseline === undefined ? {} : { baseline }),
       ...(withdrawals === undefined ? {} : { withdrawals }),
       refusals,
+      paces,
     });
     await writeCertification(report, {
       dir,

@@ -9,11 +9,12 @@ import { describe, it } from 'node:test';
 import {
   buildCertification,
   clauseTokens,
+  withPacesWatched,
   withRefusalsWatched,
   withRootCauses,
   type CertificationInput,
 } from '../src/report/build.ts';
-import { acceptedCode, watchedRefusals } from '../src/report/withdrawals.ts';
+import { acceptedCode, watchedPaces, watchedRefusals } from '../src/report/withdrawals.ts';
 import type { TestOutcome } from '../src/report/model.ts';
 import type { CheckDefinition, Evaluation } from '../src/checks/vocabulary.ts';
 import { RUN_METADATA } from './support/certification.ts';
@@ -326,6 +327,46 @@ describe('one finding for a failure another check already holds (subsumedBy)', (
     const result = withRootCauses(judgedAs('PASSED'), checks, '2026-01-01T00:00:00.000Z');
     assert.equal(result.get('CHECK-CODE-TRUE-REFUSES-LATER-DUPLICATE')?.evaluations[0]?.verdict, 'FAILED');
   });
+});
+
+describe("WEBHOOK-RETRY-PACE over the whole run: every withdrawal's attempts until the run ended", () => {
+  const ID = 'WEBHOOK-RETRY-PACE';
+  const judgedAs = (...verdicts: Evaluation['verdict'][]) =>
+    new Map([[ID, { evaluations: verdicts.map((verdict) => ({ checkId: ID, verdict })), durationMs: 1 }]]);
+  // A provider that posts every 1.5 s whatever the answer: 3 attempts in the test's wait, 7 by the run's end.
+  const storm = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      seq: i + 1,
+      path: '/hook/first',
+      receivedAt: 1_500 * i,
+      answeredStatus: 200,
+      outcome: 'matched' as const,
+    }));
+
+  it('adds one warning naming the withdrawal whose attempts crowded, when its test found nothing', () => {
+    const evaluations = withPacesWatched(judgedAs('PASSED'), [{ code: 'C-1', attempts: storm(7) }, { code: 'C-2', attempts: storm(2) }]).get(ID)?.evaluations ?? [];
+    assert.deepEqual(evaluations.map((e) => e.verdict), ['PASSED', 'WARNING']);
+    assert.match(evaluations[1]?.actual ?? '', /^withdrawal C-1: 7 attempts within 10 s: the attempts at \/hook\/first arrived at \+0 ms 200, \+1500 ms 200/);
+  }); // prettier-ignore
+
+  it('changes nothing at a sane pace, where its test already warned, or where it was not judged', () => {
+    const calm = [{ code: 'C-1', attempts: storm(3) }];
+    assert.equal(withPacesWatched(judgedAs('PASSED'), calm).get(ID)?.evaluations.length, 1);
+    const loud = [{ code: 'C-1', attempts: storm(7) }];
+    assert.deepEqual(withPacesWatched(judgedAs('PASSED', 'WARNING'), loud).get(ID)?.evaluations.length, 2);
+    assert.deepEqual(withPacesWatched(judgedAs('SKIPPED'), loud).get(ID)?.evaluations.map((e) => e.verdict), ['SKIPPED']);
+    assert.equal(withPacesWatched(new Map(), loud).get(ID), undefined);
+  }); // prettier-ignore
+
+  it('reads the attempts from the ledger lines of this run only, a refused withdrawal left to its own check', () => {
+    const lines = [
+      { type: 'webhook', runId: 'r1', code: 'C-1', webhookReceived: true, deliveries: 2, attempts: storm(2) },
+      { type: 'webhook', runId: 'r1', code: 'C-2', webhookReceived: true, deliveries: 2, attempts: storm(2), refused: { checkId: 'X', status: 400 } },
+      { type: 'webhook', runId: 'r1', code: 'C-3', webhookReceived: false, deliveries: 0 },
+      { type: 'webhook', runId: 'r0', code: 'C-0', webhookReceived: true, deliveries: 2, attempts: storm(2) },
+    ].map((l) => JSON.stringify(l)).join('\n');
+    assert.deepEqual(watchedPaces(lines, 'r1'), [{ code: 'C-1', attempts: storm(2) }]);
+  }); // prettier-ignore
 });
 
 describe('WEBHOOK-NONE-FOR-REFUSED over the whole run (issue 40 item 5)', () => {

@@ -337,7 +337,7 @@ describe('a withdrawal request, gated and written to the ledger', () => {
     const webhooks = {
       snapshot: (path: string) => {
         asked.push(path);
-        return Promise.resolve({ deliveries: path === '/hook/c3' ? [] : [{}, {}] });
+        return Promise.resolve({ deliveries: path === '/hook/c3' ? [] : [{}, {}], incomplete: [] });
       },
     } as unknown as WebhookClient;
     await payouts.recordWebhooks(webhooks);
@@ -425,8 +425,15 @@ describe('what really happened to the money: answers that may have paid, reconci
       '/hook/c5': ['{"data":{"situacao":"RECUSADO"}}'],
     };
     const asked: unknown[] = [];
+    // Each delivery as the receiver lists it; every attempt's time goes to the ledger for WEBHOOK-RETRY-PACE.
+    const attempt = (path: string, seq: number) =>
+      ({ seq, path, receivedAt: 1_000 * seq, answeredStatus: 200, outcome: 'matched' }) as const;
     const reportOf = (path: string) =>
-      Promise.resolve({ deliveries: (bodies[path] ?? []).map((body) => ({ body })) });
+      Promise.resolve({
+        deliveries: (bodies[path] ?? []).map((body, i) => ({ ...attempt(path, i + 1), body })),
+        incomplete:
+          path === '/hook/c3' ? [{ ...attempt(path, 2), answeredStatus: 413, outcome: 'too-large' }] : [],
+      });
     const webhooks = {
       waitFor: (path: string, wait: unknown) => {
         asked.push(['waitFor', path, wait]);
@@ -451,10 +458,30 @@ describe('what really happened to the money: answers that may have paid, reconci
         .filter((l) => l.type === 'webhook')
         .map(({ time: _time, runId: _runId, type: _type, ...rest }) => rest),
       [
-        { code: 'C-1', webhookReceived: true, deliveries: 1, statuses: ['PAID'] },
+        {
+          code: 'C-1',
+          webhookReceived: true,
+          deliveries: 1,
+          statuses: ['PAID'],
+          attempts: [attempt('/hook/c1', 1)],
+        },
         { code: 'C-2', webhookReceived: false, deliveries: 0 },
-        { code: 'C-3', webhookReceived: true, deliveries: 1 },
-        { code: 'C-5', webhookReceived: true, deliveries: 1, statuses: ['RECUSADO'] },
+        {
+          code: 'C-3',
+          webhookReceived: true,
+          deliveries: 1,
+          attempts: [
+            attempt('/hook/c3', 1),
+            { ...attempt('/hook/c3', 2), answeredStatus: 413, outcome: 'too-large' },
+          ],
+        },
+        {
+          code: 'C-5',
+          webhookReceived: true,
+          deliveries: 1,
+          statuses: ['RECUSADO'],
+          attempts: [attempt('/hook/c5', 1)],
+        },
         {
           code: 'C-4',
           webhookReceived: false,

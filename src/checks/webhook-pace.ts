@@ -16,9 +16,12 @@ const CLOCK_SLACK_MS = 5;
 /** Attempts the finding lists; a storm's others are counted. */
 const SCHEDULE_SHOWN = 10;
 
+/** What the pace of an attempt is judged on. */
+export type PaceAttempt = Pick<DeliveryMeta, 'seq' | 'path' | 'receivedAt' | 'answeredStatus' | 'outcome'>;
+
 export interface WebhookAttempts {
   /** Every request to one withdrawal's address, delivered or not (see Delivery's outcome). */
-  readonly attempts: readonly DeliveryMeta[];
+  readonly attempts: readonly PaceAttempt[];
 }
 
 /** The most attempts that arrived within any window of `windowMs`, from arrival times in order. */
@@ -32,7 +35,7 @@ function mostWithin(times: readonly number[], windowMs: number): number {
 }
 
 /** Each attempt's time from the first and the status it was answered: `+0 ms 503, +20 ms 200, …`. */
-function scheduleOf(inOrder: readonly DeliveryMeta[]): string {
+function scheduleOf(inOrder: readonly PaceAttempt[]): string {
   const start = inOrder[0]?.receivedAt ?? 0;
   const shown = inOrder
     .slice(0, SCHEDULE_SHOWN)

@@ -115,7 +115,7 @@ export const webhookIsPost = defineCheck<WebhookInput>(
       .filter((d) => d.method !== 'POST')
       .map((d) =>
         // A request without a body beside the POST (a reachability probe) is not the webhook, but a handler may take it for one.
-        alsoPosted && d.bodyBytes === 0
+        alsoPosted && d.bodyBytes === 0 && (d.declaredBytes ?? 0) === 0
           ? violation(
               'should',
               'only the webhook, by POST',

@@ -128,7 +128,7 @@ export interface StrayReport {
 }
 
 /** Only a complete request to the address that the receiver answered with 2xx was delivered. */
-export function isDelivered(delivery: DeliveryMeta): boolean {
+export function isDelivered(delivery: Pick<DeliveryMeta, 'outcome' | 'answeredStatus'>): boolean {
   const status = delivery.answeredStatus ?? 0;
   return delivery.outcome === 'matched' && status >= 200 && status < 300;
 }

@@ -35,6 +35,7 @@ import {
 import { redact, redactJson } from '../secrets/redact.ts';
 import type { WithdrawalSummary } from './withdrawals.ts';
 import { noWebhookForRefused, type WatchedRefusal } from '../checks/webhook.ts';
+import { type PaceAttempt, webhookRetryPace } from '../checks/webhook-pace.ts';
 import { judgement, verdictOf } from '../checks/check.ts';
 
 export interface CertificationInput {
@@ -53,6 +54,8 @@ export interface CertificationInput {
   readonly withdrawals?: WithdrawalSummary;
   /** The refused withdrawals the ledger says were watched for webhooks until the run ended. */
   readonly refusals?: readonly WatchedRefusal[];
+  /** Every withdrawal's webhook attempts when the run ended, from the ledger. */
+  readonly paces?: readonly { readonly code: string; readonly attempts: readonly PaceAttempt[] }[];
 }
 
 export interface Baseline {
@@ -354,6 +357,38 @@ export function withRefusalsWatched(
 }
 
 /**
+ * WEBHOOK-RETRY-PACE over the whole run: its test judges the attempts its wait saw for its own withdrawal;
+ * when that found nothing, every withdrawal's attempts until the run ended (the ledger) join it as one more
+ * evaluation if any paced badly (a provider that keeps posting after the wait, or to another withdrawal).
+ * A check its test did not judge, or already found wanting, stays as it was: one finding.
+ */
+export function withPacesWatched(
+  judged: ReadonlyMap<string, Judged>,
+  paces: readonly { readonly code: string; readonly attempts: readonly PaceAttempt[] }[],
+): Map<string, Judged> {
+  const result = new Map(judged);
+  const entry = judged.get(webhookRetryPace.id);
+  if (entry === undefined || !entry.evaluations.some((e) => e.verdict === 'PASSED')) return result;
+  if (entry.evaluations.some((e) => e.verdict === 'WARNING' || e.verdict === 'FAILED')) return result;
+  const violations = paces.flatMap(({ code, attempts }) => {
+    const watched = judgement(webhookRetryPace, { attempts });
+    return 'unjudged' in watched
+      ? []
+      : watched.violations.map((v) => ({ ...v, actual: `withdrawal ${code}: ${v.actual}` }));
+  });
+  const [first] = violations;
+  if (first === undefined) return result;
+  const evaluation: Evaluation = {
+    checkId: webhookRetryPace.id,
+    verdict: verdictOf(violations),
+    expected: first.expected,
+    actual: violations.map((v) => v.actual).join(' | '),
+  };
+  result.set(webhookRetryPace.id, { ...entry, evaluations: [...entry.evaluations, evaluation] });
+  return result;
+}
+
+/**
  * The suite's own hash: of every check as it judges (id, title, clause, level, reason, remedy), so
  * that a signer tells apart two suites that carry one version number but judge differently.
  */
@@ -393,9 +428,12 @@ const silentSkips = (tests: readonly TestOutcome[]): string[] =>
 
 export function buildCertification(input: CertificationInput): Certification {
   const { metadata } = input;
-  const judged = withRefusalsWatched(
-    withRootCauses(judgedByCheck(input.tests), input.checks, input.startTime.toISOString()),
-    input.refusals ?? [],
+  const judged = withPacesWatched(
+    withRefusalsWatched(
+      withRootCauses(judgedByCheck(input.tests), input.checks, input.startTime.toISOString()),
+      input.refusals ?? [],
+    ),
+    input.paces ?? [],
   );
   const nothing: Judged = { evaluations: [], durationMs: 0 };
   const suiteErrors = [

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LEDGER_FILE, WITHDRAWAL_OUTCOMES, type WithdrawalOutcome } from '../run/ledger.ts';
 import type { WatchedRefusal } from '../checks/webhook.ts';
+import type { PaceAttempt } from '../checks/webhook-pace.ts';
 
 /** What the webhooks of a withdrawal with an unknown outcome reported. */
 export type Reconciliation = 'paid' | 'failed' | 'other' | 'none';
@@ -46,6 +47,7 @@ interface Line {
   readonly deliveries?: number;
   readonly statuses?: string[];
   readonly refused?: { readonly checkId?: string; readonly status?: number };
+  readonly attempts?: readonly PaceAttempt[];
   readonly checkId?: string;
   readonly checkCode?: boolean;
   readonly requests?: number;
@@ -100,6 +102,22 @@ export function watchedRefusals(text: string, runId: string): WatchedRefusal[] {
             statuses: line.statuses ?? [],
           },
         ]
+      : [],
+  );
+}
+
+/** Each withdrawal's webhook attempts when the run ended; a refused one's webhooks are WEBHOOK-NONE-FOR-REFUSED's. */
+export function watchedPaces(
+  text: string,
+  runId: string,
+): { code: string; attempts: readonly PaceAttempt[] }[] {
+  return runLines(text, runId).flatMap((line) =>
+    line.type === 'webhook' &&
+    line.refused === undefined &&
+    typeof line.code === 'string' &&
+    Array.isArray(line.attempts) &&
+    line.attempts.length > 0
+      ? [{ code: line.code, attempts: line.attempts }]
       : [],
   );
 }
@@ -163,18 +181,26 @@ export function summariseLedger(text: string, runId: string, ledger: string): Wi
 }
 
 /**
- * The summary of the ledger in the report directory (undefined when the run sent no withdrawal), and
- * its refused withdrawals whose webhooks were watched.
+ * The summary of the ledger in the report directory (undefined when the run sent no withdrawal), its
+ * refused withdrawals whose webhooks were watched, and every withdrawal's webhook attempts.
  */
 export function readLedger(
   reportDir: string,
   runId: string,
   shown: string,
-): { summary: WithdrawalSummary | undefined; refusals: WatchedRefusal[] } {
+): {
+  summary: WithdrawalSummary | undefined;
+  refusals: WatchedRefusal[];
+  paces: { code: string; attempts: readonly PaceAttempt[] }[];
+} {
   const path = join(reportDir, LEDGER_FILE);
-  if (!existsSync(path)) return { summary: undefined, refusals: [] };
+  if (!existsSync(path)) return { summary: undefined, refusals: [], paces: [] };
   const text = readFileSync(path, 'utf8');
-  return { summary: summariseLedger(text, runId, shown), refusals: watchedRefusals(text, runId) };
+  return {
+    summary: summariseLedger(text, runId, shown),
+    refusals: watchedRefusals(text, runId),
+    paces: watchedPaces(text, runId),
+  };
 }
 
 /** What each reconciliation is called on the money line: each under its own word. */

@@ -8,6 +8,7 @@ import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from 
 import { dirname, join } from 'node:path';
 import { boundedJson } from '../evidence/shape.ts';
 import type { JsonValue } from '../base/json.ts';
+import type { PaceAttempt } from '../checks/webhook-pace.ts';
 
 export const LEDGER_FILE = 'ledger.jsonl';
 
@@ -56,6 +57,8 @@ export interface LedgerWebhook {
   readonly statuses?: readonly string[];
   /** For a refused withdrawal: the check its request served and the status it was refused with. */
   readonly refused?: { readonly checkId: string; readonly status: number };
+  /** Every request to the address, the first MAX_LEDGER_ATTEMPTS: WEBHOOK-RETRY-PACE over the whole run. */
+  readonly attempts?: readonly PaceAttempt[];
 }
 
 export interface LedgerPlan {

@@ -10,11 +10,11 @@ import { readPath } from '../base/json.ts';
 import type { Ledger, LedgerWebhook, WithdrawalOutcome } from './ledger.ts';
 import type { WithdrawBody } from '../spec/requests.ts';
 import { isClientError, isSuccess } from '../base/status.ts';
-import { type Delivery, summaryOf } from '../evidence/delivery.ts';
+import { summaryOf } from '../evidence/delivery.ts';
 import { NotSentError, TransportError } from '../transport/http.ts';
 import { WaitBudgetSpent } from '../transport/gate.ts';
 import type { Target } from './target.ts';
-import type { WebhookClient } from '../webhook/receiver-client.ts';
+import type { DeliveryReport, WebhookClient } from '../webhook/receiver-client.ts';
 import { BoundReached, localBound, type WithdrawalBound } from '../transport/withdrawal-bound.ts';
 
 /** A withdrawal the suite is about to send: its code, its webhook address and its valid body. */
@@ -174,11 +174,11 @@ export class Payouts {
       refused.map(async ([code, { path, checkId, status }]) => ({
         code,
         refused: { checkId, status },
-        deliveries: (await webhooks.snapshot(path)).deliveries,
+        report: await webhooks.snapshot(path),
       })),
     );
-    for (const { code, refused: refusal, deliveries } of reported)
-      this.ledger.webhook({ code, ...webhookFacts(deliveries), refused: refusal });
+    for (const { code, refused: refusal, report } of reported)
+      this.ledger.webhook({ code, ...webhookFacts(report), refused: refusal });
   }
 
   private async recordUnrefused(webhooks: WebhookClient): Promise<void> {
@@ -190,17 +190,30 @@ export class Payouts {
         report: await (unknown ? webhooks.waitFor(path, wait) : webhooks.snapshot(path)),
       })),
     );
-    for (const { code, report } of reported)
-      this.ledger.webhook({ code, ...webhookFacts(report.deliveries) });
+    for (const { code, report } of reported) this.ledger.webhook({ code, ...webhookFacts(report) });
   }
 }
 
-/** What the ledger says of a withdrawal's deliveries: whether any came, how many, their statuses. */
-function webhookFacts(deliveries: readonly Delivery[]): Omit<LedgerWebhook, 'code'> {
+/** Attempts the ledger keeps per withdrawal: a storm shows within far fewer. */
+const MAX_LEDGER_ATTEMPTS = 50;
+
+/** What the ledger says of a withdrawal's deliveries: whether any came, how many, their statuses, every attempt's time. */
+function webhookFacts({ deliveries, incomplete }: DeliveryReport): Omit<LedgerWebhook, 'code'> {
   const statuses = deliveries.flatMap((d) => summaryOf(d).statuses);
+  const attempts = [...deliveries, ...incomplete]
+    .sort((a, b) => a.seq - b.seq)
+    .slice(0, MAX_LEDGER_ATTEMPTS)
+    .map(({ seq, path, receivedAt, answeredStatus, outcome }) => ({
+      seq,
+      path,
+      receivedAt,
+      answeredStatus,
+      outcome,
+    }));
   return {
     webhookReceived: deliveries.length > 0,
     deliveries: deliveries.length,
     ...(statuses.length === 0 ? {} : { statuses }),
+    ...(attempts.length === 0 ? {} : { attempts }),
   };
 }
