@@ -178,6 +178,27 @@ test('after an unknown outcome, a new code for the same payment warns of a doubl
   assert.deepEqual(verdictOf('CLIENT-UNKNOWN-OUTCOME', unchecked), ['WARNING']);
 }); // prettier-ignore
 
+test('the same payment is told as Pix tells it: a resend under a new code with the name or key spelt otherwise still warns, another payee does not', () => {
+  const resent = (first: Record<string, unknown>, again: Record<string, unknown>) => verdictOf('CLIENT-UNKNOWN-OUTCOME', journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51, ...first }, 500, 'pay-1'), withdraw(100, 't1', { amount: 0.51, ...again }, 200, 'pay-1-retry')]));
+  const same: [first: Record<string, unknown>, again: Record<string, unknown>][] = [
+    [{ name: 'Maria Field' }, { name: 'MARIA FIELD' }],
+    [{ name: 'João  da Conceição' }, { name: ' JOAO DA CONCEICAO ' }],
+    [{ key_type: 'EMAIL', key_pix: 'maria@example.com' }, { key_type: 'EMAIL', key_pix: 'Maria@Example.COM ' }],
+    [{ key_type: 'EVP', key_pix: '123e4567-e89b-12d3-a456-426614174000' }, { key_type: 'EVP', key_pix: '123E4567-E89B-12D3-A456-426614174000' }],
+    [{ key_type: 'CPF', key_pix: '52998224725' }, { key_type: 'CPF', key_pix: '529.982.247-25' }],
+    [{ key_type: 'CNPJ', key_pix: '12ABC34501DE35' }, { key_type: 'CNPJ', key_pix: '12.abc.345/01de-35' }],
+    [{ key_type: 'PHONE', key_pix: '+5511998765432' }, { key_type: 'PHONE', key_pix: '+55 (11) 99876-5432' }],
+  ];
+  for (const [first, again] of same) assert.deepEqual(resent(first, again), ['WARNING'], JSON.stringify(again));
+  const other: [first: Record<string, unknown>, again: Record<string, unknown>][] = [
+    [{ name: 'Maria Field' }, { name: 'Maria Fields' }],
+    [{ key_pix: 'maria@example.com' }, { key_pix: 'maria.f@example.com' }],
+    [{ key_type: 'PHONE', key_pix: '+5511998765432' }, { key_type: 'PHONE', key_pix: '+5511998765433' }],
+    [{ amount: 0.51 }, { amount: '0.51' }],
+  ];
+  for (const [first, again] of other) assert.deepEqual(resent(first, again), ['PASSED'], JSON.stringify(again));
+}); // prettier-ignore
+
 test('handler: each kind of delivery answered wrong warns under its own check; a crash on a malformed one is one finding', () => {
   const base = [token(0, 't1'), withdraw(10, 't1'), withdraw(20, 't1')];
   assert.deepEqual(verdictOf('HANDLER-VALID-2XX', journal(base, [delivery('valid', { status: 500 })])), ['WARNING']);

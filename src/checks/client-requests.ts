@@ -516,12 +516,33 @@ export const clientAfter429 = defineClientCheck(
     }),
 );
 
-/** The same payment, as this check tells it: the same amount, Pix key and beneficiary's name. */
+/**
+ * A Pix key as the key directory tells keys apart: an e-mail case-insensitively; any other (CPF, CNPJ,
+ * phone, EVP) without the separators people write in it, case-insensitively (a phone keeps its +, an
+ * alphanumeric CNPJ its letters).
+ */
+const pixKey = (key: string): string =>
+  key.includes('@') ? key.trim().toLowerCase() : key.replace(/[\s()./-]/g, '').toUpperCase();
+
+/** A beneficiary's name as a person reads it: case, accents and runs of white space ignored. */
+const personName = (name: string): string =>
+  name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * The same payment, as these checks tell it: the same amount (a JSON number whatever its digits), Pix
+ * key and beneficiary's name, each compared as Pix compares them: a client that resends "MARIA" for
+ * "Maria" pays the same person twice.
+ */
 function paymentOf(r: JournalRequest): string | undefined {
   const body = r.body.value;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { amount, key_pix: key, name } = body as Record<string, unknown>;
-  return amount === undefined || key === undefined ? undefined : JSON.stringify([amount, key, name]);
+  if (amount === undefined || key === undefined) return undefined;
+  return JSON.stringify([
+    amount,
+    typeof key === 'string' ? pixKey(key) : key,
+    typeof name === 'string' ? personName(name) : name,
+  ]);
 }
 
 const checkCodeOf = (r: JournalRequest): unknown =>
