@@ -47,6 +47,7 @@ test('a correct client passes every check but those its run did not exercise, wh
       'CLIENT-AFTER-401',
       'CLIENT-AFTER-429',
       'CLIENT-UNKNOWN-OUTCOME',
+      'CLIENT-PROCESSING-NOT-FINAL',
       'CLIENT-SLOW-ANSWER',
       'HANDLER-BEFORE-ANSWER-2XX',
     ];
@@ -96,14 +97,19 @@ test('token use: a token per withdrawal warns; a token older than 7200 s, or tha
   assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), diedEarly])), ['PASSED'], "a token refused before its stated life is the provider's doing");
 }); // prettier-ignore
 
-test('PROCESSING is a step: the same payment under a new code before the final status warns of a double payout', () => {
+test('PROCESSING is a step: the same payment under a new code after a PROCESSING webhook and before the final status warns of a double payout', () => {
   const first = withdraw(10, 't1', {}, 200, 'pay-1');
   const id = first.answer.withdrawalId ?? '';
   const processing = delivery('valid', ok, HOOK, { withdrawalId: id, event: 'PROCESSING', sentAt: at(50) });
   const paid = delivery('valid', ok, HOOK, { withdrawalId: id, event: 'PAID', sentAt: at(1050) });
   const hasty = journal([token(0, 't1'), first, withdraw(100, 't1', {}, 200, 'pay-1-again')], [processing, paid]);
   assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', hasty), ['WARNING']);
-  assert.match(evaluate(byId('CLIENT-PROCESSING-NOT-FINAL'), hasty, at(0))[0]?.actual ?? '', /still PROCESSING, 950 ms before its final webhook/);
+  assert.match(evaluate(byId('CLIENT-PROCESSING-NOT-FINAL'), hasty, at(0))[0]?.actual ?? '', /still PROCESSING, 50 ms after its PROCESSING webhook and 950 ms before its final webhook/);
+  const batch = journal([token(0, 't1'), first, withdraw(30, 't1', {}, 200, 'batch-2')], [processing, paid]);
+  assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', batch), ['PASSED'], "a second order after the first's PROCESSING answer, before any webhook, is a payment of its own (§2.1: code is the withdrawal)");
+  const answerOnly = journal([token(0, 't1'), first, withdraw(100, 't1', {}, 200, 'batch-3')], [paid]);
+  assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', answerOnly), ['SKIPPED'], 'an answer saying PROCESSING alone judges nothing');
+  assert.match(byId('CLIENT-PROCESSING-NOT-FINAL').unjudgeable(answerOnly) ?? '', /processing-first/);
   const patient = journal([token(0, 't1'), first, withdraw(1100, 't1', { key_pix: 'x@y.z' }, 200, 'pay-2')], [processing, paid]);
   assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', patient), ['PASSED']);
   const afterFinal = journal([token(0, 't1'), first, withdraw(1100, 't1', {}, 200, 'pay-1-later')], [processing, paid]);

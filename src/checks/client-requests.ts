@@ -603,12 +603,16 @@ export const clientUnknownOutcome = defineClientCheck(
 
 /**
  * The same payment sent again after `first`: its next withdrawal, or with `newCode` its next under
- * another code (a second payout), before `until` (ms since the epoch).
+ * another code (a second payout), sent after `since` and before `until` (ms since the epoch).
  */
 function sentAgain(
   run: ClientRun,
   first: JournalRequest,
-  { newCode = false, until = Infinity }: { newCode?: boolean; until?: number } = {},
+  {
+    newCode = false,
+    since = -Infinity,
+    until = Infinity,
+  }: { newCode?: boolean; since?: number; until?: number } = {},
 ): JournalRequest | undefined {
   const payment = paymentOf(first);
   return ofOperation(run, 'withdraw').find(
@@ -617,24 +621,35 @@ function sentAgain(
       payment !== undefined &&
       paymentOf(r) === payment &&
       (!newCode || codeOf(r) !== codeOf(first)) &&
+      Date.parse(r.at) > since &&
       Date.parse(r.at) < until,
   );
 }
 
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['PAID', 'FAILED']);
 
-/** Accepted withdrawals told to be still processing (by their answer or a webhook), with when their final status was first sent. */
-function stillProcessing(run: ClientRun): { request: JournalRequest; finalAt: number }[] {
+/**
+ * Accepted withdrawals a webhook told PROCESSING before their final status: when that webhook was first
+ * sent, and when the final status was. An answer saying PROCESSING tells no step the client could act
+ * on: a batch pays one payee the same amount under two codes right after it, as §2.1 allows.
+ */
+function stillProcessing(
+  run: ClientRun,
+): { request: JournalRequest; processingAt: number; finalAt: number }[] {
   const { deliveries } = run.journal;
   return ofOperation(run, 'withdraw').flatMap((request) => {
     const id = request.answer.withdrawalId;
     if (request.answer.status !== 200 || id === null || unread(request)) return [];
     const own = deliveries.filter((d) => d.withdrawalId === id);
-    const told = request.answer.reportedStatus === 'PROCESSING' || own.some((d) => d.event === 'PROCESSING');
-    if (!told) return [];
     // Without a final status the run cannot tell a payment still open from one given up: not judged.
     const finals = own.filter((d) => FINAL_STATUSES.has(d.event)).map((d) => Date.parse(d.sentAt));
-    return finals.length === 0 ? [] : [{ request, finalAt: Math.min(...finals) }];
+    if (finals.length === 0) return [];
+    const finalAt = Math.min(...finals);
+    const told = own
+      .filter((d) => d.event === 'PROCESSING')
+      .map((d) => Date.parse(d.sentAt))
+      .filter((sentAt) => sentAt < finalAt);
+    return told.length === 0 ? [] : [{ request, processingAt: Math.min(...told), finalAt }];
   });
 }
 
@@ -645,25 +660,26 @@ export const clientProcessingNotFinal = defineClientCheck(
     clause: '§3 (states: not shown), §6',
     level: 'should',
     reason:
-      'The statuses a withdrawal passes through are not shown (§3); an accepted withdrawal reported PROCESSING (by its answer or a webhook) may still be paid, so the same payment under a new code before its final status can pay twice (our reading).',
+      'The statuses a withdrawal passes through are not shown (§3); an accepted withdrawal a webhook reported PROCESSING may still be paid, so the same payment under a new code after that webhook and before its final status can pay twice (our reading). An answer saying PROCESSING alone is no such finding: code is the identity of a withdrawal (§2.1), and a batch may pay one payee the same amount twice under two codes.',
     remedy:
       'Keep a withdrawal reported PROCESSING open and wait for its final webhook (PAID or FAILED); pay anew only after a final FAILED, never on PROCESSING.',
     money: 'a double payout',
+    readings: 'some',
   },
   (run) =>
     stillProcessing(run).length > 0
       ? undefined
-      : 'no accepted withdrawal was reported PROCESSING and then given a final status: an accepted withdrawal whose PostBackUrl reaches the handler (the simulator answers PROCESSING, the processing-first reading also posts it) would exercise it',
+      : 'no accepted withdrawal was sent a PROCESSING webhook and then a final one: a reading that posts PROCESSING first (processing-first) exercises it',
   (run) =>
-    stillProcessing(run).flatMap(({ request, finalAt }) => {
-      const again = sentAgain(run, request, { newCode: true, until: finalAt });
+    stillProcessing(run).flatMap(({ request, processingAt, finalAt }) => {
+      const again = sentAgain(run, request, { newCode: true, since: processingAt, until: finalAt });
       return again === undefined
         ? []
         : [
             violation(
               'should',
               `no new withdrawal for the payment of code ${request.code ?? '(none)'} before its final status`,
-              `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} while ${describeRequest(request)} was still PROCESSING, ${Math.round(finalAt - Date.parse(again.at))} ms before its final webhook was sent: both may be paid`,
+              `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} while ${describeRequest(request)} was still PROCESSING, ${Math.round(Date.parse(again.at) - processingAt)} ms after its PROCESSING webhook and ${Math.round(finalAt - Date.parse(again.at))} ms before its final webhook were sent: both may be paid`,
             ),
           ];
     }),
