@@ -82,6 +82,23 @@ test('each departure the simulator journaled is the finding of exactly one check
   assert.deepEqual(verdictOf('CLIENT-TOKEN-CERT-CLIENT', journal([privateKey])), ['FAILED']);
 }); // prettier-ignore
 
+test('CLIENT-OPERATIONS: a readiness probe (HEAD /, GET /health) at a path the document does not name warns; another method at an operation, or a POST elsewhere, fails', () => {
+  const sent = (method: string, path: string, code: DepartureCode): JournalRequest => ({ ...withdraw(5, 't1'), method, path, operation: path === '/pix/payment' ? 'withdraw' : 'unknown', answer: { status: code === 'path-unknown' ? 404 : 405, retryAfterSeconds: null, withdrawalId: null, tokenId: null }, departures: [{ code, name: code === 'path-unknown' ? 'path' : 'method', clause: '§4', level: 'must', message: code }] });
+  const cases: [method: string, path: string, code: DepartureCode, verdict: string][] = [
+    ['HEAD', '/', 'path-unknown', 'WARNING'],
+    ['GET', '/health', 'path-unknown', 'WARNING'],
+    ['POST', '/pix/payments', 'path-unknown', 'FAILED'],
+    ['GET', '/pix/payment', 'method-not-post', 'FAILED'],
+  ];
+  for (const [method, path, code, verdict] of cases) {
+    const run = journal([sent(method, path, code), token(10, 't1'), withdraw(20, 't1')]);
+    assert.deepEqual(verdictOf('CLIENT-OPERATIONS', run), [verdict], `${method} ${path}`);
+  }
+  const probe = evaluate(byId('CLIENT-OPERATIONS'), journal([sent('HEAD', '/', 'path-unknown'), token(10, 't1'), withdraw(20, 't1')]), at(0))[0];
+  assert.equal(probe?.expected, 'no request to a path the document does not name');
+  assert.match(byId('CLIENT-OPERATIONS').reason, /readiness probe/);
+}); // prettier-ignore
+
 test('token use: a token per withdrawal warns; a token older than 7200 s, or than the expires_in it stated, fails; one the provider killed early does not', () => {
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1'), token(20, 't2'), withdraw(30, 't2')])), ['WARNING']);
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1')])), ['SKIPPED']);

@@ -99,6 +99,24 @@ const needsWithdrawal = (run: ClientRun): string | undefined =>
 const needsRequest = (run: ClientRun): string | undefined =>
   run.journal.requests.length > 0 ? undefined : NO_REQUEST;
 
+type Departure = JournalRequest['departures'][number];
+
+/** The requests of the operation (or any) that departed in one of these ways, with each such departure. */
+const departuresOf = (
+  run: ClientRun,
+  operation: JournalRequest['operation'] | 'any',
+  codes: readonly DepartureCode[],
+): { request: JournalRequest; departure: Departure }[] =>
+  run.journal.requests
+    .filter((r) => operation === 'any' || r.operation === operation)
+    .flatMap((request) =>
+      request.departures.filter((d) => codes.includes(d.code)).map((departure) => ({ request, departure })),
+    );
+
+/** A departure as a finding tells it: the request, then the simulator's teaching line. */
+const departureLine = ({ request, departure }: { request: JournalRequest; departure: Departure }): string =>
+  `${describeRequest(request)}: ${departure.message}`;
+
 /**
  * A check of the departures the simulator recorded: each request of the operation (or any) that
  * departed in one of these ways is a violation, its message the simulator's teaching line.
@@ -114,29 +132,28 @@ function departureCheck(
     definition,
     operation === 'token' ? needsToken : operation === 'withdraw' ? needsWithdrawal : needsRequest,
     (run) =>
-      run.journal.requests
-        .filter((r) => operation === 'any' || r.operation === operation)
-        .flatMap((r) =>
-          r.departures
-            .filter((d) => codes.includes(d.code))
-            .map((d) => violation(level, expected, `${describeRequest(r)}: ${d.message}`)),
-        ),
+      departuresOf(run, operation, codes).map((found) => violation(level, expected, departureLine(found))),
   );
 }
 
-export const clientOperations = departureCheck(
+export const clientOperations = defineClientCheck(
   {
     id: 'CLIENT-OPERATIONS',
     title: 'Calls the two operations with POST at their paths',
     clause: '§4.1, §4.2',
     level: 'must',
     reason:
-      'The document names the operations POST {base_url}/auth/token and POST {base_url}/pix/payment (§4.1, §4.2).',
-    remedy: 'Send POST to PIX_BASE_URL followed by /auth/token or /pix/payment exactly, nothing else.',
+      'The document names the operations POST {base_url}/auth/token and POST {base_url}/pix/payment (§4.1, §4.2): another method at their paths, or a POST elsewhere, calls no operation (FAILED). It names no other path and forbids none, so another method elsewhere (a HEAD / readiness probe) only warns: a provider may refuse it, count it against a rate limit or log it as an error (our reading).',
+    remedy:
+      'Send POST to PIX_BASE_URL followed by /auth/token or /pix/payment exactly; leave out readiness probes of the base URL (HEAD /, GET /health), which the document does not name.',
   },
-  'any',
-  ['method-not-post', 'path-unknown'],
-  'POST /auth/token or POST /pix/payment',
+  needsRequest,
+  (run) =>
+    departuresOf(run, 'any', ['method-not-post', 'path-unknown']).map((found) =>
+      found.departure.code === 'path-unknown' && found.request.method !== 'POST'
+        ? violation('should', 'no request to a path the document does not name', departureLine(found))
+        : violation('must', 'POST /auth/token or POST /pix/payment', departureLine(found)),
+    ),
 );
 
 export const clientTokenAccept = departureCheck(
