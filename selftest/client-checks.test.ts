@@ -47,6 +47,7 @@ test('a correct client passes every check but those its run did not exercise, wh
       'CLIENT-AFTER-401',
       'CLIENT-AFTER-429',
       'CLIENT-UNKNOWN-OUTCOME',
+      'CLIENT-PROCESSING-NOT-FINAL',
       'CLIENT-SLOW-ANSWER',
       'HANDLER-BEFORE-ANSWER-2XX',
     ];
@@ -81,6 +82,23 @@ test('each departure the simulator journaled is the finding of exactly one check
   assert.deepEqual(verdictOf('CLIENT-TOKEN-CERT-CLIENT', journal([privateKey])), ['FAILED']);
 }); // prettier-ignore
 
+test('CLIENT-OPERATIONS: a readiness probe (HEAD /, GET /health) at a path the document does not name warns; another method at an operation, or a POST elsewhere, fails', () => {
+  const sent = (method: string, path: string, code: DepartureCode): JournalRequest => ({ ...withdraw(5, 't1'), method, path, operation: path === '/pix/payment' ? 'withdraw' : 'unknown', answer: { status: code === 'path-unknown' ? 404 : 405, retryAfterSeconds: null, withdrawalId: null, tokenId: null }, departures: [{ code, name: code === 'path-unknown' ? 'path' : 'method', clause: '§4', level: 'must', message: code }] });
+  const cases: [method: string, path: string, code: DepartureCode, verdict: string][] = [
+    ['HEAD', '/', 'path-unknown', 'WARNING'],
+    ['GET', '/health', 'path-unknown', 'WARNING'],
+    ['POST', '/pix/payments', 'path-unknown', 'FAILED'],
+    ['GET', '/pix/payment', 'method-not-post', 'FAILED'],
+  ];
+  for (const [method, path, code, verdict] of cases) {
+    const run = journal([sent(method, path, code), token(10, 't1'), withdraw(20, 't1')]);
+    assert.deepEqual(verdictOf('CLIENT-OPERATIONS', run), [verdict], `${method} ${path}`);
+  }
+  const probe = evaluate(byId('CLIENT-OPERATIONS'), journal([sent('HEAD', '/', 'path-unknown'), token(10, 't1'), withdraw(20, 't1')]), at(0))[0];
+  assert.equal(probe?.expected, 'no request to a path the document does not name');
+  assert.match(byId('CLIENT-OPERATIONS').reason, /readiness probe/);
+}); // prettier-ignore
+
 test('token use: a token per withdrawal warns; a token older than 7200 s, or than the expires_in it stated, fails; one the provider killed early does not', () => {
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1'), token(20, 't2'), withdraw(30, 't2')])), ['WARNING']);
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1')])), ['SKIPPED']);
@@ -96,14 +114,19 @@ test('token use: a token per withdrawal warns; a token older than 7200 s, or tha
   assert.deepEqual(verdictOf('CLIENT-TOKEN-RENEWED', journal([token(0, 't1'), diedEarly])), ['PASSED'], "a token refused before its stated life is the provider's doing");
 }); // prettier-ignore
 
-test('PROCESSING is a step: the same payment under a new code before the final status warns of a double payout', () => {
+test('PROCESSING is a step: the same payment under a new code after a PROCESSING webhook and before the final status warns of a double payout', () => {
   const first = withdraw(10, 't1', {}, 200, 'pay-1');
   const id = first.answer.withdrawalId ?? '';
   const processing = delivery('valid', ok, HOOK, { withdrawalId: id, event: 'PROCESSING', sentAt: at(50) });
   const paid = delivery('valid', ok, HOOK, { withdrawalId: id, event: 'PAID', sentAt: at(1050) });
   const hasty = journal([token(0, 't1'), first, withdraw(100, 't1', {}, 200, 'pay-1-again')], [processing, paid]);
   assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', hasty), ['WARNING']);
-  assert.match(evaluate(byId('CLIENT-PROCESSING-NOT-FINAL'), hasty, at(0))[0]?.actual ?? '', /still PROCESSING, 950 ms before its final webhook/);
+  assert.match(evaluate(byId('CLIENT-PROCESSING-NOT-FINAL'), hasty, at(0))[0]?.actual ?? '', /still PROCESSING, 50 ms after its PROCESSING webhook and 950 ms before its final webhook/);
+  const batch = journal([token(0, 't1'), first, withdraw(30, 't1', {}, 200, 'batch-2')], [processing, paid]);
+  assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', batch), ['PASSED'], "a second order after the first's PROCESSING answer, before any webhook, is a payment of its own (§2.1: code is the withdrawal)");
+  const answerOnly = journal([token(0, 't1'), first, withdraw(100, 't1', {}, 200, 'batch-3')], [paid]);
+  assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', answerOnly), ['SKIPPED'], 'an answer saying PROCESSING alone judges nothing');
+  assert.match(byId('CLIENT-PROCESSING-NOT-FINAL').unjudgeable(answerOnly) ?? '', /processing-first/);
   const patient = journal([token(0, 't1'), first, withdraw(1100, 't1', { key_pix: 'x@y.z' }, 200, 'pay-2')], [processing, paid]);
   assert.deepEqual(verdictOf('CLIENT-PROCESSING-NOT-FINAL', patient), ['PASSED']);
   const afterFinal = journal([token(0, 't1'), first, withdraw(1100, 't1', {}, 200, 'pay-1-later')], [processing, paid]);
@@ -176,6 +199,27 @@ test('after an unknown outcome, a new code for the same payment warns of a doubl
   assert.deepEqual(verdictOf('CLIENT-UNKNOWN-OUTCOME', throttled), ['PASSED'], 'a resend a rate limit refused before reading it (no code journaled) is the same code');
   const unchecked = journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51 }, 500, 'pay-3'), withdraw(100, 't1', { amount: 0.51, check_code: false }, 200, 'pay-3')]);
   assert.deepEqual(verdictOf('CLIENT-UNKNOWN-OUTCOME', unchecked), ['WARNING']);
+}); // prettier-ignore
+
+test('the same payment is told as Pix tells it: a resend under a new code with the name or key spelt otherwise still warns, another payee does not', () => {
+  const resent = (first: Record<string, unknown>, again: Record<string, unknown>) => verdictOf('CLIENT-UNKNOWN-OUTCOME', journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51, ...first }, 500, 'pay-1'), withdraw(100, 't1', { amount: 0.51, ...again }, 200, 'pay-1-retry')]));
+  const same: [first: Record<string, unknown>, again: Record<string, unknown>][] = [
+    [{ name: 'Maria Field' }, { name: 'MARIA FIELD' }],
+    [{ name: 'João  da Conceição' }, { name: ' JOAO DA CONCEICAO ' }],
+    [{ key_type: 'EMAIL', key_pix: 'maria@example.com' }, { key_type: 'EMAIL', key_pix: 'Maria@Example.COM ' }],
+    [{ key_type: 'EVP', key_pix: '123e4567-e89b-12d3-a456-426614174000' }, { key_type: 'EVP', key_pix: '123E4567-E89B-12D3-A456-426614174000' }],
+    [{ key_type: 'CPF', key_pix: '52998224725' }, { key_type: 'CPF', key_pix: '529.982.247-25' }],
+    [{ key_type: 'CNPJ', key_pix: '12ABC34501DE35' }, { key_type: 'CNPJ', key_pix: '12.abc.345/01de-35' }],
+    [{ key_type: 'PHONE', key_pix: '+5511998765432' }, { key_type: 'PHONE', key_pix: '+55 (11) 99876-5432' }],
+  ];
+  for (const [first, again] of same) assert.deepEqual(resent(first, again), ['WARNING'], JSON.stringify(again));
+  const other: [first: Record<string, unknown>, again: Record<string, unknown>][] = [
+    [{ name: 'Maria Field' }, { name: 'Maria Fields' }],
+    [{ key_pix: 'maria@example.com' }, { key_pix: 'maria.f@example.com' }],
+    [{ key_type: 'PHONE', key_pix: '+5511998765432' }, { key_type: 'PHONE', key_pix: '+5511998765433' }],
+    [{ amount: 0.51 }, { amount: '0.51' }],
+  ];
+  for (const [first, again] of other) assert.deepEqual(resent(first, again), ['PASSED'], JSON.stringify(again));
 }); // prettier-ignore
 
 test('handler: each kind of delivery answered wrong warns under its own check; a crash on a malformed one is one finding', () => {

@@ -85,9 +85,9 @@ test('the correct integrator app: PASSED, exit 0, no secret of the namespace in 
     const report = certificationOf(run);
     assert.deepEqual(idsWith(report, 'FAILED'), [], run.output);
     assert.deepEqual(idsWith(report, 'WARNING'), [], run.output);
-    // Only the checks no test of the default reading can exercise (slow answers: --readings judges them).
-    assert.deepEqual(idsWith(report, 'SKIPPED'), ['CLIENT-SLOW-ANSWER'], run.output);
-    assert.equal(report.checks.find((c) => c.id === 'CLIENT-SLOW-ANSWER')?.notJudged?.cause, 'reading');
+    // Only the checks no test of the default reading can exercise (slow answers, a PROCESSING webhook: --readings judges them).
+    assert.deepEqual(idsWith(report, 'SKIPPED'), ['CLIENT-PROCESSING-NOT-FINAL', 'CLIENT-SLOW-ANSWER'], run.output);
+    for (const id of ['CLIENT-PROCESSING-NOT-FINAL', 'CLIENT-SLOW-ANSWER']) assert.equal(report.checks.find((c) => c.id === id)?.notJudged?.cause, 'reading', id);
     assert.equal(report.verdict, 'PASSED');
     assert.equal(run.code, 0, run.output);
     const secret = readFileSync(secretFile, 'utf8');

@@ -12,6 +12,7 @@ import { readingMatrix, type MatrixRun, type ReadingRun } from '../../src/report
 import {
   HOOK,
   T0,
+  at,
   correctRun,
   delivery,
   journal,
@@ -64,7 +65,17 @@ export function completeRun(options: { without429?: boolean; extra?: JournalRequ
     ...sameCodeAfterSlow(4_000, `slow-${correct.requests.length}`),
     ...(options.extra ?? []),
   ];
-  return journal(requests, [...correct.deliveries, delivery('valid', ok, HOOK, { beforeAnswer: true })]);
+  // The processing-first reading's PROCESSING webhook for the first withdrawal, before its final one.
+  const processing = delivery('valid', ok, HOOK, {
+    withdrawalId: correct.requests[1]?.answer.withdrawalId ?? '',
+    event: 'PROCESSING',
+    sentAt: at(13),
+  });
+  return journal(requests, [
+    processing,
+    ...correct.deliveries,
+    delivery('valid', ok, HOOK, { beforeAnswer: true }),
+  ]);
 }
 
 /** A withdrawal whose field names depart from the document: CLIENT-BODY-FIELD-NAMES FAILED. */

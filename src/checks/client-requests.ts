@@ -99,6 +99,24 @@ const needsWithdrawal = (run: ClientRun): string | undefined =>
 const needsRequest = (run: ClientRun): string | undefined =>
   run.journal.requests.length > 0 ? undefined : NO_REQUEST;
 
+type Departure = JournalRequest['departures'][number];
+
+/** The requests of the operation (or any) that departed in one of these ways, with each such departure. */
+const departuresOf = (
+  run: ClientRun,
+  operation: JournalRequest['operation'] | 'any',
+  codes: readonly DepartureCode[],
+): { request: JournalRequest; departure: Departure }[] =>
+  run.journal.requests
+    .filter((r) => operation === 'any' || r.operation === operation)
+    .flatMap((request) =>
+      request.departures.filter((d) => codes.includes(d.code)).map((departure) => ({ request, departure })),
+    );
+
+/** A departure as a finding tells it: the request, then the simulator's teaching line. */
+const departureLine = ({ request, departure }: { request: JournalRequest; departure: Departure }): string =>
+  `${describeRequest(request)}: ${departure.message}`;
+
 /**
  * A check of the departures the simulator recorded: each request of the operation (or any) that
  * departed in one of these ways is a violation, its message the simulator's teaching line.
@@ -114,29 +132,28 @@ function departureCheck(
     definition,
     operation === 'token' ? needsToken : operation === 'withdraw' ? needsWithdrawal : needsRequest,
     (run) =>
-      run.journal.requests
-        .filter((r) => operation === 'any' || r.operation === operation)
-        .flatMap((r) =>
-          r.departures
-            .filter((d) => codes.includes(d.code))
-            .map((d) => violation(level, expected, `${describeRequest(r)}: ${d.message}`)),
-        ),
+      departuresOf(run, operation, codes).map((found) => violation(level, expected, departureLine(found))),
   );
 }
 
-export const clientOperations = departureCheck(
+export const clientOperations = defineClientCheck(
   {
     id: 'CLIENT-OPERATIONS',
     title: 'Calls the two operations with POST at their paths',
     clause: '§4.1, §4.2',
     level: 'must',
     reason:
-      'The document names the operations POST {base_url}/auth/token and POST {base_url}/pix/payment (§4.1, §4.2).',
-    remedy: 'Send POST to PIX_BASE_URL followed by /auth/token or /pix/payment exactly, nothing else.',
+      'The document names the operations POST {base_url}/auth/token and POST {base_url}/pix/payment (§4.1, §4.2): another method at their paths, or a POST elsewhere, calls no operation (FAILED). It names no other path and forbids none, so another method elsewhere (a HEAD / readiness probe) only warns: a provider may refuse it, count it against a rate limit or log it as an error (our reading).',
+    remedy:
+      'Send POST to PIX_BASE_URL followed by /auth/token or /pix/payment exactly; leave out readiness probes of the base URL (HEAD /, GET /health), which the document does not name.',
   },
-  'any',
-  ['method-not-post', 'path-unknown'],
-  'POST /auth/token or POST /pix/payment',
+  needsRequest,
+  (run) =>
+    departuresOf(run, 'any', ['method-not-post', 'path-unknown']).map((found) =>
+      found.departure.code === 'path-unknown' && found.request.method !== 'POST'
+        ? violation('should', 'no request to a path the document does not name', departureLine(found))
+        : violation('must', 'POST /auth/token or POST /pix/payment', departureLine(found)),
+    ),
 );
 
 export const clientTokenAccept = departureCheck(
@@ -516,12 +533,33 @@ export const clientAfter429 = defineClientCheck(
     }),
 );
 
-/** The same payment, as this check tells it: the same amount, Pix key and beneficiary's name. */
+/**
+ * A Pix key as the key directory tells keys apart: an e-mail case-insensitively; any other (CPF, CNPJ,
+ * phone, EVP) without the separators people write in it, case-insensitively (a phone keeps its +, an
+ * alphanumeric CNPJ its letters).
+ */
+const pixKey = (key: string): string =>
+  key.includes('@') ? key.trim().toLowerCase() : key.replace(/[\s()./-]/g, '').toUpperCase();
+
+/** A beneficiary's name as a person reads it: case, accents and runs of white space ignored. */
+const personName = (name: string): string =>
+  name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * The same payment, as these checks tell it: the same amount (a JSON number whatever its digits), Pix
+ * key and beneficiary's name, each compared as Pix compares them: a client that resends "MARIA" for
+ * "Maria" pays the same person twice.
+ */
 function paymentOf(r: JournalRequest): string | undefined {
   const body = r.body.value;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const { amount, key_pix: key, name } = body as Record<string, unknown>;
-  return amount === undefined || key === undefined ? undefined : JSON.stringify([amount, key, name]);
+  if (amount === undefined || key === undefined) return undefined;
+  return JSON.stringify([
+    amount,
+    typeof key === 'string' ? pixKey(key) : key,
+    typeof name === 'string' ? personName(name) : name,
+  ]);
 }
 
 const checkCodeOf = (r: JournalRequest): unknown =>
@@ -582,12 +620,16 @@ export const clientUnknownOutcome = defineClientCheck(
 
 /**
  * The same payment sent again after `first`: its next withdrawal, or with `newCode` its next under
- * another code (a second payout), before `until` (ms since the epoch).
+ * another code (a second payout), sent after `since` and before `until` (ms since the epoch).
  */
 function sentAgain(
   run: ClientRun,
   first: JournalRequest,
-  { newCode = false, until = Infinity }: { newCode?: boolean; until?: number } = {},
+  {
+    newCode = false,
+    since = -Infinity,
+    until = Infinity,
+  }: { newCode?: boolean; since?: number; until?: number } = {},
 ): JournalRequest | undefined {
   const payment = paymentOf(first);
   return ofOperation(run, 'withdraw').find(
@@ -596,24 +638,35 @@ function sentAgain(
       payment !== undefined &&
       paymentOf(r) === payment &&
       (!newCode || codeOf(r) !== codeOf(first)) &&
+      Date.parse(r.at) > since &&
       Date.parse(r.at) < until,
   );
 }
 
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['PAID', 'FAILED']);
 
-/** Accepted withdrawals told to be still processing (by their answer or a webhook), with when their final status was first sent. */
-function stillProcessing(run: ClientRun): { request: JournalRequest; finalAt: number }[] {
+/**
+ * Accepted withdrawals a webhook told PROCESSING before their final status: when that webhook was first
+ * sent, and when the final status was. An answer saying PROCESSING tells no step the client could act
+ * on: a batch pays one payee the same amount under two codes right after it, as §2.1 allows.
+ */
+function stillProcessing(
+  run: ClientRun,
+): { request: JournalRequest; processingAt: number; finalAt: number }[] {
   const { deliveries } = run.journal;
   return ofOperation(run, 'withdraw').flatMap((request) => {
     const id = request.answer.withdrawalId;
     if (request.answer.status !== 200 || id === null || unread(request)) return [];
     const own = deliveries.filter((d) => d.withdrawalId === id);
-    const told = request.answer.reportedStatus === 'PROCESSING' || own.some((d) => d.event === 'PROCESSING');
-    if (!told) return [];
     // Without a final status the run cannot tell a payment still open from one given up: not judged.
     const finals = own.filter((d) => FINAL_STATUSES.has(d.event)).map((d) => Date.parse(d.sentAt));
-    return finals.length === 0 ? [] : [{ request, finalAt: Math.min(...finals) }];
+    if (finals.length === 0) return [];
+    const finalAt = Math.min(...finals);
+    const told = own
+      .filter((d) => d.event === 'PROCESSING')
+      .map((d) => Date.parse(d.sentAt))
+      .filter((sentAt) => sentAt < finalAt);
+    return told.length === 0 ? [] : [{ request, processingAt: Math.min(...told), finalAt }];
   });
 }
 
@@ -624,25 +677,26 @@ export const clientProcessingNotFinal = defineClientCheck(
     clause: '§3 (states: not shown), §6',
     level: 'should',
     reason:
-      'The statuses a withdrawal passes through are not shown (§3); an accepted withdrawal reported PROCESSING (by its answer or a webhook) may still be paid, so the same payment under a new code before its final status can pay twice (our reading).',
+      'The statuses a withdrawal passes through are not shown (§3); an accepted withdrawal a webhook reported PROCESSING may still be paid, so the same payment under a new code after that webhook and before its final status can pay twice (our reading). An answer saying PROCESSING alone is no such finding: code is the identity of a withdrawal (§2.1), and a batch may pay one payee the same amount twice under two codes.',
     remedy:
       'Keep a withdrawal reported PROCESSING open and wait for its final webhook (PAID or FAILED); pay anew only after a final FAILED, never on PROCESSING.',
     money: 'a double payout',
+    readings: 'some',
   },
   (run) =>
     stillProcessing(run).length > 0
       ? undefined
-      : 'no accepted withdrawal was reported PROCESSING and then given a final status: an accepted withdrawal whose PostBackUrl reaches the handler (the simulator answers PROCESSING, the processing-first reading also posts it) would exercise it',
+      : 'no accepted withdrawal was sent a PROCESSING webhook and then a final one: a reading that posts PROCESSING first (processing-first) exercises it',
   (run) =>
-    stillProcessing(run).flatMap(({ request, finalAt }) => {
-      const again = sentAgain(run, request, { newCode: true, until: finalAt });
+    stillProcessing(run).flatMap(({ request, processingAt, finalAt }) => {
+      const again = sentAgain(run, request, { newCode: true, since: processingAt, until: finalAt });
       return again === undefined
         ? []
         : [
             violation(
               'should',
               `no new withdrawal for the payment of code ${request.code ?? '(none)'} before its final status`,
-              `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} while ${describeRequest(request)} was still PROCESSING, ${Math.round(finalAt - Date.parse(again.at))} ms before its final webhook was sent: both may be paid`,
+              `${describeRequest(again)} sent the same payment (amount, key_pix, name) under a new code ${again.code ?? '(none)'} while ${describeRequest(request)} was still PROCESSING, ${Math.round(Date.parse(again.at) - processingAt)} ms after its PROCESSING webhook and ${Math.round(finalAt - Date.parse(again.at))} ms before its final webhook were sent: both may be paid`,
             ),
           ];
     }),
