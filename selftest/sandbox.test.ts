@@ -3,7 +3,7 @@
  * the reference profile's rules, the lenient profile's other readings, and the faults' breaks.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -230,6 +230,15 @@ describe('sandbox: reference profile', () => {
       assertJsonError(await requestToken(undefined, changes), status);
     });
   }
+
+  it("issues a token to the client's key as the base64 of its DER (§2.2's other reading), not to a private key's", async () => {
+    const pem = Buffer.from(sandbox.credentials.certClient, 'base64').toString('latin1');
+    const der = pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s/g, '');
+    assert.equal((await requestToken(undefined, { cert_client: der })).status, 200);
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const otherDer = privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
+    assertJsonError(await requestToken(undefined, { cert_client: otherDer }), 403);
+  }); // prettier-ignore
 
   it('accepts a withdrawal and posts a signed webhook to exactly its PostBackUrl', async () => {
     const { body, path } = withdrawBody();
