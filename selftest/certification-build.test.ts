@@ -10,6 +10,7 @@ import {
   buildCertification,
   clauseTokens,
   withPacesWatched,
+  withTokensStopped,
   withRefusalsWatched,
   withRootCauses,
   type CertificationInput,
@@ -366,6 +367,36 @@ describe("WEBHOOK-RETRY-PACE over the whole run: every withdrawal's attempts unt
       { type: 'webhook', runId: 'r0', code: 'C-0', webhookReceived: true, deliveries: 2, attempts: storm(2) },
     ].map((l) => JSON.stringify(l)).join('\n');
     assert.deepEqual(watchedPaces(lines, 'r1'), [{ code: 'C-1', attempts: storm(2) }]);
+  }); // prettier-ignore
+});
+
+describe('TOKEN-LIFETIME-COVERS-RENEWAL over the whole run: a token found dead with no newer one issued', () => {
+  const judgedAs = (verdicts: Record<string, Evaluation['verdict']>) =>
+    new Map(
+      Object.entries(verdicts).map(([id, verdict]) => [
+        id,
+        { evaluations: [{ checkId: id, verdict }], durationMs: 1 },
+      ]),
+    );
+  const stopped = (workedSeconds: number): TestOutcome => ({
+    ...test('a withdrawal test', []),
+    observations: [
+      { topic: 'token.stopped-working', clause: '§5.3 (not shown)', value: { status: 401, workedSeconds } },
+    ],
+  });
+  const LIFE = 'TOKEN-LIFETIME-COVERS-RENEWAL';
+
+  it('adds one warning with how long each token worked, where the check found nothing', () => {
+    const evaluations = withTokensStopped(judgedAs({ [LIFE]: 'PASSED', 'TOKEN-REUSE': 'PASSED' }), [stopped(4), stopped(6)]).get(LIFE)?.evaluations ?? [];
+    assert.deepEqual(evaluations.map((e) => e.verdict), ['PASSED', 'WARNING']);
+    assert.equal(evaluations[1]?.actual, '2 tokens refused with no newer token issued, after 4 s (401), 6 s (401); the requests went again with a new token');
+  }); // prettier-ignore
+
+  it('leaves the finding to the root cause: tokens that work once, or die when a newer one is issued', () => {
+    for (const cause of ['TOKEN-REUSE', 'TOKEN-SURVIVES-NEWER-TOKEN'])
+      assert.equal(withTokensStopped(judgedAs({ [LIFE]: 'PASSED', [cause]: cause === 'TOKEN-REUSE' ? 'FAILED' : 'WARNING' }), [stopped(4)]).get(LIFE)?.evaluations.length, 1, cause);
+    assert.equal(withTokensStopped(judgedAs({ [LIFE]: 'SKIPPED' }), [stopped(4)]).get(LIFE)?.evaluations.length, 1);
+    assert.equal(withTokensStopped(judgedAs({ [LIFE]: 'PASSED' }), [test('quiet', [])]).get(LIFE)?.evaluations.length, 1);
   }); // prettier-ignore
 });
 

@@ -592,7 +592,12 @@ export const BANDS: Readonly<Record<string, Band>> = {
     warning: [],
     incomplete: true,
     observes: {
-      ...notRecorded('check_code.default', 'withdraw.response.shape', ...WEBHOOK_TOPICS),
+      ...notRecorded(
+        'check_code.default',
+        'check_code.later-duplicate',
+        'withdraw.response.shape',
+        ...WEBHOOK_TOPICS,
+      ),
       'accept.PAYMENT-ACCEPT-MISSING': 500,
       'accept.PAYMENT-ACCEPT-NOT-JSON': 500,
       'accept.TOKEN-ACCEPT-MISSING': 200,

@@ -36,6 +36,12 @@ import { redact, redactJson } from '../secrets/redact.ts';
 import type { WithdrawalSummary } from './withdrawals.ts';
 import { noWebhookForRefused, type WatchedRefusal } from '../checks/webhook.ts';
 import { type PaceAttempt, webhookRetryPace } from '../checks/webhook-pace.ts';
+import {
+  RENEWAL_INTERVAL_SECONDS,
+  tokenLifetime,
+  tokenReusable,
+  tokenSurvivesNewer,
+} from '../checks/token.ts';
 import { judgement, verdictOf } from '../checks/check.ts';
 
 export interface CertificationInput {
@@ -388,6 +394,50 @@ export function withPacesWatched(
   return result;
 }
 
+/** A token a request found dead with no newer one issued (PixClient's renewal): how long it had worked. */
+interface StoppedToken {
+  readonly status: number;
+  readonly workedSeconds: number;
+}
+
+const isStoppedToken = (value: unknown): value is StoppedToken =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as StoppedToken).workedSeconds === 'number' &&
+  typeof (value as StoppedToken).status === 'number';
+
+/**
+ * TOKEN-LIFETIME-COVERS-RENEWAL over the whole run: a token any test found refused before the renewal
+ * interval, with no newer token issued (`token.stopped-working`), joins the check as one more evaluation,
+ * where the check was judged and found nothing. A provider whose tokens work once, or die when a newer one is
+ * issued, has that finding instead (TOKEN-REUSE, TOKEN-SURVIVES-NEWER-TOKEN): one finding.
+ */
+export function withTokensStopped(
+  judged: ReadonlyMap<string, Judged>,
+  tests: readonly TestOutcome[],
+): Map<string, Judged> {
+  const result = new Map(judged);
+  const entry = judged.get(tokenLifetime.id);
+  if (entry === undefined || !entry.evaluations.some((e) => e.verdict === 'PASSED')) return result;
+  const found = (id: string) =>
+    judged.get(id)?.evaluations.some((e) => e.verdict === 'WARNING' || e.verdict === 'FAILED') === true;
+  if ([tokenLifetime.id, tokenReusable.id, tokenSurvivesNewer.id].some(found)) return result;
+  const stopped = tests
+    .flatMap((t) => t.observations)
+    .filter((o) => o.topic === 'token.stopped-working')
+    .flatMap((o): StoppedToken[] => (isStoppedToken(o.value) ? [o.value] : []))
+    .filter((t) => t.workedSeconds < RENEWAL_INTERVAL_SECONDS);
+  if (stopped.length === 0) return result;
+  const evaluation: Evaluation = {
+    checkId: tokenLifetime.id,
+    verdict: 'WARNING',
+    expected: `a token accepted until the ${RENEWAL_INTERVAL_SECONDS}-second renewal interval`,
+    actual: `${stopped.length === 1 ? 'a token' : `${stopped.length} tokens`} refused with no newer token issued, after ${stopped.map((t) => `${t.workedSeconds} s (${t.status})`).join(', ')}; the requests went again with a new token`,
+  };
+  result.set(tokenLifetime.id, { ...entry, evaluations: [...entry.evaluations, evaluation] });
+  return result;
+}
+
 /**
  * The suite's own hash: of every check as it judges (id, title, clause, level, reason, remedy), so
  * that a signer tells apart two suites that carry one version number but judge differently.
@@ -428,12 +478,15 @@ const silentSkips = (tests: readonly TestOutcome[]): string[] =>
 
 export function buildCertification(input: CertificationInput): Certification {
   const { metadata } = input;
-  const judged = withPacesWatched(
-    withRefusalsWatched(
-      withRootCauses(judgedByCheck(input.tests), input.checks, input.startTime.toISOString()),
-      input.refusals ?? [],
+  const judged = withTokensStopped(
+    withPacesWatched(
+      withRefusalsWatched(
+        withRootCauses(judgedByCheck(input.tests), input.checks, input.startTime.toISOString()),
+        input.refusals ?? [],
+      ),
+      input.paces ?? [],
     ),
-    input.paces ?? [],
+    input.tests,
   );
   const nothing: Judged = { evaluations: [], durationMs: 0 };
   const suiteErrors = [
