@@ -238,6 +238,9 @@ test('handler: each kind of delivery answered wrong warns under its own check; a
   assert.deepEqual(downFound, ['HANDLER-VALID-2XX'], 'a handler that answers everything 500 is one finding');
   assert.match(byId('HANDLER-DUPLICATE-2XX').unjudgeable(down) ?? '', /HANDLER-VALID-2XX/);
   assert.match(byId('HANDLER-DUPLICATE-2XX').unjudgeable(journal(base)) ?? '', /first paid withdrawal/);
+  // Extra fields sent after the crash: not judged, and the reason names the crash, not a withdrawal the client already made.
+  const after = journal(base, [delivery('valid', ok), delivery('malformed', { status: null, error: 'reset' }), delivery('extra-fields', { status: null, error: 'refused' })]);
+  assert.match(byId('HANDLER-EXTRA-FIELDS-2XX').unjudgeable(after) ?? '', /came after a malformed webhook broke the handler.*HANDLER-MALFORMED-4XX/);
 }); // prettier-ignore
 
 test('a run with no withdrawal is INCOMPLETE; a FAILED run exits 1; the certification validates against the schema', () => {

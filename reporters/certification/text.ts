@@ -223,7 +223,7 @@ function meaningOfVerdict(report: Certification): string {
             : '';
       const why =
         report.run.mode === 'client'
-          ? "Checks were not exercised by the client's run"
+          ? "Checks were not judged: the client's run did not exercise them, or a finding held them back"
           : report.incomplete.some((i) => i.cause === 'environment')
             ? "Checks were not judged, some because of the environment's answers"
             : 'Checks were not judged, for reasons you can remove';

@@ -27,15 +27,19 @@ export function answerOf(d: JournalDelivery, timeoutMs: number): string {
 const describeDelivery = (d: JournalDelivery, timeoutMs: number): string =>
   `${d.event} webhook #${d.seq} (${d.kind}) to ${d.url} for code ${d.code ?? '(none)'} at ${d.sentAt}: ${answerOf(d, timeoutMs)}`;
 
+/** The first attempt of each delivery the simulator made, not one it withheld (a host it may not post to). */
+const firstAttempts = (run: ClientRun): JournalDelivery[] =>
+  run.journal.deliveries.filter(
+    (d) => d.attempt === 1 && !('error' in d.answer && d.answer.error === 'host-not-allowed'),
+  );
+
 /**
  * The first attempt of each delivery the handler is judged on: not one the simulator withheld (a
  * host it may not post to), nor one a malformed delivery before it broke the handler (that one's
  * finding, HANDLER-MALFORMED-4XX, names the root cause).
  */
 function judged(run: ClientRun): JournalDelivery[] {
-  const first = run.journal.deliveries.filter(
-    (d) => d.attempt === 1 && !('error' in d.answer && d.answer.error === 'host-not-allowed'),
-  );
+  const first = firstAttempts(run);
   const brokeAt = new Map<string, number>();
   for (const d of first)
     if (d.kind === 'malformed' && !answered2xx(d) && (d.answer.status === null || d.answer.status >= 500))
@@ -81,8 +85,13 @@ function kindUnexercised(
   kind: DeliveryKind | 'early',
   exercisedBy: (run: ClientRun) => string,
 ): string | undefined {
-  const sent = kind === 'early' ? ofKind(run, 'valid').filter((d) => d.beforeAnswer) : ofKind(run, kind);
-  if (sent.length === 0) return exercisedBy(run);
+  const ofThisKind = (deliveries: JournalDelivery[]): JournalDelivery[] =>
+    kind === 'early'
+      ? deliveries.filter((d) => d.kind === 'valid' && d.beforeAnswer)
+      : deliveries.filter((d) => d.kind === kind);
+  if (ofThisKind(firstAttempts(run)).length === 0) return exercisedBy(run);
+  if (ofThisKind(judged(run)).length === 0)
+    return `the webhooks that exercise it came after a malformed webhook broke the handler, which answered none of them (HANDLER-MALFORMED-4XX's finding): once it survives one, they are judged`;
   return kindJudged(run, kind).length > 0
     ? undefined
     : `the handler answered no valid webhook 2xx where these were sent (HANDLER-VALID-2XX's finding): once it does, they are judged`;
