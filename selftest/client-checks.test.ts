@@ -170,6 +170,9 @@ test('after a 401 of the outcome table one renewal; three 401s in a row are a lo
   assert.deepEqual(verdictOf('CLIENT-AFTER-401', once), ['PASSED']);
   const loop = journal([token(0, 't1'), unauthorized(10, 't1'), token(20, 't2'), unauthorized(30, 't2'), token(40, 't3'), unauthorized(50, 't3')]);
   assert.deepEqual(verdictOf('CLIENT-AFTER-401', loop), ['WARNING']);
+  const longer = journal([token(0, 't1'), ...[1, 2, 3, 4, 5].flatMap((n) => [unauthorized(20 * n, `t${n}`), token(20 * n + 10, `t${n + 1}`)])]);
+  const [told] = evaluate(byId('CLIENT-AFTER-401'), longer, at(0)).filter((e) => e.verdict === 'WARNING');
+  assert.match(told?.actual ?? '', /^5 withdrawals in a row answered 401, from request #\d+ .*T12:00:00.020Z to request #\d+ .*T12:00:00.100Z: a renewal loop$/, 'the whole loop, to its last request');
   const renewals = journal([token(0, 't1'), unauthorized(10, 't1'), token(20, 't2'), token(30, 't3'), withdraw(40, 't3')]);
   assert.deepEqual(verdictOf('CLIENT-AFTER-401', renewals), ['WARNING']);
   const overHttp = (r: JournalRequest): JournalRequest => ({ ...r, departures: [{ code: 'credentials-over-http', name: 'base_url', clause: '§5', level: 'should', message: 'plain http' }] });

@@ -477,18 +477,25 @@ export const clientAfter401 = defineClientCheck(
           ),
         );
     }
-    let streak = 0;
+    // Each run of 401s in a row as long as a loop, told whole: how many, and the first and last.
     const unforeseen = new Set(answered401(run));
-    for (const r of ofOperation(run, 'withdraw')) {
-      streak = unforeseen.has(r) ? streak + 1 : 0;
-      if (streak === RENEWAL_LOOP)
+    let streak: JournalRequest[] = [];
+    for (const r of [...ofOperation(run, 'withdraw'), undefined]) {
+      if (r !== undefined && unforeseen.has(r)) {
+        streak.push(r);
+        continue;
+      }
+      const [first] = streak;
+      const last = streak.at(-1);
+      if (streak.length >= RENEWAL_LOOP && first !== undefined && last !== undefined)
         found.push(
           violation(
             'should',
             'one renewal and one retry after a 401, then stop',
-            `${RENEWAL_LOOP} withdrawals in a row answered 401, the last ${describeRequest(r)}: a renewal loop`,
+            `${streak.length} withdrawals in a row answered 401, from ${describeRequest(first)} to ${describeRequest(last)}: a renewal loop`,
           ),
         );
+      streak = [];
     }
     return found;
   },
