@@ -60,6 +60,8 @@ export interface SandboxOptions {
   readonly webhookLookup?: LookupFunction;
   /** Multiplies every delay of the outcome table and of triggers; default 1 (a self-test shrinks it). */
   readonly timeScale?: number;
+  /** Told every token as it is issued, in any namespace (pix-certify client masks them in its command's output). */
+  readonly onTokenIssued?: (token: string) => void;
 }
 
 export interface SandboxTls {
@@ -198,7 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     shown: secrets.cut,
     ...(options.webhookLookup === undefined ? {} : { lookup: options.webhookLookup }),
   });
-  const simulator = new Simulator(deliverer, timeScale, secrets);
+  const simulator = new Simulator(deliverer, timeScale, secrets, options.onTokenIssued ?? (() => undefined));
   const budget = new ByteBudget(SIMULATOR_JOURNAL_BYTES);
   const held = new Set<NodeJS.Timeout>();
   const scheme = options.tls === undefined ? 'http' : 'https';

@@ -275,11 +275,18 @@ export class Simulator {
   private readonly deliverer: Deliverer;
   private readonly timeScale: number;
   private readonly secrets: Secrets;
+  private readonly tokenIssued: (token: string) => void;
 
-  constructor(deliverer: Deliverer, timeScale: number, secrets: Secrets) {
+  constructor(
+    deliverer: Deliverer,
+    timeScale: number,
+    secrets: Secrets,
+    tokenIssued: (token: string) => void,
+  ) {
     this.deliverer = deliverer;
     this.timeScale = timeScale;
     this.secrets = secrets;
+    this.tokenIssued = tokenIssued;
   }
 
   answer(
@@ -443,6 +450,7 @@ export class Simulator {
         entry.seq,
       );
       entry.answer.tokenId = id;
+      this.tokenIssued(token);
       return answered(tokenReply(behaviour, token));
     }
     namespace.withdrawalsReceived += 1;
