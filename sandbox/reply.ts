@@ -24,6 +24,13 @@ export function refuse(
   return json(status, { error, message }, headers);
 }
 
+/** A request body is read up to this many bytes; past it, only its start is kept and it is answered 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The answer to a body past MAX_BODY_BYTES; the connection closes, as the rest of the body was never read. */
+export const bodyTooLarge = (): Reply =>
+  refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' });
+
 export function serverError(message: string): Reply {
   return refuse(500, 'internal_error', message);
 }

@@ -15,11 +15,11 @@ import { consoleLine, jsonWire } from './console-line.ts';
 import { authorised, control, CONTROL_PREFIX } from './control.ts';
 import { SANDBOX_CREDENTIALS, type SandboxCredentials } from './credentials.ts';
 import { Deliverer } from './deliveries.ts';
-import { type Reply, refuse, serverError } from './reply.ts';
+import { bodyTooLarge, MAX_BODY_BYTES, type Reply, refuse, serverError } from './reply.ts';
 import { DEFAULT_SCENARIO, findScenario, SCENARIOS } from './scenarios.ts';
 import { Namespace, SIMULATOR_JOURNAL_BYTES } from './namespace.ts';
 import { Secrets } from './secrets.ts';
-import { type Answer, Simulator } from './simulator.ts';
+import { type Answer, type CutBody, Simulator } from './simulator.ts';
 import { WEBHOOK_TIMEOUT_MS } from './webhook.ts';
 
 export type { SandboxCredentials } from './credentials.ts';
@@ -60,6 +60,8 @@ export interface SandboxOptions {
   readonly webhookLookup?: LookupFunction;
   /** Multiplies every delay of the outcome table and of triggers; default 1 (a self-test shrinks it). */
   readonly timeScale?: number;
+  /** Told every token as it is issued, in any namespace (pix-certify client masks them in its command's output). */
+  readonly onTokenIssued?: (token: string) => void;
 }
 
 export interface SandboxTls {
@@ -75,7 +77,6 @@ export interface SandboxTls {
 
 const SCENARIO_PREFIX = /^\/s\/([^/]+)(\/.*)?$/;
 const NAMESPACE_PREFIX = /^\/ns\/([^/]+)(\/.*)?$/;
-const MAX_BODY_BYTES = 1024 * 1024;
 /** A log line is printed up to this many characters: a request's URL may be 64 KB long. */
 const LOG_LINE_MAX = 1024;
 
@@ -83,16 +84,29 @@ export function scenarioUrl(sandbox: RunningSandbox, scenario: string): string {
   return `${sandbox.url}/s/${scenario}`;
 }
 
-/** The body, or 'too-large' as soon as it passes the cap; the rest is then read and dropped. */
-function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
-  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return Promise.resolve('too-large');
+/**
+ * The body; or, as soon as it passes the cap (or announces it will), its start and its size as
+ * announced or counted so far: the rest is then read and dropped.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer | CutBody> {
+  const announced = Number(request.headers['content-length'] ?? 0);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let cut = false;
     request.on('data', (chunk: Buffer) => {
+      if (cut) return;
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) resolve('too-large');
-      else chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES && announced <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      cut = true;
+      resolve({
+        start: Buffer.concat([...chunks, chunk]).subarray(0, MAX_BODY_BYTES),
+        bytes: Math.max(size, announced),
+        limitBytes: MAX_BODY_BYTES,
+      });
     });
     request.on('end', () => {
       // Most bodies come in one chunk: taken as it is, not copied.
@@ -186,7 +200,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     shown: secrets.cut,
     ...(options.webhookLookup === undefined ? {} : { lookup: options.webhookLookup }),
   });
-  const simulator = new Simulator(deliverer, timeScale, secrets);
+  const simulator = new Simulator(deliverer, timeScale, secrets, options.onTokenIssued ?? (() => undefined));
   const budget = new ByteBudget(SIMULATOR_JOURNAL_BYTES);
   const held = new Set<NodeJS.Timeout>();
   const scheme = options.tls === undefined ? 'http' : 'https';
@@ -245,24 +259,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       return 401;
     }
     const body = await readBody(request);
-    const reply =
-      body === 'too-large'
-        ? refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.')
-        : await control(
-            {
-              controlToken,
-              namespaces,
-              deliverer,
-              timeScale,
-              webhookTimeoutMs,
-              budget,
-              secrets,
-              url: () => ownUrl,
-            },
-            request.method ?? '',
-            path,
-            body,
-          );
+    const reply = !Buffer.isBuffer(body)
+      ? bodyTooLarge()
+      : await control(
+          {
+            controlToken,
+            namespaces,
+            deliverer,
+            timeScale,
+            webhookTimeoutMs,
+            budget,
+            secrets,
+            url: () => ownUrl,
+          },
+          request.method ?? '',
+          path,
+          body,
+        );
     send(response, reply);
     return reply.status;
   };
@@ -325,13 +338,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       return route.status;
     }
     const body = await readBody(request);
-    if (body === 'too-large') {
-      send(
-        response,
-        refuse(413, 'body_too_large', 'The request body exceeds 1 MiB.', { connection: 'close' }),
-      );
-      return 413;
-    }
     return write(response, simulator.answer(route.namespace, request, route.path, body, scheme), arrivedAt);
   };
 

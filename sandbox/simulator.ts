@@ -16,6 +16,7 @@ import {
   duplicateDeparture,
   parseBody,
   routeDeparture,
+  type TokenLookup,
   tokenRequestDepartures,
   type WithdrawBody,
   withdrawBodyDepartures,
@@ -39,8 +40,25 @@ import {
   type Withdrawal,
 } from './outcomes.ts';
 import { firstRefusal, type Operation } from './refusal-status.ts';
-import { asProblem, errorAsText, json, type Reply, serverError, text, withStackTrace } from './reply.ts';
+import {
+  asProblem,
+  bodyTooLarge,
+  errorAsText,
+  json,
+  type Reply,
+  serverError,
+  text,
+  withStackTrace,
+} from './reply.ts';
 import type { Secrets } from './secrets.ts';
+import type { TokenRules } from './token-store.ts';
+
+/** A body the server stopped reading past its limit: its start, and its size as sent or announced. */
+export interface CutBody {
+  readonly start: Buffer;
+  readonly bytes: number;
+  readonly limitBytes: number;
+}
 
 /**
  * What the server does with a request: answer it (cut short, or once `before` settles: webhooks a
@@ -108,15 +126,19 @@ function maskedHeaders(request: IncomingMessage, cut: Secrets['cut']): Record<st
   return shown;
 }
 
-/** A body as the journal keeps it: parsed JSON with credential-named members masked, or its text, up to `max` bytes. */
+/**
+ * A body as the journal keeps it: parsed JSON with credential-named members masked, or its text, up to
+ * `max` bytes; `bytes` is its whole size, of which `raw` may hold only the start.
+ */
 function journaledBody(
   raw: Buffer,
   parsed: { value: unknown; json: boolean },
   cut: Secrets['cut'],
   max: number,
+  bytes: number,
 ): JournalRequest['body'] {
-  const truncated = raw.length > max;
-  const base = { bytes: raw.length, truncated, json: parsed.json };
+  const truncated = bytes > max;
+  const base = { bytes, truncated, json: parsed.json };
   if (raw.length === 0) return base;
   // The secret's 8-character windows are read past the cut: 7 more bytes than are kept.
   if (!parsed.json || truncated)
@@ -223,6 +245,13 @@ function rateLimited(namespace: Namespace): Reply | undefined {
   );
 }
 
+/** How the behaviour honours the tokens withdrawals present. */
+const tokenRules = (behaviour: Behaviour): TokenRules => ({
+  singleUse: behaviour.tokenUses === 'once',
+  diesAfterSeconds: behaviour.tokenDiesAfterSeconds,
+  compare: behaviour.tokenCompare,
+});
+
 /** Whether a code accepted at `acceptedAt` is now between its withdrawal's settlement and its archiving. */
 function inSettledGap(behaviour: Behaviour, acceptedAt: number, timeScale: number): boolean {
   const gap = behaviour.settledCodeGap;
@@ -246,22 +275,31 @@ export class Simulator {
   private readonly deliverer: Deliverer;
   private readonly timeScale: number;
   private readonly secrets: Secrets;
+  private readonly tokenIssued: (token: string) => void;
 
-  constructor(deliverer: Deliverer, timeScale: number, secrets: Secrets) {
+  constructor(
+    deliverer: Deliverer,
+    timeScale: number,
+    secrets: Secrets,
+    tokenIssued: (token: string) => void,
+  ) {
     this.deliverer = deliverer;
     this.timeScale = timeScale;
     this.secrets = secrets;
+    this.tokenIssued = tokenIssued;
   }
 
   answer(
     namespace: Namespace,
     request: IncomingMessage,
     path: string,
-    raw: Buffer,
+    body: Buffer | CutBody,
     scheme: 'http' | 'https',
   ): Answer {
     const started = performance.now();
     const { journaled } = namespace;
+    const whole = Buffer.isBuffer(body);
+    const raw = whole ? body : body.start;
     const arrived: ArrivedRequest = {
       headers: request.headers,
       headerNames: request.rawHeaders.filter((_, i) => i % 2 === 0),
@@ -272,7 +310,9 @@ export class Simulator {
     };
     const method = request.method ?? '';
     const operation = path === '/auth/token' ? 'token' : path === '/pix/payment' ? 'withdraw' : 'unknown';
-    const parsed = raw.length > 0 ? parseBody(raw) : { value: undefined, json: false };
+    // A body's start is no JSON to judge: its fields are never read.
+    const parsed = whole && raw.length > 0 ? parseBody(raw) : { value: undefined, json: false };
+    const bytes = whole ? raw.length : body.bytes;
     const entry: JournalRequest = {
       seq: namespace.nextRequestSeq(),
       at: isoNow(),
@@ -286,34 +326,24 @@ export class Simulator {
       headerNames: arrived.headerNames,
       headers: journaled ? maskedHeaders(request, this.secrets.cut) : {},
       credentials: {},
-      body: { bytes: raw.length, truncated: false, json: parsed.json },
+      body: { bytes, truncated: false, json: parsed.json },
       departures: [],
       answer: { status: null, retryAfterSeconds: null, withdrawalId: null, tokenId: null },
     };
-    const decided = this.decide(namespace, arrived, method, operation, parsed, entry);
-    const { behaviour } = namespace;
-    const delayMs = operation === 'withdraw' && 'reply' in decided ? behaviour.answerDelayMs : 0;
-    if (delayMs > 0) entry.answer.delayMs = delayMs;
-    const held = delayMs > 0 ? [delay(delayMs), ...('before' in decided ? [decided.before] : [])] : [];
-    const result: Answer =
-      'reply' in decided
-        ? {
-            ...decided,
-            reply: writtenAs(behaviour, decided.reply),
-            cutShort: behaviour.withdrawalAnswer === 'cut-short' && operation === 'withdraw',
-            gzip: behaviour.compression === 'gzip' && acceptsGzip(request.headers['accept-encoding']),
-            ...(held.length === 0 ? {} : { before: Promise.all(held) }),
-          }
-        : decided;
+    const result = whole
+      ? this.served(
+          namespace,
+          request,
+          entry,
+          this.decide(namespace, arrived, method, operation, parsed, entry),
+        )
+      : this.oversize(namespace, arrived, method, operation, entry);
     if (!journaled) return result;
     // A refused request keeps a shorter body: anyone who knows a namespace's name can send one.
     const refused = entry.answer.status !== null && entry.answer.status >= 400 && entry.outcome === undefined;
-    entry.body = journaledBody(
-      raw,
-      parsed,
-      this.secrets.cut,
-      refused ? JOURNAL_REFUSED_BODY_BYTES : JOURNAL_BODY_BYTES,
-    );
+    const max = refused ? JOURNAL_REFUSED_BODY_BYTES : JOURNAL_BODY_BYTES;
+    const kept = journaledBody(raw, parsed, this.secrets.cut, max, bytes);
+    entry.body = whole ? kept : { ...kept, limitBytes: body.limitBytes };
     entry.elapsedMs = Math.round(performance.now() - started);
     namespace.record(entry);
     return {
@@ -322,6 +352,58 @@ export class Simulator {
         entry.answer.clientClosedAfterMs = afterMs;
       },
     };
+  }
+
+  /** A decided answer as the behaviour writes it: its shape, a slow withdrawal's delay (journaled), cut short, gzip. */
+  private served(
+    namespace: Namespace,
+    request: IncomingMessage,
+    entry: JournalRequest,
+    decided: Answer,
+  ): Answer {
+    const { behaviour } = namespace;
+    const { operation } = entry;
+    const delayMs = operation === 'withdraw' && 'reply' in decided ? behaviour.answerDelayMs : 0;
+    if (delayMs > 0) entry.answer.delayMs = delayMs;
+    const held = delayMs > 0 ? [delay(delayMs), ...('before' in decided ? [decided.before] : [])] : [];
+    if (!('reply' in decided)) return decided;
+    return {
+      ...decided,
+      reply: writtenAs(behaviour, decided.reply),
+      cutShort: behaviour.withdrawalAnswer === 'cut-short' && operation === 'withdraw',
+      gzip: behaviour.compression === 'gzip' && acceptsGzip(request.headers['accept-encoding']),
+      ...(held.length === 0 ? {} : { before: Promise.all(held) }),
+    };
+  }
+
+  /**
+   * A body past the server's limit, answered 413 with only its start read: its route and headers are
+   * judged as any request's (a token looked up, never spent), its fields never.
+   */
+  private oversize(
+    namespace: Namespace,
+    arrived: ArrivedRequest,
+    method: string,
+    operation: JournalRequest['operation'],
+    entry: JournalRequest,
+  ): Answer {
+    const { behaviour, credentials } = namespace;
+    if (operation === 'unknown' || method !== 'POST')
+      entry.departures.push(routeDeparture(method, entry.path, arrived.shown));
+    else {
+      if (operation === 'withdraw') namespace.withdrawalsReceived += 1;
+      const looked: TokenLookup = (token) =>
+        namespace.tokens.use(token, { ...tokenRules(behaviour), singleUse: false });
+      const judged =
+        operation === 'token'
+          ? tokenRequestDepartures(arrived, credentials, behaviour)
+          : withdrawHeaderDepartures(arrived, credentials, looked, behaviour);
+      Object.assign(entry.credentials, judged.credentials);
+      entry.departures.push(...judged.departures);
+    }
+    const reply = bodyTooLarge();
+    entry.answer.status = reply.status;
+    return { reply };
   }
 
   private decide(
@@ -368,14 +450,11 @@ export class Simulator {
         entry.seq,
       );
       entry.answer.tokenId = id;
+      this.tokenIssued(token);
       return answered(tokenReply(behaviour, token));
     }
     namespace.withdrawalsReceived += 1;
-    const rules = {
-      singleUse: behaviour.tokenUses === 'once',
-      diesAfterSeconds: behaviour.tokenDiesAfterSeconds,
-      compare: behaviour.tokenCompare,
-    };
+    const rules = tokenRules(behaviour);
     const headers = withdrawHeaderDepartures(
       arrived,
       namespace.credentials,

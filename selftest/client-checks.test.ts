@@ -99,6 +99,23 @@ test('CLIENT-OPERATIONS: a readiness probe (HEAD /, GET /health) at a path the d
   assert.match(byId('CLIENT-OPERATIONS').reason, /readiness probe/);
 }); // prettier-ignore
 
+test("a withdrawal body past the simulator's limit (answered 413, only its start read) leaves the body checks unjudged, the run INCOMPLETE, never PASSED; a body read whole that departs still fails", () => {
+  const BODY_CHECKS = ['CLIENT-BODY-JSON', 'CLIENT-BODY-FIELD-NAMES', 'CLIENT-BODY-TYPES', 'CLIENT-BODY-POSTBACK', 'CLIENT-BODY-FIELDS', 'CLIENT-BODY-VALUES'];
+  const sent = withdraw(30, 't1', {}, 413);
+  const oversize: JournalRequest = { ...sent, body: { bytes: 2_000_200, truncated: true, json: false, text: '{"amount":"0.01","padding":"xxxx…', limitBytes: 1_048_576 } };
+  const correct = correctRun();
+  const run = journal([...correct.journal.requests, oversize], correct.journal.deliveries);
+  for (const id of BODY_CHECKS) {
+    assert.deepEqual(verdictOf(id, run), ['SKIPPED'], id);
+    assert.match(byId(id).unjudgeable(run) ?? '', /request #\d+ POST \/pix\/payment .* sent a body of 2000200 bytes, past the simulator's limit of 1048576: it was answered 413 .* The document shows no limit/, id);
+  }
+  assert.deepEqual(verdictOf('CLIENT-WITHDRAW-BEARER', run), ['PASSED'], "its headers are judged as any request's");
+  const unjudged = (r: ClientRun) => buildClientCertification({ run: r, checks: ALL, subject: 'client', baseUrl: 'x', startTime: new Date(T0), durationMs: 1, strict: false, requireComplete: true, options: {}, suiteErrors: [] }).incomplete.flatMap((i) => i.checks);
+  assert.deepEqual(unjudged(run).filter((id) => !unjudged(correct).includes(id)).sort(), [...BODY_CHECKS].sort(), 'the body checks, unjudged, make the run INCOMPLETE');
+  const typed = { ...withdraw(40, 't1', { amount: '0.01' }, 400), departures: [{ code: 'field-type' as const, name: 'amount', clause: '§2.1', level: 'must' as const, message: 'amount is a string (§2.1)' }] };
+  assert.deepEqual(verdictOf('CLIENT-BODY-TYPES', journal([...run.journal.requests, typed])), ['FAILED'], 'a departure found in a body read whole stands');
+}); // prettier-ignore
+
 test('token use: a token per withdrawal warns; a token older than 7200 s, or than the expires_in it stated, fails; one the provider killed early does not', () => {
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1'), token(20, 't2'), withdraw(30, 't2')])), ['WARNING']);
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1')])), ['SKIPPED']);

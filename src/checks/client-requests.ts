@@ -136,6 +136,35 @@ function departureCheck(
   );
 }
 
+/** Withdrawals whose body passed the simulator's limit (answered 413, only its start read), with that limit. */
+const overLimit = (run: ClientRun): { request: JournalRequest; limitBytes: number }[] =>
+  ofOperation(run, 'withdraw').flatMap((request) => {
+    const { limitBytes } = request.body;
+    return limitBytes === undefined ? [] : [{ request, limitBytes }];
+  });
+
+/** Why a body left unread leaves a check of the body's fields unjudged, or undefined when every body was read. */
+function unreadBodies(run: ClientRun): string | undefined {
+  const [first, ...more] = overLimit(run);
+  if (first === undefined) return undefined;
+  const { request, limitBytes } = first;
+  const others = more.length === 0 ? '' : ` (and ${more.length} more withdrawals)`;
+  return `${describeRequest(request)}${others} sent a body of ${request.body.bytes} bytes, past the simulator's limit of ${limitBytes}: it was answered 413 with only its start read, so its fields were never judged. The document shows no limit, but a provider refuses a body that large too: send the fields of §2.1 alone and this check judges them`;
+}
+
+/**
+ * A check of the withdrawal body's departures: a body the simulator did not read whole leaves it
+ * unjudged, never PASSED, unless a body it read already departed.
+ */
+function bodyCheck(definition: Definition, codes: readonly DepartureCode[], expected: string): ClientCheck {
+  const { judge, unjudgeable } = departureCheck(definition, 'withdraw', codes, expected);
+  return defineClientCheck(
+    definition,
+    (run) => unjudgeable(run) ?? (judge(run).length > 0 ? undefined : unreadBodies(run)),
+    judge,
+  );
+}
+
 export const clientOperations = defineClientCheck(
   {
     id: 'CLIENT-OPERATIONS',
@@ -247,7 +276,7 @@ export const clientWithdrawBearer = departureCheck(
   'Authorization: Bearer <a token issued by POST /auth/token>',
 );
 
-export const clientBodyJson = departureCheck(
+export const clientBodyJson = bodyCheck(
   {
     id: 'CLIENT-BODY-JSON',
     title: 'Sends the withdrawal body as a JSON object',
@@ -256,12 +285,11 @@ export const clientBodyJson = departureCheck(
     reason: 'The request body is "the withdraw request of section 2.1, JSON object" (§4.2).',
     remedy: 'Send JSON.stringify of an object with the fields of §2.1, with Content-Type: application/json.',
   },
-  'withdraw',
   ['body-not-json', 'body-not-object'],
   'a JSON object',
 );
 
-export const clientBodyFieldNames = departureCheck(
+export const clientBodyFieldNames = bodyCheck(
   {
     id: 'CLIENT-BODY-FIELD-NAMES',
     title: "Spells the body's field names exactly as §2.1 does (PostBackUrl, key_pix, check_code…)",
@@ -271,12 +299,11 @@ export const clientBodyFieldNames = departureCheck(
     remedy:
       'Use the names amount, code, name, key_type, document, key_pix, PostBackUrl and check_code exactly as written.',
   },
-  'withdraw',
   ['field-case'],
   'the field names of §2.1, case included',
 );
 
-export const clientBodyTypes = departureCheck(
+export const clientBodyTypes = bodyCheck(
   {
     id: 'CLIENT-BODY-TYPES',
     title: 'Sends amount as a number, check_code as a boolean and the other fields as strings',
@@ -286,12 +313,11 @@ export const clientBodyTypes = departureCheck(
     remedy:
       'Send amount as a JSON number (12.5, not "12.50"), check_code as true or false (not "true"), and the other fields as strings.',
   },
-  'withdraw',
   ['field-type'],
   'amount a number, check_code a boolean, the other fields strings',
 );
 
-export const clientBodyPostBack = departureCheck(
+export const clientBodyPostBack = bodyCheck(
   {
     id: 'CLIENT-BODY-POSTBACK',
     title: 'Gives PostBackUrl as an absolute URL the webhook can be posted to',
@@ -302,12 +328,11 @@ export const clientBodyPostBack = departureCheck(
     remedy:
       'Send PostBackUrl as an absolute http(s) URL of the webhook handler, e.g. https://app.example/pix/webhook.',
   },
-  'withdraw',
   ['postback-not-absolute'],
   'an absolute http(s) URL',
 );
 
-export const clientBodyFields = departureCheck(
+export const clientBodyFields = bodyCheck(
   {
     id: 'CLIENT-BODY-FIELDS',
     title: 'Sends every field of §2.1',
@@ -318,12 +343,11 @@ export const clientBodyFields = departureCheck(
     remedy:
       'Send all eight fields of §2.1: amount, code, name, key_type, document, key_pix, PostBackUrl and check_code.',
   },
-  'withdraw',
   ['field-missing'],
   'the eight fields of §2.1',
 );
 
-export const clientBodyValues = departureCheck(
+export const clientBodyValues = bodyCheck(
   {
     id: 'CLIENT-BODY-VALUES',
     title: 'Sends plausible values: a positive amount with two decimals, a known key_type, a bounded name',
@@ -334,7 +358,6 @@ export const clientBodyValues = departureCheck(
     remedy:
       'Send a positive amount with at most two decimals, a key_type of the Pix key kinds (CPF, CNPJ, EMAIL, PHONE, EVP) and a name of at most 140 characters.',
   },
-  'withdraw',
   ['field-value'],
   'values a payout system takes',
 );

@@ -71,7 +71,7 @@ export function runClientReadings(
   readings: readonly Reading[],
   parts: ClientReadingsParts,
 ): Promise<number> {
-  return withSimulator(invocation, settings, parts.startSimulator, async (control) => {
+  return withSimulator(invocation, settings, parts, async (control) => {
     const runs = await atMost(readings, READINGS_AT_ONCE, async (reading) => {
       const evidence = await exerciseNamespace(
         control,

@@ -43,6 +43,8 @@ export type StartSimulator = (options: {
   readonly host: string;
   readonly port: number;
   readonly webhookHosts: readonly string[];
+  /** Told every token as the simulator issues it. */
+  readonly onTokenIssued: (token: string) => void;
 }) => Promise<StartedSimulator>;
 
 /** Everything the certification is built from. */
@@ -178,6 +180,7 @@ export async function exerciseNamespace(
         timeoutS,
         marker: `PIX_CLIENT_SECRET=${ns.clientSecret}`,
         tell,
+        output: { stdout: process.stdout, stderr: process.stderr },
       });
       tell(`the command ${endedText(command)} (shown in the report, never taken for this exit code)`);
       for (const { pid, command: line } of command.leftovers)
@@ -202,20 +205,40 @@ export async function exerciseNamespace(
   }
 }
 
-/** The simulator started for the run, its control token a secret, closed whatever happens in `use`. */
+/** Tokens masked in the command's output at most: the simulator keeps as many per namespace, each costs the registry about 2 KB. */
+const MASKED_TOKENS = 10_000;
+
+/** Registers each token the simulator issues, so that no output of the command shows it, up to MASKED_TOKENS. */
+function maskingTokens(tell: (line: string) => void): (token: string) => void {
+  let issued = 0;
+  return (token) => {
+    issued += 1;
+    if (issued <= MASKED_TOKENS) registerSecret(token, 'token');
+    else if (issued === MASKED_TOKENS + 1)
+      tell(
+        `the simulator issued more than ${MASKED_TOKENS} tokens: those after are not masked in the command's output`,
+      );
+  };
+}
+
+/**
+ * The simulator started for the run, its control token a secret and every token it issues one too,
+ * closed whatever happens in `use`.
+ */
 export async function withSimulator<T>(
   invocation: ClientInvocation,
   settings: ClientSettings,
-  start: StartSimulator,
+  parts: Pick<ClientRunParts, 'startSimulator' | 'tell'>,
   use: (control: SimulatorControl) => Promise<T>,
 ): Promise<T> {
-  const simulator = await start({
+  const simulator = await parts.startSimulator({
     host: invocation.serve ? invocation.host : '127.0.0.1',
     port: invocation.serve ? invocation.port : 0,
     webhookHosts: [
       ...settings.webhookHosts,
       ...(invocation.handler === undefined ? [] : [new URL(invocation.handler).hostname]),
     ],
+    onTokenIssued: maskingTokens(parts.tell),
   });
   registerSecret(simulator.controlToken);
   try {
@@ -230,7 +253,7 @@ export function runClientCertification(
   settings: ClientSettings,
   parts: ClientRunParts,
 ): Promise<number> {
-  return withSimulator(invocation, settings, parts.startSimulator, async (control) =>
+  return withSimulator(invocation, settings, parts, async (control) =>
     parts.certify(await exerciseNamespace(control, invocation, settings, {}, parts.tell)),
   );
 }

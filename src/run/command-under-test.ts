@@ -7,9 +7,12 @@
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { INTERNAL_VARIABLES } from '../base/run-state.ts';
 import { VARIABLES } from '../config/variables.ts';
+import { maskingStream } from '../secrets/masking-stream.ts';
 
 /** A process the command started that outlived it, ended by the suite. */
 export interface LeftoverProcess {
@@ -119,18 +122,71 @@ export interface CommandOptions {
   readonly marker: string;
   /** Told when the command ran past its time, or could not start. */
   readonly tell: (line: string) => void;
+  /** Where the command's output goes, every registered secret masked on its way (the console). */
+  readonly output: { readonly stdout: ConsoleStream; readonly stderr: ConsoleStream };
+}
+
+/** A stream the command's output is written to; a terminal says so. */
+type ConsoleStream = Writable & { readonly isTTY?: boolean };
+
+/** One of the command's outputs passing through a masker to the console, which stays open. */
+interface PassedOn {
+  /** Once all of it was written. */
+  readonly ended: Promise<unknown>;
+  /** Stops waiting for more (a process the sweep could not find may hold the pipe), writing what was kept. */
+  readonly stop: () => void;
+}
+
+function passOn(from: Readable, to: ConsoleStream): PassedOn {
+  const masking = maskingStream();
+  from.pipe(masking).pipe(to, { end: false });
+  return {
+    ended: finished(masking).catch(() => undefined),
+    stop: () => {
+      from.unpipe(masking);
+      from.destroy();
+      masking.end();
+    },
+  };
+}
+
+/** Waits for the command's output to end, once its processes are ended at most KILL_GRACE_MS more. */
+async function drained(outputs: readonly PassedOn[]): Promise<void> {
+  const grace = new AbortController();
+  const late = delay(KILL_GRACE_MS, true, { signal: grace.signal }).catch(() => false);
+  const stopped = await Promise.race([Promise.all(outputs.map((o) => o.ended)).then(() => false), late]);
+  grace.abort();
+  if (stopped) for (const output of outputs) output.stop();
 }
 
 /**
- * Runs the command in a session of its own, stopped (group and all) at the time limit; once it
- * ends, every process it left behind is ended and named.
+ * At a terminal the command writes to a pipe all the same: FORCE_COLOR keeps its colours where its
+ * tools honour it, unless its environment already says how (FORCE_COLOR or NO_COLOR).
+ */
+function coloured(
+  env: Readonly<Record<string, string>>,
+  terminal: ConsoleStream,
+): Readonly<Record<string, string>> {
+  const chosen = env.FORCE_COLOR !== undefined || env.NO_COLOR !== undefined;
+  return terminal.isTTY === true && !chosen ? { ...env, FORCE_COLOR: '1' } : env;
+}
+
+/**
+ * Runs the command in a session of its own, stopped (group and all) at the time limit, its output
+ * passed on with every registered secret masked; once it ends, every process it left behind is ended
+ * and named.
  */
 export async function runCommand(options: CommandOptions): Promise<CommandRun> {
-  const { words, env, timeoutS, marker, tell } = options;
+  const { words, env, timeoutS, marker, tell, output } = options;
   const [file, ...rest] = words;
   const started = performance.now();
   const posix = process.platform !== 'win32';
-  const child = spawn(file ?? '', rest, { stdio: 'inherit', env, detached: posix });
+  const child = spawn(file ?? '', rest, {
+    stdio: ['inherit', 'pipe', 'pipe'],
+    env: coloured(env, output.stdout),
+    detached: posix,
+  });
+  const outputs = [passOn(child.stdout, output.stdout), passOn(child.stderr, output.stderr)];
   const root = child.pid ?? -1;
   const signalGroup = (name: NodeJS.Signals): void => signal(posix ? -root : root, name);
   let timedOut = false;
@@ -157,5 +213,6 @@ export async function runCommand(options: CommandOptions): Promise<CommandRun> {
   process.off('SIGTERM', signalGroup);
   const leftovers = root === -1 ? [] : await endLeftovers(root, marker);
   if (root !== -1) signalGroup('SIGKILL');
+  await drained(outputs);
   return { line: words.join(' '), exitCode, signal: ended, timedOut, durationMs, leftovers };
 }

@@ -55,6 +55,10 @@ const forms = new Map<string, string>();
  * of 40 KB, and V8 refuses a pattern that large ("Regular expression too large").
  */
 const formsByPrefix = new Map<string, string[]>();
+/** The longest form: a stream's end shorter than it may still become one. */
+let longestForm = 0;
+/** Every character of the forms' first MIN_SECRET_LENGTH - 1: a shorter end holding another begins no form. */
+const beginningCharacters = new Set<string>();
 /** PEM armour (`-----BEGIN …`) is public text: only a whole PEM is masked, its body is registered apart. */
 const ARMOURED = /^-----/;
 /** How far this process has read the shared file (only whole lines are consumed). */
@@ -132,6 +136,8 @@ function learn(value: string, kind: SecretKind): boolean {
   for (const form of formsOf(value)) {
     if (form.length < MIN_SECRET_LENGTH || forms.has(form)) continue;
     forms.set(form, masked);
+    longestForm = Math.max(longestForm, form.length);
+    for (let i = 0; i < MIN_SECRET_LENGTH - 1; i++) beginningCharacters.add(form.charAt(i));
     const prefix = form.slice(0, MIN_SECRET_LENGTH);
     const same = formsByPrefix.get(prefix) ?? [];
     same.push(form);
@@ -222,17 +228,12 @@ function maskAt(text: string, at: number): { readonly mask: string; readonly len
   return part === 0 ? undefined : { mask: `***(${part} chars of a secret)`, length: part };
 }
 
-/**
- * Replaces every registered form in the text with its mask, the longest form first where several
- * start at one place, and every run of MIN_SECRET_LENGTH or more characters that begins one: a cut
- * made before masking leaves the beginning of a secret, and no part that long may be written.
- * Linear in the text for a given registry: one map look-up per position.
- */
-export function maskRegisteredForms(text: string): string {
-  if (forms.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
+/** Masks what starts before `until` (and fits in the text); the masked text up to where the rest begins. */
+function maskBefore(text: string, until: number): { readonly masked: string; readonly rest: number } {
   let out = '';
   let copiedTo = 0;
-  for (let at = 0; at + MIN_SECRET_LENGTH <= text.length;) {
+  let at = 0;
+  while (at < until && at + MIN_SECRET_LENGTH <= text.length) {
     const found = maskAt(text, at);
     if (found === undefined) {
       at += 1;
@@ -242,5 +243,45 @@ export function maskRegisteredForms(text: string): string {
     at += found.length;
     copiedTo = at;
   }
-  return copiedTo === 0 ? text : `${out}${text.slice(copiedTo)}`;
+  const rest = Math.max(at, until);
+  return { masked: copiedTo === 0 ? text.slice(0, rest) : `${out}${text.slice(copiedTo, rest)}`, rest };
+}
+
+/**
+ * Replaces every registered form in the text with its mask, the longest form first where several
+ * start at one place, and every run of MIN_SECRET_LENGTH or more characters that begins one: a cut
+ * made before masking leaves the beginning of a secret, and no part that long may be written.
+ * Linear in the text for a given registry: one map look-up per position.
+ */
+export function maskRegisteredForms(text: string): string {
+  if (forms.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
+  return maskBefore(text, text.length).masked;
+}
+
+/** Whether more text after the end could still make a registered form start at `at`. */
+function mayBegin(text: string, at: number): boolean {
+  const end = text.slice(at);
+  if (end.length < MIN_SECRET_LENGTH) {
+    for (let i = 0; i < end.length; i++) if (!beginningCharacters.has(end.charAt(i))) return false;
+    return true;
+  }
+  const candidates = formsByPrefix.get(end.slice(0, MIN_SECRET_LENGTH));
+  return candidates?.some((form) => form.length > end.length && form.startsWith(end)) ?? false;
+}
+
+/**
+ * A stream's text masked as far as it is final: the masked part, and where the end to keep begins,
+ * shorter than the longest form, from which more text could still make a secret. Masking the kept end
+ * before the next piece, and the last end with maskRegisteredForms, masks the stream as one text.
+ */
+export function maskRegisteredStart(text: string): { readonly masked: string; readonly rest: number } {
+  if (forms.size === 0) return { masked: text, rest: text.length };
+  let kept = text.length;
+  for (let at = Math.max(0, text.length - longestForm + 1); at < text.length; at++) {
+    if (mayBegin(text, at)) {
+      kept = at;
+      break;
+    }
+  }
+  return maskBefore(text, kept);
 }

@@ -265,6 +265,8 @@ export interface components {
             value?: unknown;
             /** @description The body as text, when it was no JSON or was cut. */
             text?: string;
+            /** @description Present when the body passed the simulator's limit, this many bytes: only its start was read (bytes counts what was sent or announced), so it was answered 413 and its fields were never judged. */
+            limitBytes?: number;
         };
         /** @description What the simulator answered the request. */
         RequestAnswer: {
