@@ -42,7 +42,7 @@ import {
   tokenReusable,
   tokenSurvivesNewer,
 } from '../checks/token.ts';
-import { judgement, verdictOf } from '../checks/check.ts';
+import { judgement, verdictOf, violation, type Violation } from '../checks/check.ts';
 
 export interface CertificationInput {
   readonly checks: readonly CheckDefinition[];
@@ -345,20 +345,29 @@ export function withRefusalsWatched(
   judged: ReadonlyMap<string, Judged>,
   refusals: readonly WatchedRefusal[],
 ): Map<string, Judged> {
-  const result = new Map(judged);
   const entry = judged.get(noWebhookForRefused.id);
-  if (entry === undefined || entry.evaluations.every((e) => e.verdict === 'SKIPPED')) return result;
+  if (entry === undefined || entry.evaluations.every((e) => e.verdict === 'SKIPPED')) return new Map(judged);
   const others = refusals.filter((r) => r.checkId !== noWebhookForRefused.id);
   const watched = judgement(noWebhookForRefused, { refusals: others });
-  const violations = 'unjudged' in watched ? [] : watched.violations;
-  if (violations.length === 0) return result;
+  return withWatched(judged, noWebhookForRefused.id, 'unjudged' in watched ? [] : watched.violations);
+}
+
+/** The checks judged, with one more evaluation of `id` holding what a watch until the run ended found; none, as they were. */
+function withWatched(
+  judged: ReadonlyMap<string, Judged>,
+  id: string,
+  violations: readonly Violation[],
+): Map<string, Judged> {
+  const result = new Map(judged);
+  const entry = judged.get(id);
+  if (entry === undefined || violations.length === 0) return result;
   const evaluation: Evaluation = {
-    checkId: noWebhookForRefused.id,
+    checkId: id,
     verdict: verdictOf(violations),
-    expected: violations.map((v) => v.expected).join(' | '),
+    expected: [...new Set(violations.map((v) => v.expected))].join(' | '),
     actual: violations.map((v) => v.actual).join(' | '),
   };
-  result.set(noWebhookForRefused.id, { ...entry, evaluations: [...entry.evaluations, evaluation] });
+  result.set(id, { ...entry, evaluations: [...entry.evaluations, evaluation] });
   return result;
 }
 
@@ -372,27 +381,24 @@ export function withPacesWatched(
   judged: ReadonlyMap<string, Judged>,
   paces: readonly { readonly code: string; readonly attempts: readonly PaceAttempt[] }[],
 ): Map<string, Judged> {
-  const result = new Map(judged);
-  const entry = judged.get(webhookRetryPace.id);
-  if (entry === undefined || !entry.evaluations.some((e) => e.verdict === 'PASSED')) return result;
-  if (entry.evaluations.some((e) => e.verdict === 'WARNING' || e.verdict === 'FAILED')) return result;
+  if (!foundNothing(judged, webhookRetryPace.id)) return new Map(judged);
   const violations = paces.flatMap(({ code, attempts }) => {
     const watched = judgement(webhookRetryPace, { attempts });
     return 'unjudged' in watched
       ? []
       : watched.violations.map((v) => ({ ...v, actual: `withdrawal ${code}: ${v.actual}` }));
   });
-  const [first] = violations;
-  if (first === undefined) return result;
-  const evaluation: Evaluation = {
-    checkId: webhookRetryPace.id,
-    verdict: verdictOf(violations),
-    expected: first.expected,
-    actual: violations.map((v) => v.actual).join(' | '),
-  };
-  result.set(webhookRetryPace.id, { ...entry, evaluations: [...entry.evaluations, evaluation] });
-  return result;
+  return withWatched(judged, webhookRetryPace.id, violations);
 }
+
+/** Whether check `id` was judged (PASSED somewhere) and found nothing (no WARNING or FAILED). */
+const foundNothing = (judged: ReadonlyMap<string, Judged>, id: string): boolean => {
+  const evaluations = judged.get(id)?.evaluations ?? [];
+  return (
+    evaluations.some((e) => e.verdict === 'PASSED') &&
+    !evaluations.some((e) => e.verdict === 'WARNING' || e.verdict === 'FAILED')
+  );
+};
 
 /** A token a request found dead with no newer one issued (PixClient's renewal): how long it had worked. */
 interface StoppedToken {
@@ -416,26 +422,26 @@ export function withTokensStopped(
   judged: ReadonlyMap<string, Judged>,
   tests: readonly TestOutcome[],
 ): Map<string, Judged> {
-  const result = new Map(judged);
-  const entry = judged.get(tokenLifetime.id);
-  if (entry === undefined || !entry.evaluations.some((e) => e.verdict === 'PASSED')) return result;
-  const found = (id: string) =>
+  const flagged = (id: string) =>
     judged.get(id)?.evaluations.some((e) => e.verdict === 'WARNING' || e.verdict === 'FAILED') === true;
-  if ([tokenLifetime.id, tokenReusable.id, tokenSurvivesNewer.id].some(found)) return result;
+  if (!foundNothing(judged, tokenLifetime.id) || [tokenReusable.id, tokenSurvivesNewer.id].some(flagged))
+    return new Map(judged);
   const stopped = tests
     .flatMap((t) => t.observations)
     .filter((o) => o.topic === 'token.stopped-working')
     .flatMap((o): StoppedToken[] => (isStoppedToken(o.value) ? [o.value] : []))
     .filter((t) => t.workedSeconds < RENEWAL_INTERVAL_SECONDS);
-  if (stopped.length === 0) return result;
-  const evaluation: Evaluation = {
-    checkId: tokenLifetime.id,
-    verdict: 'WARNING',
-    expected: `a token accepted until the ${RENEWAL_INTERVAL_SECONDS}-second renewal interval`,
-    actual: `${stopped.length === 1 ? 'a token' : `${stopped.length} tokens`} refused with no newer token issued, after ${stopped.map((t) => `${t.workedSeconds} s (${t.status})`).join(', ')}; the requests went again with a new token`,
-  };
-  result.set(tokenLifetime.id, { ...entry, evaluations: [...entry.evaluations, evaluation] });
-  return result;
+  const violations =
+    stopped.length === 0
+      ? []
+      : [
+          violation(
+            'should',
+            `a token accepted until the ${RENEWAL_INTERVAL_SECONDS}-second renewal interval`,
+            `${stopped.length === 1 ? 'a token' : `${stopped.length} tokens`} refused with no newer token issued, after ${stopped.map((t) => `${t.workedSeconds} s (${t.status})`).join(', ')}; the requests went again with a new token`,
+          ),
+        ];
+  return withWatched(judged, tokenLifetime.id, violations);
 }
 
 /**
