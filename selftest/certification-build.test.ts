@@ -345,29 +345,54 @@ describe("WEBHOOK-RETRY-PACE over the whole run: every withdrawal's attempts unt
     }));
 
   it('adds one warning naming the withdrawal whose attempts crowded, when its test found nothing', () => {
-    const evaluations = withPacesWatched(judgedAs('PASSED'), [{ code: 'C-1', attempts: storm(7) }, { code: 'C-2', attempts: storm(2) }]).get(ID)?.evaluations ?? [];
-    assert.deepEqual(evaluations.map((e) => e.verdict), ['PASSED', 'WARNING']);
-    assert.match(evaluations[1]?.actual ?? '', /^withdrawal C-1: 7 attempts within 10 s: the attempts at \/hook\/first arrived at \+0 ms 200, \+1500 ms 200/);
-  }); // prettier-ignore
+    const evaluations =
+      withPacesWatched(judgedAs('PASSED'), [
+        { code: 'C-1', attempts: storm(7) },
+        { code: 'C-2', attempts: storm(2) },
+      ]).get(ID)?.evaluations ?? [];
+    assert.deepEqual(
+      evaluations.map((e) => e.verdict),
+      ['PASSED', 'WARNING'],
+    );
+    assert.match(
+      evaluations[1]?.actual ?? '',
+      /^withdrawal C-1: 7 attempts within 10 s: the attempts at \/hook\/first arrived at \+0 ms 200, \+1500 ms 200/,
+    );
+  });
 
   it('changes nothing at a sane pace, where its test already warned, or where it was not judged', () => {
     const calm = [{ code: 'C-1', attempts: storm(3) }];
     assert.equal(withPacesWatched(judgedAs('PASSED'), calm).get(ID)?.evaluations.length, 1);
     const loud = [{ code: 'C-1', attempts: storm(7) }];
     assert.deepEqual(withPacesWatched(judgedAs('PASSED', 'WARNING'), loud).get(ID)?.evaluations.length, 2);
-    assert.deepEqual(withPacesWatched(judgedAs('SKIPPED'), loud).get(ID)?.evaluations.map((e) => e.verdict), ['SKIPPED']);
+    assert.deepEqual(
+      withPacesWatched(judgedAs('SKIPPED'), loud)
+        .get(ID)
+        ?.evaluations.map((e) => e.verdict),
+      ['SKIPPED'],
+    );
     assert.equal(withPacesWatched(new Map(), loud).get(ID), undefined);
-  }); // prettier-ignore
+  });
 
   it('reads the attempts from the ledger lines of this run only, a refused withdrawal left to its own check', () => {
     const lines = [
       { type: 'webhook', runId: 'r1', code: 'C-1', webhookReceived: true, deliveries: 2, attempts: storm(2) },
-      { type: 'webhook', runId: 'r1', code: 'C-2', webhookReceived: true, deliveries: 2, attempts: storm(2), refused: { checkId: 'X', status: 400 } },
+      {
+        type: 'webhook',
+        runId: 'r1',
+        code: 'C-2',
+        webhookReceived: true,
+        deliveries: 2,
+        attempts: storm(2),
+        refused: { checkId: 'X', status: 400 },
+      },
       { type: 'webhook', runId: 'r1', code: 'C-3', webhookReceived: false, deliveries: 0 },
       { type: 'webhook', runId: 'r0', code: 'C-0', webhookReceived: true, deliveries: 2, attempts: storm(2) },
-    ].map((l) => JSON.stringify(l)).join('\n');
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
     assert.deepEqual(watchedPaces(lines, 'r1'), [{ code: 'C-1', attempts: storm(2) }]);
-  }); // prettier-ignore
+  });
 });
 
 describe('TOKEN-LIFETIME-COVERS-RENEWAL over the whole run: a token found dead with no newer one issued', () => {
@@ -387,17 +412,40 @@ describe('TOKEN-LIFETIME-COVERS-RENEWAL over the whole run: a token found dead w
   const LIFE = 'TOKEN-LIFETIME-COVERS-RENEWAL';
 
   it('adds one warning with how long each token worked, where the check found nothing', () => {
-    const evaluations = withTokensStopped(judgedAs({ [LIFE]: 'PASSED', 'TOKEN-REUSE': 'PASSED' }), [stopped(4), stopped(6)]).get(LIFE)?.evaluations ?? [];
-    assert.deepEqual(evaluations.map((e) => e.verdict), ['PASSED', 'WARNING']);
-    assert.equal(evaluations[1]?.actual, '2 tokens refused with no newer token issued, after 4 s (401), 6 s (401); the requests went again with a new token');
-  }); // prettier-ignore
+    const evaluations =
+      withTokensStopped(judgedAs({ [LIFE]: 'PASSED', 'TOKEN-REUSE': 'PASSED' }), [
+        stopped(4),
+        stopped(6),
+      ]).get(LIFE)?.evaluations ?? [];
+    assert.deepEqual(
+      evaluations.map((e) => e.verdict),
+      ['PASSED', 'WARNING'],
+    );
+    assert.equal(
+      evaluations[1]?.actual,
+      '2 tokens refused with no newer token issued, after 4 s (401), 6 s (401); the requests went again with a new token',
+    );
+  });
 
   it('leaves the finding to the root cause: tokens that work once, or die when a newer one is issued', () => {
     for (const cause of ['TOKEN-REUSE', 'TOKEN-SURVIVES-NEWER-TOKEN'])
-      assert.equal(withTokensStopped(judgedAs({ [LIFE]: 'PASSED', [cause]: cause === 'TOKEN-REUSE' ? 'FAILED' : 'WARNING' }), [stopped(4)]).get(LIFE)?.evaluations.length, 1, cause);
-    assert.equal(withTokensStopped(judgedAs({ [LIFE]: 'SKIPPED' }), [stopped(4)]).get(LIFE)?.evaluations.length, 1);
-    assert.equal(withTokensStopped(judgedAs({ [LIFE]: 'PASSED' }), [test('quiet', [])]).get(LIFE)?.evaluations.length, 1);
-  }); // prettier-ignore
+      assert.equal(
+        withTokensStopped(
+          judgedAs({ [LIFE]: 'PASSED', [cause]: cause === 'TOKEN-REUSE' ? 'FAILED' : 'WARNING' }),
+          [stopped(4)],
+        ).get(LIFE)?.evaluations.length,
+        1,
+        cause,
+      );
+    assert.equal(
+      withTokensStopped(judgedAs({ [LIFE]: 'SKIPPED' }), [stopped(4)]).get(LIFE)?.evaluations.length,
+      1,
+    );
+    assert.equal(
+      withTokensStopped(judgedAs({ [LIFE]: 'PASSED' }), [test('quiet', [])]).get(LIFE)?.evaluations.length,
+      1,
+    );
+  });
 });
 
 describe('WEBHOOK-NONE-FOR-REFUSED over the whole run (issue 40 item 5)', () => {

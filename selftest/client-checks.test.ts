@@ -83,7 +83,21 @@ test('each departure the simulator journaled is the finding of exactly one check
 }); // prettier-ignore
 
 test('CLIENT-OPERATIONS: a readiness probe (HEAD /, GET /health) at a path the document does not name warns; another method at an operation, or a POST elsewhere, fails', () => {
-  const sent = (method: string, path: string, code: DepartureCode): JournalRequest => ({ ...withdraw(5, 't1'), method, path, operation: path === '/pix/payment' ? 'withdraw' : 'unknown', answer: { status: code === 'path-unknown' ? 404 : 405, retryAfterSeconds: null, withdrawalId: null, tokenId: null }, departures: [{ code, name: code === 'path-unknown' ? 'path' : 'method', clause: '§4', level: 'must', message: code }] });
+  const sent = (method: string, path: string, code: DepartureCode): JournalRequest => ({
+    ...withdraw(5, 't1'),
+    method,
+    path,
+    operation: path === '/pix/payment' ? 'withdraw' : 'unknown',
+    answer: {
+      status: code === 'path-unknown' ? 404 : 405,
+      retryAfterSeconds: null,
+      withdrawalId: null,
+      tokenId: null,
+    },
+    departures: [
+      { code, name: code === 'path-unknown' ? 'path' : 'method', clause: '§4', level: 'must', message: code },
+    ],
+  });
   const cases: [method: string, path: string, code: DepartureCode, verdict: string][] = [
     ['HEAD', '/', 'path-unknown', 'WARNING'],
     ['GET', '/health', 'path-unknown', 'WARNING'],
@@ -94,27 +108,88 @@ test('CLIENT-OPERATIONS: a readiness probe (HEAD /, GET /health) at a path the d
     const run = journal([sent(method, path, code), token(10, 't1'), withdraw(20, 't1')]);
     assert.deepEqual(verdictOf('CLIENT-OPERATIONS', run), [verdict], `${method} ${path}`);
   }
-  const probe = evaluate(byId('CLIENT-OPERATIONS'), journal([sent('HEAD', '/', 'path-unknown'), token(10, 't1'), withdraw(20, 't1')]), at(0))[0];
+  const probe = evaluate(
+    byId('CLIENT-OPERATIONS'),
+    journal([sent('HEAD', '/', 'path-unknown'), token(10, 't1'), withdraw(20, 't1')]),
+    at(0),
+  )[0];
   assert.equal(probe?.expected, 'no request to a path the document does not name');
   assert.match(byId('CLIENT-OPERATIONS').reason, /readiness probe/);
-}); // prettier-ignore
+});
 
 test("a withdrawal body past the simulator's limit (answered 413, only its start read) leaves the body checks unjudged, the run INCOMPLETE, never PASSED; a body read whole that departs still fails", () => {
-  const BODY_CHECKS = ['CLIENT-BODY-JSON', 'CLIENT-BODY-FIELD-NAMES', 'CLIENT-BODY-TYPES', 'CLIENT-BODY-POSTBACK', 'CLIENT-BODY-FIELDS', 'CLIENT-BODY-VALUES'];
+  const BODY_CHECKS = [
+    'CLIENT-BODY-JSON',
+    'CLIENT-BODY-FIELD-NAMES',
+    'CLIENT-BODY-TYPES',
+    'CLIENT-BODY-POSTBACK',
+    'CLIENT-BODY-FIELDS',
+    'CLIENT-BODY-VALUES',
+  ];
   const sent = withdraw(30, 't1', {}, 413);
-  const oversize: JournalRequest = { ...sent, body: { bytes: 2_000_200, truncated: true, json: false, text: '{"amount":"0.01","padding":"xxxx…', limitBytes: 1_048_576 } };
+  const oversize: JournalRequest = {
+    ...sent,
+    body: {
+      bytes: 2_000_200,
+      truncated: true,
+      json: false,
+      text: '{"amount":"0.01","padding":"xxxx…',
+      limitBytes: 1_048_576,
+    },
+  };
   const correct = correctRun();
   const run = journal([...correct.journal.requests, oversize], correct.journal.deliveries);
   for (const id of BODY_CHECKS) {
     assert.deepEqual(verdictOf(id, run), ['SKIPPED'], id);
-    assert.match(byId(id).unjudgeable(run) ?? '', /request #\d+ POST \/pix\/payment .* sent a body of 2000200 bytes, past the simulator's limit of 1048576: it was answered 413 .* The document shows no limit/, id);
+    assert.match(
+      byId(id).unjudgeable(run) ?? '',
+      /request #\d+ POST \/pix\/payment .* sent a body of 2000200 bytes, past the simulator's limit of 1048576: it was answered 413 .* The document shows no limit/,
+      id,
+    );
   }
-  assert.deepEqual(verdictOf('CLIENT-WITHDRAW-BEARER', run), ['PASSED'], "its headers are judged as any request's");
-  const unjudged = (r: ClientRun) => buildClientCertification({ run: r, checks: ALL, subject: 'client', baseUrl: 'x', startTime: new Date(T0), durationMs: 1, strict: false, requireComplete: true, options: {}, suiteErrors: [] }).incomplete.flatMap((i) => i.checks);
-  assert.deepEqual(unjudged(run).filter((id) => !unjudged(correct).includes(id)).sort(), [...BODY_CHECKS].sort(), 'the body checks, unjudged, make the run INCOMPLETE');
-  const typed = { ...withdraw(40, 't1', { amount: '0.01' }, 400), departures: [{ code: 'field-type' as const, name: 'amount', clause: '§2.1', level: 'must' as const, message: 'amount is a string (§2.1)' }] };
-  assert.deepEqual(verdictOf('CLIENT-BODY-TYPES', journal([...run.journal.requests, typed])), ['FAILED'], 'a departure found in a body read whole stands');
-}); // prettier-ignore
+  assert.deepEqual(
+    verdictOf('CLIENT-WITHDRAW-BEARER', run),
+    ['PASSED'],
+    "its headers are judged as any request's",
+  );
+  const unjudged = (r: ClientRun) =>
+    buildClientCertification({
+      run: r,
+      checks: ALL,
+      subject: 'client',
+      baseUrl: 'x',
+      startTime: new Date(T0),
+      durationMs: 1,
+      strict: false,
+      requireComplete: true,
+      options: {},
+      suiteErrors: [],
+    }).incomplete.flatMap((i) => i.checks);
+  assert.deepEqual(
+    unjudged(run)
+      .filter((id) => !unjudged(correct).includes(id))
+      .sort(),
+    [...BODY_CHECKS].sort(),
+    'the body checks, unjudged, make the run INCOMPLETE',
+  );
+  const typed = {
+    ...withdraw(40, 't1', { amount: '0.01' }, 400),
+    departures: [
+      {
+        code: 'field-type' as const,
+        name: 'amount',
+        clause: '§2.1',
+        level: 'must' as const,
+        message: 'amount is a string (§2.1)',
+      },
+    ],
+  };
+  assert.deepEqual(
+    verdictOf('CLIENT-BODY-TYPES', journal([...run.journal.requests, typed])),
+    ['FAILED'],
+    'a departure found in a body read whole stands',
+  );
+});
 
 test('token use: a token per withdrawal warns; a token older than 7200 s, or than the expires_in it stated, fails; one the provider killed early does not', () => {
   assert.deepEqual(verdictOf('CLIENT-TOKEN-REUSED', journal([token(0, 't1'), withdraw(10, 't1'), token(20, 't2'), withdraw(30, 't2')])), ['WARNING']);
@@ -222,25 +297,53 @@ test('after an unknown outcome, a new code for the same payment warns of a doubl
 }); // prettier-ignore
 
 test('the same payment is told as Pix tells it: a resend under a new code with the name or key spelt otherwise still warns, another payee does not', () => {
-  const resent = (first: Record<string, unknown>, again: Record<string, unknown>) => verdictOf('CLIENT-UNKNOWN-OUTCOME', journal([token(0, 't1'), withdraw(10, 't1', { amount: 0.51, ...first }, 500, 'pay-1'), withdraw(100, 't1', { amount: 0.51, ...again }, 200, 'pay-1-retry')]));
+  const resent = (first: Record<string, unknown>, again: Record<string, unknown>) =>
+    verdictOf(
+      'CLIENT-UNKNOWN-OUTCOME',
+      journal([
+        token(0, 't1'),
+        withdraw(10, 't1', { amount: 0.51, ...first }, 500, 'pay-1'),
+        withdraw(100, 't1', { amount: 0.51, ...again }, 200, 'pay-1-retry'),
+      ]),
+    );
   const same: [first: Record<string, unknown>, again: Record<string, unknown>][] = [
     [{ name: 'Maria Field' }, { name: 'MARIA FIELD' }],
     [{ name: 'João  da Conceição' }, { name: ' JOAO DA CONCEICAO ' }],
-    [{ key_type: 'EMAIL', key_pix: 'maria@example.com' }, { key_type: 'EMAIL', key_pix: 'Maria@Example.COM ' }],
-    [{ key_type: 'EVP', key_pix: '123e4567-e89b-12d3-a456-426614174000' }, { key_type: 'EVP', key_pix: '123E4567-E89B-12D3-A456-426614174000' }],
-    [{ key_type: 'CPF', key_pix: '52998224725' }, { key_type: 'CPF', key_pix: '529.982.247-25' }],
-    [{ key_type: 'CNPJ', key_pix: '12ABC34501DE35' }, { key_type: 'CNPJ', key_pix: '12.abc.345/01de-35' }],
-    [{ key_type: 'PHONE', key_pix: '+5511998765432' }, { key_type: 'PHONE', key_pix: '+55 (11) 99876-5432' }],
+    [
+      { key_type: 'EMAIL', key_pix: 'maria@example.com' },
+      { key_type: 'EMAIL', key_pix: 'Maria@Example.COM ' },
+    ],
+    [
+      { key_type: 'EVP', key_pix: '123e4567-e89b-12d3-a456-426614174000' },
+      { key_type: 'EVP', key_pix: '123E4567-E89B-12D3-A456-426614174000' },
+    ],
+    [
+      { key_type: 'CPF', key_pix: '52998224725' },
+      { key_type: 'CPF', key_pix: '529.982.247-25' },
+    ],
+    [
+      { key_type: 'CNPJ', key_pix: '12ABC34501DE35' },
+      { key_type: 'CNPJ', key_pix: '12.abc.345/01de-35' },
+    ],
+    [
+      { key_type: 'PHONE', key_pix: '+5511998765432' },
+      { key_type: 'PHONE', key_pix: '+55 (11) 99876-5432' },
+    ],
   ];
-  for (const [first, again] of same) assert.deepEqual(resent(first, again), ['WARNING'], JSON.stringify(again));
+  for (const [first, again] of same)
+    assert.deepEqual(resent(first, again), ['WARNING'], JSON.stringify(again));
   const other: [first: Record<string, unknown>, again: Record<string, unknown>][] = [
     [{ name: 'Maria Field' }, { name: 'Maria Fields' }],
     [{ key_pix: 'maria@example.com' }, { key_pix: 'maria.f@example.com' }],
-    [{ key_type: 'PHONE', key_pix: '+5511998765432' }, { key_type: 'PHONE', key_pix: '+5511998765433' }],
+    [
+      { key_type: 'PHONE', key_pix: '+5511998765432' },
+      { key_type: 'PHONE', key_pix: '+5511998765433' },
+    ],
     [{ amount: 0.51 }, { amount: '0.51' }],
   ];
-  for (const [first, again] of other) assert.deepEqual(resent(first, again), ['PASSED'], JSON.stringify(again));
-}); // prettier-ignore
+  for (const [first, again] of other)
+    assert.deepEqual(resent(first, again), ['PASSED'], JSON.stringify(again));
+});
 
 test('handler: each kind of delivery answered wrong warns under its own check; a crash on a malformed one is one finding', () => {
   const base = [token(0, 't1'), withdraw(10, 't1'), withdraw(20, 't1')];

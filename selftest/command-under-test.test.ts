@@ -101,7 +101,11 @@ process.stdout.write(process.env.TOKEN.slice(40) + '\\n');`;
     output: { stdout: stdout.stream, stderr: stderr.stream },
   });
   assert.equal(run.exitCode, 0, stderr.text());
-  assert.equal(stdout.text(), `\u001b[32msecret ***(64 chars)\u001b[0m\nready\ntoken ***(64 chars, …${token.slice(-4)})\n`);
+  assert.equal(
+    stdout.text(),
+    `\u001b[32msecret ***(64 chars)\u001b[0m\nready\ntoken ***(64 chars, …${token.slice(-4)})\n`,
+  );
   assert.equal(stderr.text(), 'secret on stderr ***(64 chars)\n');
-  for (const value of [secret, token]) assert.deepEqual(secretRunsIn(stdout.text() + stderr.text(), value), []);
-}); // prettier-ignore
+  for (const value of [secret, token])
+    assert.deepEqual(secretRunsIn(stdout.text() + stderr.text(), value), []);
+});

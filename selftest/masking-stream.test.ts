@@ -49,9 +49,12 @@ describe('the console masker', () => {
     const whole = Buffer.concat([colour, accented, binary, Buffer.from(`${SECRET}\n`)]);
     const split = colour.length + accented.indexOf(0xc3) + 1;
     const out = await passed([whole.subarray(0, split), whole.subarray(split)]);
-    assert.deepEqual(out.subarray(0, colour.length + accented.length + binary.length), whole.subarray(0, colour.length + accented.length + binary.length));
+    assert.deepEqual(
+      out.subarray(0, colour.length + accented.length + binary.length),
+      whole.subarray(0, colour.length + accented.length + binary.length),
+    );
     assert.equal(out.subarray(colour.length + accented.length + binary.length).toString(), '***(64 chars)\n');
-  }); // prettier-ignore
+  });
 
   it('writes each piece as it comes, holding only an end that may begin a secret, shorter than the longest', async () => {
     const stream = maskingStream();

@@ -152,12 +152,31 @@ describe('buildCertification', () => {
 
   it('says "every check was judged" only where none was SKIPPED, not where only another reading exercises one', () => {
     const checks = [check('A'), { ...check('B'), readings: 'some' as const }];
-    const partly = certify([outcome([{ checkId: 'A', verdict: 'PASSED' }, { checkId: 'B', verdict: 'SKIPPED', reason: 'no slow answer' }])], { checks });
+    const partly = certify(
+      [
+        outcome([
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'B', verdict: 'SKIPPED', reason: 'no slow answer' },
+        ]),
+      ],
+      { checks },
+    );
     assert.equal(partly.verdict, 'PASSED');
-    assert.equal(verdictMeaning(partly), 'Every check this run could exercise was judged, and none failed or warned; 1 check SKIPPED, which only another reading exercises (--readings all). Exit code 0.');
-    const whole = certify([outcome([{ checkId: 'A', verdict: 'PASSED' }, { checkId: 'B', verdict: 'PASSED' }])], { checks });
+    assert.equal(
+      verdictMeaning(partly),
+      'Every check this run could exercise was judged, and none failed or warned; 1 check SKIPPED, which only another reading exercises (--readings all). Exit code 0.',
+    );
+    const whole = certify(
+      [
+        outcome([
+          { checkId: 'A', verdict: 'PASSED' },
+          { checkId: 'B', verdict: 'PASSED' },
+        ]),
+      ],
+      { checks },
+    );
     assert.equal(verdictMeaning(whole), 'Every check was judged, and none failed or warned. Exit code 0.');
-  }); // prettier-ignore
+  });
 
   it('keeps WARNING over PASSED and SKIPPED, and evidence only for checks that did not pass', () => {
     const report = certify([

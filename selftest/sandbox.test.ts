@@ -238,7 +238,7 @@ describe('sandbox: reference profile', () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const otherDer = privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64');
     assertJsonError(await requestToken(undefined, { cert_client: otherDer }), 403);
-  }); // prettier-ignore
+  });
 
   it('accepts a withdrawal and posts a signed webhook to exactly its PostBackUrl', async () => {
     const { body, path } = withdrawBody();

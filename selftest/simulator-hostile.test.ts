@@ -116,13 +116,18 @@ describe('bounds', () => {
     // The secret straddles the 4 KiB a refused body keeps: masked first, then cut.
     const padding = `${'x'.repeat(4096 - 60)}${secret}${'x'.repeat(2_000_000)}`;
     const body = JSON.stringify({ amount: '0.01', PostBackUrl: '/pix/webhook', padding });
-    const headers = Object.fromEntries(Object.entries(withdrawalHeaders(namespace, token)).filter(([name]) => name !== 'accept'));
+    const headers = Object.fromEntries(
+      Object.entries(withdrawalHeaders(namespace, token)).filter(([name]) => name !== 'accept'),
+    );
     const announced = await send(`${namespace.baseUrl}/pix/payment`, headers, body);
     assert.equal(announced.status, 413);
     assert.equal(announced.json?.error, 'body_too_large');
     const chunked = await new Promise<number | undefined>((resolve) => {
       const request = httpRequest(`${namespace.baseUrl}/pix/payment`, { method: 'POST', headers });
-      request.on('response', (response) => { response.resume(); resolve(response.statusCode); });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      });
       request.on('error', () => undefined);
       for (let at = 0; at < body.length; at += 64 * 1024) request.write(body.slice(at, at + 64 * 1024));
       request.end();
@@ -131,21 +136,33 @@ describe('bounds', () => {
     const journal = await journalText('oversize');
     const requests = (JSON.parse(journal.text) as { requests: JournalRequest[] }).requests.slice(1);
     assert.equal(requests.length, 2);
-    for (const [request, bytes] of requests.map((r, i) => [r, i === 0 ? Buffer.byteLength(body) : undefined] as const)) {
+    for (const [request, bytes] of requests.map(
+      (r, i) => [r, i === 0 ? Buffer.byteLength(body) : undefined] as const,
+    )) {
       assert.equal(request.answer.status, 413);
       assert.equal(request.operation, 'withdraw');
       assert.equal(request.body.limitBytes, 1024 * 1024);
       assert.equal(request.body.truncated, true);
       assert.equal(request.body.value, undefined);
-      assert.ok(bytes === undefined ? request.body.bytes > 1024 * 1024 : request.body.bytes === bytes, `its size: ${request.body.bytes}`);
-      assert.ok((request.body.text ?? '').startsWith('{"amount":"0.01","PostBackUrl":"/pix/webhook"'), 'its start');
+      assert.ok(
+        bytes === undefined ? request.body.bytes > 1024 * 1024 : request.body.bytes === bytes,
+        `its size: ${request.body.bytes}`,
+      );
+      assert.ok(
+        (request.body.text ?? '').startsWith('{"amount":"0.01","PostBackUrl":"/pix/webhook"'),
+        'its start',
+      );
       assert.ok((request.body.text ?? '').length <= 4096 + 1, 'cut to what a refused body keeps');
       assert.equal(request.credentials.token, 'valid', 'its headers are judged');
       assert.equal(request.headers.authorization, 'Bearer ***');
-      assert.deepEqual(request.departures.map((d) => d.code), ['accept-missing'], 'its headers departed, its fields were never judged');
+      assert.deepEqual(
+        request.departures.map((d) => d.code),
+        ['accept-missing'],
+        'its headers departed, its fields were never judged',
+      );
     }
     assert.deepEqual(secretRunsIn(journal.text, secret), [], 'the journal');
-  }); // prettier-ignore
+  });
 });
 
 describe('one console escaping', () => {

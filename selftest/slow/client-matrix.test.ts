@@ -254,7 +254,7 @@ test('a client that never stops is stopped at --timeout; one that sends over 10,
   }
 }); // prettier-ignore
 
-test("a command that prints its secret and the token it was issued, split across two writes: the console shows their masks, not them", async () => {
+test('a command that prints its secret and the token it was issued, split across two writes: the console shows their masks, not them', async () => {
   const script = `const answer = await fetch(process.env.PIX_BASE_URL + '/auth/token', { method: 'POST', headers: { Accept: 'application/json', client_id: process.env.PIX_CLIENT_ID, cert_client: process.env.PIX_CERT_CLIENT } });
 const { access_token: token } = await answer.json();
 (await import('node:fs')).writeFileSync(process.env.DUMP, JSON.stringify([token, process.env.PIX_CLIENT_SECRET]));
@@ -265,19 +265,29 @@ process.stdout.write(token.slice(30) + '\\n');
 process.stderr.write('secret ' + process.env.PIX_CLIENT_SECRET + '\\n');
 process.stdout.write('token again ' + token + ' secret ' + process.env.PIX_CLIENT_SECRET + '\\n');`;
   const dump = join(mkdtempSync(join(tmpdir(), 'pix-client-console-')), 'printed.json');
-  const run = await certifyClient(['--', process.execPath, '--input-type=module', '-e', script], { DUMP: dump });
+  const run = await certifyClient(['--', process.execPath, '--input-type=module', '-e', script], {
+    DUMP: dump,
+  });
   try {
     const printed = JSON.parse(readFileSync(dump, 'utf8')) as string[];
     assert.equal(printed.length, 2);
-    for (const value of printed) assert.ok(value.length === 64 && !run.output.includes(value), 'neither the token nor the secret is shown');
+    for (const value of printed)
+      assert.ok(
+        value.length === 64 && !run.output.includes(value),
+        'neither the token nor the secret is shown',
+      );
     assert.match(run.output, /^token \*\*\*\(64 chars, …[0-9a-f]{4}\)$/m, run.output);
     assert.match(run.output, /^secret \*\*\*\(64 chars\)$/m, run.output);
-    assert.match(run.output, /^token again \*\*\*\(64 chars, …[0-9a-f]{4}\) secret \*\*\*\(64 chars\)$/m, run.output);
+    assert.match(
+      run.output,
+      /^token again \*\*\*\(64 chars, …[0-9a-f]{4}\) secret \*\*\*\(64 chars\)$/m,
+      run.output,
+    );
   } finally {
     rmSync(dirname(dump), { recursive: true, force: true });
     rmSync(run.reportDir, { recursive: true, force: true });
   }
-}); // prettier-ignore
+});
 
 /** The hostile command: dumps its environment, sends one token request without Accept, and leaves a child in a session of its own that waits for the report to re-sign it PASSED. */
 const FORGER = `
