@@ -648,6 +648,25 @@ export const clientUnknownOutcome = defineClientCheck(
   },
 );
 
+/** Each run's withdrawals by payment, in journal order: worked out once, not for every withdrawal looked back on. */
+const byPayment = new WeakMap<ClientRun, Map<string, JournalRequest[]>>();
+
+function withdrawalsByPayment(run: ClientRun): Map<string, JournalRequest[]> {
+  let grouped = byPayment.get(run);
+  if (grouped === undefined) {
+    grouped = new Map();
+    for (const r of ofOperation(run, 'withdraw')) {
+      const payment = paymentOf(r);
+      if (payment === undefined) continue;
+      const same = grouped.get(payment);
+      if (same === undefined) grouped.set(payment, [r]);
+      else same.push(r);
+    }
+    byPayment.set(run, grouped);
+  }
+  return grouped;
+}
+
 /**
  * The same payment sent again after `first`: its next withdrawal, or with `newCode` its next under
  * another code (a second payout), sent after `since` and before `until` (ms since the epoch).
@@ -662,15 +681,16 @@ function sentAgain(
   }: { newCode?: boolean; since?: number; until?: number } = {},
 ): JournalRequest | undefined {
   const payment = paymentOf(first);
-  return ofOperation(run, 'withdraw').find(
-    (r) =>
-      r.seq > first.seq &&
-      payment !== undefined &&
-      paymentOf(r) === payment &&
-      (!newCode || codeOf(r) !== codeOf(first)) &&
-      Date.parse(r.at) > since &&
-      Date.parse(r.at) < until,
-  );
+  if (payment === undefined) return undefined;
+  return withdrawalsByPayment(run)
+    .get(payment)
+    ?.find(
+      (r) =>
+        r.seq > first.seq &&
+        (!newCode || codeOf(r) !== codeOf(first)) &&
+        Date.parse(r.at) > since &&
+        Date.parse(r.at) < until,
+    );
 }
 
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['PAID', 'FAILED']);
